@@ -1,0 +1,74 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Swift settings shared by every Swift target (DESIGN.md: as jwt-kit 5 uses them).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "policy-engine",
+    products: [
+        .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
+        .library(name: "Rules", targets: ["Rules"]),
+        .executable(name: "policy-run", targets: ["policy-run"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(
+            name: "PolicyEngine",
+            dependencies: ["COpenSSL", "CSodium"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Rules",
+            dependencies: ["PolicyEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "policy-run",
+            dependencies: [
+                "PolicyEngine", "Rules",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["PolicyEngine", "COpenSSL", "CSodium"],
+            path: "Benchmarks",
+            exclude: ["RESULTS.md"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PolicyEngineTests",
+            dependencies: ["PolicyEngine"],
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RulesTests",
+            dependencies: ["Rules", "PolicyEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "policy-runTests",
+            dependencies: ["PolicyEngine"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,96 @@
+internal import COpenSSL
+
+/// The process-wide HMAC implementation, fetched once from OpenSSL's default provider.
+private final class FetchedMAC: @unchecked Sendable {
+    let pointer: OpaquePointer
+    static let hmac = FetchedMAC()
+
+    private init() {
+        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else {
+            preconditionFailure("OpenSSL has no HMAC implementation: the library is not usable")
+        }
+        pointer = mac
+    }
+}
+
+/// An HMAC secret bound to one digest, with contexts that absorbed the key once.
+///
+/// Re-initialising an HMAC context with the key it already holds only resets it, so each tag
+/// costs the hash work and nothing more.
+final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
+    let digest: DigestAlgorithm
+    private let pool: ContextPool
+
+    init(secret: [UInt8], digest: DigestAlgorithm) throws(JOSEError) {
+        self.digest = digest
+        let digestName = OpenSSLDigest.of(digest).name
+        pool = ContextPool(
+            make: { HMACKey.makeContext(secret: secret, digestName: digestName) },
+            free: { EVP_MAC_CTX_free($0) }
+        )
+        guard pool.withContext({ _ in true }) != nil else {
+            throw openSSLFailure(.keyInvalid, "OpenSSL refused the HMAC key")
+        }
+    }
+
+    private static func makeContext(secret: [UInt8], digestName: String) -> OpaquePointer? {
+        guard let context = EVP_MAC_CTX_new(FetchedMAC.hmac.pointer) else { return nil }
+        let ok = digestName.withCString { name in
+            var params = [
+                OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
+                OSSL_PARAM_construct_end(),
+            ]
+            // An empty secret is legal HMAC; OpenSSL wants a non-null pointer for it.
+            return (secret.isEmpty ? [0] : secret).withUnsafeBufferPointer { key in
+                EVP_MAC_init(context, key.baseAddress, secret.count, &params) == 1
+            }
+        }
+        guard ok else {
+            drainOpenSSLErrors()
+            EVP_MAC_CTX_free(context)
+            return nil
+        }
+        return context
+    }
+
+    /// The full-length HMAC of `message`.
+    func authenticationCode(_ message: UnsafeRawBufferPointer) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: digest.byteCount)
+        let ok = pool.withContext { context -> Bool in
+            var length = 0
+            return EVP_MAC_init(context, nil, 0, nil) == 1
+                && EVP_MAC_update(context, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
+                && EVP_MAC_final(context, &output, &length, output.count) == 1
+        }
+        precondition(ok == true, "HMAC failed on a prepared context")
+        return output
+    }
+
+    func authenticationCode(_ message: [UInt8]) -> [UInt8] {
+        message.withUnsafeBytes { authenticationCode($0) }
+    }
+
+    func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
+        let expected = authenticationCode(message)
+        return ConstantTime.equals(expected, signature)
+    }
+
+    func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {
+        authenticationCode(message)
+    }
+}
+
+/// Comparisons whose time does not depend on where the inputs differ.
+package enum ConstantTime {
+    /// Whether two byte strings are equal; the length is not secret, the content is.
+    package static func equals(_ lhs: [UInt8], _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard !lhs.isEmpty else { return true }
+        return lhs.withUnsafeBytes { CRYPTO_memcmp($0.baseAddress, rhs.baseAddress, lhs.count) == 0 }
+    }
+
+    /// Whether two byte strings are equal, in constant time for equal lengths.
+    package static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        rhs.withUnsafeBytes { equals(lhs, $0) }
+    }
+}

@@ -1,0 +1,133 @@
+internal import COpenSSL
+
+/// Verifies RSA (PKCS#1 v1.5 and PSS) and ECDSA signatures over a pre-computed digest, with a
+/// pool of contexts that were initialised once for this key, padding and digest.
+final class PKeyVerifier: SignatureVerifier, @unchecked Sendable {
+    private let key: EVPKey
+    private let digest: OpenSSLDigest
+    private let scheme: SignatureScheme
+    private let pool: ContextPool
+
+    init(key: EVPKey, scheme: SignatureScheme) throws(JOSEError) {
+        let digestAlgorithm: DigestAlgorithm
+        switch scheme {
+        case let .rsaPKCS1(d), let .rsaPSS(d), let .ecdsa(_, d): digestAlgorithm = d
+        case .eddsa, .hmac: preconditionFailure("PKeyVerifier serves RSA and ECDSA only")
+        }
+        self.key = key
+        self.scheme = scheme
+        let digest = OpenSSLDigest.of(digestAlgorithm)
+        self.digest = digest
+        pool = ContextPool(
+            make: { PKeyVerifier.makeContext(key.pointer, scheme: scheme, digest: digest) },
+            free: { EVP_PKEY_CTX_free($0) }
+        )
+        // Make one context now, so a key OpenSSL cannot use fails at load, not per token.
+        guard pool.withContext({ _ in true }) != nil else {
+            throw openSSLFailure(.keyInvalid, "the key cannot verify \(scheme) signatures")
+        }
+    }
+
+    private static func makeContext(_ pkey: OpaquePointer, scheme: SignatureScheme, digest: OpenSSLDigest) -> OpaquePointer? {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
+        var ok = EVP_PKEY_verify_init(context) == 1
+        ok = ok && EVP_PKEY_CTX_set_signature_md(context, digest.pointer) == 1
+        switch scheme {
+        case .rsaPKCS1:
+            ok = ok && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        case .rsaPSS:
+            ok = ok && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING) == 1
+            ok = ok && EVP_PKEY_CTX_set_rsa_mgf1_md(context, digest.pointer) == 1
+            ok = ok && EVP_PKEY_CTX_set_rsa_pss_saltlen(context, Int32(digest.byteCount)) == 1
+        default:
+            break
+        }
+        guard ok else {
+            drainOpenSSLErrors()
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return context
+    }
+
+    func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
+        let hash = digest.hash(message)
+        if case let .ecdsa(curve, _) = scheme {
+            guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateByteCount: curve.coordinateByteCount) else {
+                return false
+            }
+            return der.withUnsafeBytes { verifyDigest(hash, $0) }
+        }
+        return verifyDigest(hash, signature)
+    }
+
+    private func verifyDigest(_ hash: [UInt8], _ signature: UnsafeRawBufferPointer) -> Bool {
+        let result = pool.withContext { context in
+            EVP_PKEY_verify(
+                context,
+                signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+                hash, hash.count
+            )
+        }
+        guard result == 1 else {
+            drainOpenSSLErrors()
+            return false
+        }
+        return true
+    }
+}
+
+/// Converts between JOSE's raw r‖s ECDSA signatures and the DER form OpenSSL speaks.
+enum ECDSASignatureEncoding {
+    /// DER `SEQUENCE { INTEGER r, INTEGER s }` for a raw signature of exactly twice the coordinate
+    /// length, or nil for any other length (a DER signature in a JWS is therefore never accepted).
+    static func der(fromRaw raw: UnsafeRawBufferPointer, coordinateByteCount: Int) -> [UInt8]? {
+        guard raw.count == 2 * coordinateByteCount else { return nil }
+        let r = integer(UnsafeRawBufferPointer(rebasing: raw[0..<coordinateByteCount]))
+        let s = integer(UnsafeRawBufferPointer(rebasing: raw[coordinateByteCount...]))
+        var output: [UInt8] = [0x30]
+        appendLength(r.count + s.count, to: &output)
+        output += r
+        output += s
+        return output
+    }
+
+    private static func integer(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var start = 0
+        while start < bytes.count - 1, bytes[start] == 0 { start += 1 }
+        let needsPad = bytes[start] & 0x80 != 0
+        let length = bytes.count - start + (needsPad ? 1 : 0)
+        var output: [UInt8] = [0x02]
+        appendLength(length, to: &output)
+        if needsPad { output.append(0) }
+        output += bytes[start...]
+        return output
+    }
+
+    private static func appendLength(_ length: Int, to output: inout [UInt8]) {
+        if length < 0x80 {
+            output.append(UInt8(length))
+        } else if length <= 0xFF {
+            output += [0x81, UInt8(length)]
+        } else {
+            output += [0x82, UInt8(length >> 8), UInt8(length & 0xFF)]
+        }
+    }
+
+    /// The raw r‖s form of a DER signature OpenSSL produced, each padded to the coordinate length.
+    static func raw(fromDER der: [UInt8], coordinateByteCount: Int) -> [UInt8]? {
+        der.withUnsafeBufferPointer { buffer -> [UInt8]? in
+            var cursor = buffer.baseAddress
+            guard let signature = d2i_ECDSA_SIG(nil, &cursor, der.count) else { return nil }
+            defer { ECDSA_SIG_free(signature) }
+            guard let r = ECDSA_SIG_get0_r(signature), let s = ECDSA_SIG_get0_s(signature) else { return nil }
+            var output = [UInt8](repeating: 0, count: 2 * coordinateByteCount)
+            let width = Int32(coordinateByteCount)
+            let ok = output.withUnsafeMutableBufferPointer { out in
+                BN_bn2binpad(r, out.baseAddress, width) == width
+                    && BN_bn2binpad(s, out.baseAddress! + coordinateByteCount, width) == width
+            }
+            return ok ? output : nil
+        }
+    }
+}

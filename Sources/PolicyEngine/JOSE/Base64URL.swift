@@ -1,0 +1,101 @@
+/// Strict base64url (RFC 4648 §5) without padding, as JOSE requires (RFC 7515 §2).
+///
+/// Decoding rejects padding, the `+` and `/` alphabet, whitespace, a length of 4n+1 and non-zero
+/// trailing bits, so each byte string has exactly one accepted encoding: a re-encoded or
+/// bit-flipped token can never decode to the same bytes as the original.
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// 0...63 for an alphabet byte, 0xFF otherwise.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        return table
+    }()
+
+    /// Encodes bytes as unpadded base64url text.
+    public static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        String(decoding: encodeBytes(bytes), as: UTF8.self)
+    }
+
+    /// Encodes bytes as unpadded base64url ASCII bytes.
+    public static func encodeBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
+        var output = [UInt8]()
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var iterator = bytes.makeIterator()
+        while let b0 = iterator.next() {
+            let b1 = iterator.next()
+            let b2 = iterator.next()
+            output.append(alphabet[Int(b0 >> 2)])
+            output.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
+            if let b1 {
+                output.append(alphabet[Int((b1 & 0x0F) << 2 | (b2 ?? 0) >> 6)])
+                if let b2 { output.append(alphabet[Int(b2 & 0x3F)]) }
+            }
+        }
+        return output
+    }
+
+    /// Decodes strict unpadded base64url text.
+    public static func decode(_ text: some StringProtocol) throws(JOSEError) -> [UInt8] {
+        var utf8 = Array(text.utf8)
+        return try utf8.withUnsafeMutableBufferPointer { buffer throws(JOSEError) in
+            try decode(UnsafeBufferPointer(buffer))
+        }
+    }
+
+    /// Decodes strict unpadded base64url from ASCII bytes.
+    public static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
+        let count = input.count
+        let remainder = count % 4
+        guard remainder != 1 else {
+            throw JOSEError(.invalidBase64URL, "base64url text of length \(count) cannot encode whole bytes")
+        }
+        var output = [UInt8]()
+        output.reserveCapacity(count / 4 * 3 + max(remainder - 1, 0))
+        var failed = false
+        let table = decodeTable
+        table.withUnsafeBufferPointer { table in
+            var index = 0
+            @inline(__always) func sextet(_ i: Int) -> UInt32 {
+                let value = table[Int(input[i])]
+                if value == 0xFF { failed = true }
+                return UInt32(value)
+            }
+            let fullEnd = count - remainder
+            while index < fullEnd {
+                let word = sextet(index) << 18 | sextet(index + 1) << 12 | sextet(index + 2) << 6 | sextet(index + 3)
+                output.append(UInt8(truncatingIfNeeded: word >> 16))
+                output.append(UInt8(truncatingIfNeeded: word >> 8))
+                output.append(UInt8(truncatingIfNeeded: word))
+                index += 4
+            }
+            if remainder == 2 {
+                let s1 = sextet(index + 1)
+                output.append(UInt8(truncatingIfNeeded: sextet(index) << 2 | s1 >> 4))
+                if s1 & 0x0F != 0 { failed = true }
+            } else if remainder == 3 {
+                let s2 = sextet(index + 2)
+                let word = sextet(index) << 10 | sextet(index + 1) << 4 | s2 >> 2
+                output.append(UInt8(truncatingIfNeeded: word >> 8))
+                output.append(UInt8(truncatingIfNeeded: word))
+                if s2 & 0x03 != 0 { failed = true }
+            }
+        }
+        guard !failed else { throw invalidInput(input) }
+        return output
+    }
+
+    private static func invalidInput(_ input: UnsafeBufferPointer<UInt8>) -> JOSEError {
+        let table = decodeTable
+        if let offset = input.firstIndex(where: { table[Int($0)] == 0xFF }) {
+            let byte = input[offset]
+            let shown = (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+            let hint = byte == UInt8(ascii: "=") ? " (padding is not allowed in base64url)"
+                : (byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")) ? " (standard base64 alphabet; base64url uses '-' and '_')"
+                : ""
+            return JOSEError(.invalidBase64URL, "invalid base64url character \(shown) at offset \(offset)\(hint)")
+        }
+        return JOSEError(.invalidBase64URL, "base64url text has non-zero trailing bits (not the canonical encoding)")
+    }
+}

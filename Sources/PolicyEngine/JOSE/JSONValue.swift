@@ -1,0 +1,139 @@
+/// A parsed JSON value, as found in JOSE headers, token claims and keys.
+///
+/// Objects keep their members in document order; numbers keep integers exact (see `JSONNumber`).
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The string, when this value is a JSON string.
+    public var stringValue: String? {
+        if case let .string(value) = self { return value }
+        return nil
+    }
+
+    /// The object, when this value is a JSON object.
+    public var objectValue: JSONObject? {
+        if case let .object(value) = self { return value }
+        return nil
+    }
+
+    /// The elements, when this value is a JSON array.
+    public var arrayValue: [JSONValue]? {
+        if case let .array(value) = self { return value }
+        return nil
+    }
+
+    /// The number, when this value is a JSON number.
+    public var numberValue: JSONNumber? {
+        if case let .number(value) = self { return value }
+        return nil
+    }
+
+    /// The boolean, when this value is `true` or `false`.
+    public var boolValue: Bool? {
+        if case let .bool(value) = self { return value }
+        return nil
+    }
+
+    /// The JSON type name used in messages and matchers: `string`, `number`, `boolean`, ...
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
+
+/// A JSON number that keeps integers exact.
+///
+/// JSON does not bound integers, and claims such as `exp` must compare exactly, so integers are
+/// kept as `Int64` when they fit and as their decimal digits otherwise; only numbers written
+/// with a fraction or exponent become `Double`. Equality is numeric: `1` equals `1.0`.
+public enum JSONNumber: Sendable, Equatable, CustomStringConvertible {
+    case integer(Int64)
+    /// An integer literal outside the `Int64` range, as its canonical decimal digits.
+    case bigInteger(String)
+    case decimal(Double)
+
+    /// The value as a `Double` (rounded for very large integers).
+    public var doubleValue: Double {
+        switch self {
+        case let .integer(value): Double(value)
+        case let .bigInteger(digits): Double(digits) ?? .nan
+        case let .decimal(value): value
+        }
+    }
+
+    /// The value as an exact `Int64`, when it is an integer in range.
+    public var int64Value: Int64? {
+        switch self {
+        case let .integer(value): value
+        case .bigInteger: nil
+        case let .decimal(value):
+            value.rounded(.towardZero) == value && abs(value) < 9.2e18 ? Int64(value) : nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .integer(value): String(value)
+        case let .bigInteger(digits): digits
+        case let .decimal(value): String(value)
+        }
+    }
+
+    public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
+        switch (lhs, rhs) {
+        case let (.integer(a), .integer(b)): a == b
+        case let (.bigInteger(a), .bigInteger(b)): a == b
+        case (.bigInteger, _), (_, .bigInteger): false
+        default: lhs.doubleValue == rhs.doubleValue
+        }
+    }
+}
+
+/// A JSON object with its members in document order and unique names.
+public struct JSONObject: Sendable, Equatable {
+    /// The members in the order they appeared.
+    public private(set) var members: [(name: String, value: JSONValue)]
+
+    /// Creates an object from members whose names the caller guarantees to be unique.
+    public init(members: [(name: String, value: JSONValue)] = []) {
+        self.members = members
+    }
+
+    /// The value of the member named `name`, if present.
+    public subscript(name: String) -> JSONValue? {
+        for member in members where member.name == name { return member.value }
+        return nil
+    }
+
+    /// The member names in document order.
+    public var names: [String] { members.map(\.name) }
+
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Sets a member, replacing one of the same name or appending a new one.
+    public mutating func set(_ name: String, _ value: JSONValue) {
+        if let index = members.firstIndex(where: { $0.name == name }) {
+            members[index].value = value
+        } else {
+            members.append((name, value))
+        }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.members.count == rhs.members.count else { return false }
+        for member in lhs.members where rhs[member.name] != member.value { return false }
+        return true
+    }
+}
