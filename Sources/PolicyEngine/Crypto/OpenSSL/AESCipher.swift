@@ -28,6 +28,16 @@ package enum AESCipher {
         return Fetched.shared.pointers["AES-\(keyCount * 8)-\(mode)"]!
     }
 
+    /// OpenSSL 3.0's GCM keeps at most 128 bytes of IV (GCM_IV_MAX_SIZE); JWE uses 12.
+    static let maximumGCMIVByteCount = 128
+
+    private static func checkGCMIV(_ iv: [UInt8]) throws(JOSEError) {
+        guard !iv.isEmpty else { throw JOSEError(.decryptionFailed, "AES-GCM needs a non-empty IV") }
+        guard iv.count <= maximumGCMIVByteCount else {
+            throw JOSEError(.unsupportedAlgorithm, "AES-GCM IV of \(iv.count) bytes exceeds the \(maximumGCMIVByteCount) bytes supported")
+        }
+    }
+
     private static func withContext<T>(_ body: (OpaquePointer) throws(JOSEError) -> T) throws(JOSEError) -> T {
         guard let context = EVP_CIPHER_CTX_new() else { throw openSSLFailure(.cryptoFailure, "out of memory") }
         defer { EVP_CIPHER_CTX_free(context) }
@@ -39,7 +49,7 @@ package enum AESCipher {
     /// Encrypts with AES-GCM; returns the ciphertext and the 16-byte tag.
     package static func gcmSeal(key: [UInt8], iv: [UInt8], aad: [UInt8], plaintext: [UInt8]) throws(JOSEError) -> (ciphertext: [UInt8], tag: [UInt8]) {
         let cipher = try cipher("GCM", keyCount: key.count)
-        guard !iv.isEmpty else { throw JOSEError(.decryptionFailed, "AES-GCM needs a non-empty IV") }
+        try checkGCMIV(iv)
         return try withContext { context throws(JOSEError) in
             var output = [UInt8](repeating: 0, count: plaintext.count)
             var tag = [UInt8](repeating: 0, count: 16)
@@ -60,7 +70,7 @@ package enum AESCipher {
     /// Decrypts and authenticates AES-GCM with a 16-byte tag; any mismatch is `decryptionFailed`.
     package static func gcmOpen(key: [UInt8], iv: [UInt8], aad: [UInt8], ciphertext: [UInt8], tag: [UInt8]) throws(JOSEError) -> [UInt8] {
         let cipher = try cipher("GCM", keyCount: key.count)
-        guard !iv.isEmpty else { throw JOSEError(.decryptionFailed, "AES-GCM needs a non-empty IV") }
+        try checkGCMIV(iv)
         guard tag.count == 16 else { throw JOSEError(.decryptionFailed, "AES-GCM tag must be 16 bytes, found \(tag.count)") }
         return try withContext { context throws(JOSEError) in
             var output = [UInt8](repeating: 0, count: ciphertext.count + 16)

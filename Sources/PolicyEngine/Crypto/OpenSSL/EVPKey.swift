@@ -110,8 +110,11 @@ enum BigNumber {
 // MARK: - Building keys from their components
 
 extension EVPKey {
-    /// Builds a key of OpenSSL type `typeName` from named big-number and octet parameters.
-    private static func fromData(
+    /// Builds a key of OpenSSL type `typeName` from named big-number, octet and string parameters.
+    ///
+    /// `OSSL_PARAM_BLD` keeps pointers to pushed names, strings and octets until `to_param`
+    /// copies them, so every such buffer is held in `retained` until the parameters are built.
+    static func fromData(
         typeName: String,
         bigNumbers: [(String, [UInt8])],
         octets: [(String, [UInt8])] = [],
@@ -121,20 +124,33 @@ extension EVPKey {
         guard let builder = OSSL_PARAM_BLD_new() else { throw openSSLFailure(.cryptoFailure, "out of memory") }
         defer { OSSL_PARAM_BLD_free(builder) }
         var numbers: [OpaquePointer] = []
-        defer { numbers.forEach { BN_clear_free($0) } }
+        var retained: [UnsafeMutableRawBufferPointer] = []
+        defer {
+            numbers.forEach { BN_clear_free($0) }
+            retained.forEach { $0.deallocate() }
+        }
+        func retain(_ bytes: [UInt8]) -> UnsafeMutableRawBufferPointer {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.copyBytes(from: bytes)
+            retained.append(buffer)
+            return buffer
+        }
+        func retain(cString text: String) -> UnsafePointer<CChar> {
+            UnsafePointer(retain(Array(text.utf8) + [0]).baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
         var pushed = true
         for (name, value) in strings {
-            pushed = pushed && OSSL_PARAM_BLD_push_utf8_string(builder, name, value, 0) == 1
+            pushed = pushed && OSSL_PARAM_BLD_push_utf8_string(builder, retain(cString: name), retain(cString: value), value.utf8.count) == 1
         }
         for (name, bytes) in bigNumbers {
             guard let bn = BigNumber.make(bytes) else { throw openSSLFailure(.cryptoFailure, "out of memory") }
             numbers.append(bn)
-            pushed = pushed && OSSL_PARAM_BLD_push_BN(builder, name, bn) == 1
+            pushed = pushed && OSSL_PARAM_BLD_push_BN(builder, retain(cString: name), bn) == 1
         }
         for (name, bytes) in octets {
-            pushed = pushed && bytes.withUnsafeBytes {
-                OSSL_PARAM_BLD_push_octet_string(builder, name, $0.baseAddress, $0.count) == 1
-            }
+            let buffer = retain(bytes)
+            pushed = pushed && OSSL_PARAM_BLD_push_octet_string(builder, retain(cString: name), buffer.baseAddress, bytes.count) == 1
         }
         guard pushed, let params = OSSL_PARAM_BLD_to_param(builder) else {
             throw openSSLFailure(.cryptoFailure, "could not assemble key parameters")
@@ -146,10 +162,8 @@ extension EVPKey {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer? = nil
         let selection = isPrivate ? COpenSSL_EVP_PKEY_KEYPAIR() : COpenSSL_EVP_PKEY_PUBLIC_KEY()
-        guard EVP_PKEY_fromdata_init(context) == 1,
-              EVP_PKEY_fromdata(context, &key, selection, params) == 1,
-              let key
-        else {
+        guard EVP_PKEY_fromdata_init(context) == 1 else { throw openSSLFailure(.cryptoFailure, "cannot build \(typeName) keys") }
+        guard EVP_PKEY_fromdata(context, &key, selection, params) == 1, let key else {
             throw openSSLFailure(.keyInvalid, "\(typeName) key parameters were rejected")
         }
         return EVPKey(takingOwnership: key, hasPrivateKey: isPrivate)
@@ -234,4 +248,13 @@ package enum KeyGenerationRequest: Sendable {
     case rsa(bits: Int)
     case ec(EllipticCurve)
     case okp(OctetKeyCurve)
+}
+
+extension EVPKey {
+    /// Whether two keys hold the same public key.
+    func hasSamePublicKey(as other: EVPKey) -> Bool {
+        let equal = EVP_PKEY_eq(pointer, other.pointer) == 1
+        if !equal { drainOpenSSLErrors() }
+        return equal
+    }
 }

@@ -37,8 +37,8 @@ final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
         guard let context = EVP_MAC_CTX_new(FetchedMAC.hmac.pointer) else { return nil }
         let ok = digestName.withCString { name in
             var params = [
-                OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
-                OSSL_PARAM_construct_end(),
+                OpenSSLParameter.utf8String("digest", name),
+                OpenSSLParameter.end,
             ]
             // An empty secret is legal HMAC; OpenSSL wants a non-null pointer for it.
             return (secret.isEmpty ? [0] : secret).withUnsafeBufferPointer { key in

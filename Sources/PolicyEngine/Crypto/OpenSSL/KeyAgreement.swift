@@ -53,10 +53,10 @@ package enum KeyAgreement {
             secret.withUnsafeMutableBytes { secretBuffer in
                 info.withUnsafeMutableBytes { infoBuffer in
                     var params = [
-                        OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: digestName), 0),
-                        OSSL_PARAM_construct_octet_string("key", secretBuffer.baseAddress, secretBuffer.count),
-                        OSSL_PARAM_construct_octet_string("info", infoBuffer.baseAddress, infoBuffer.count),
-                        OSSL_PARAM_construct_end(),
+                        OpenSSLParameter.utf8String("digest", digestName),
+                        OpenSSLParameter.octetString("key", secretBuffer),
+                        OpenSSLParameter.octetString("info", infoBuffer),
+                        OpenSSLParameter.end,
                     ]
                     return EVP_KDF_derive(context, &output, count, &params) == 1
                 }

@@ -20,7 +20,9 @@ extension EVPKey {
                 guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else {
                     throw openSSLFailure(.keyInvalid, "the PUBLIC KEY block is not a valid SubjectPublicKeyInfo")
                 }
-                return EVPKey(takingOwnership: key, hasPrivateKey: false)
+                let parsed = EVPKey(takingOwnership: key, hasPrivateKey: false)
+                try parsed.requireNamedCurve()
+                return parsed
             case "PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY":
                 let key = "".withCString { empty in
                     PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: empty))
@@ -52,7 +54,19 @@ extension EVPKey {
                 EVP_PKEY_free(key)
                 throw JOSEError(.keyInvalid, "trailing bytes after the DER public key")
             }
-            return EVPKey(takingOwnership: key, hasPrivateKey: false)
+            let parsed = EVPKey(takingOwnership: key, hasPrivateKey: false)
+            try parsed.requireNamedCurve()
+            return parsed
+        }
+    }
+
+    /// Refuses EC keys that spell out their curve parameters instead of naming the curve
+    /// (RFC 5480 §2.1.1 requires a named curve); such keys are how invalid-curve and
+    /// modified-generator attacks are delivered.
+    func requireNamedCurve() throws(JOSEError) {
+        guard case .ec = kind else { return }
+        if utf8Parameter("encoding") == "explicit" {
+            throw JOSEError(.keyUnsupported, "EC keys with explicit curve parameters are not accepted; use a named curve")
         }
     }
 
@@ -69,22 +83,7 @@ extension EVPKey {
 
     /// An EC private key from its scalar alone, for key agreement where the public half is not needed.
     static func ecPrivateScalar(curve: EllipticCurve, d: [UInt8]) throws(JOSEError) -> EVPKey {
-        guard let builder = OSSL_PARAM_BLD_new() else { throw openSSLFailure(.cryptoFailure, "out of memory") }
-        defer { OSSL_PARAM_BLD_free(builder) }
-        guard let scalar = BigNumber.make(d) else { throw openSSLFailure(.cryptoFailure, "out of memory") }
-        defer { BN_clear_free(scalar) }
-        guard OSSL_PARAM_BLD_push_utf8_string(builder, "group", curve.openSSLGroupName, 0) == 1,
-              OSSL_PARAM_BLD_push_BN(builder, "priv", scalar) == 1,
-              let params = OSSL_PARAM_BLD_to_param(builder)
-        else { throw openSSLFailure(.cryptoFailure, "could not assemble key parameters") }
-        defer { OSSL_PARAM_free(params) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw openSSLFailure(.cryptoFailure, "out of memory") }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer? = nil
-        guard EVP_PKEY_fromdata_init(context) == 1,
-              EVP_PKEY_fromdata(context, &key, COpenSSL_EVP_PKEY_KEYPAIR(), params) == 1, let key
-        else { throw openSSLFailure(.keyInvalid, "EC private scalar rejected") }
-        return EVPKey(takingOwnership: key, hasPrivateKey: true)
+        try fromData(typeName: "EC", bigNumbers: [("priv", d)], strings: [("group", curve.openSSLGroupName)], isPrivate: true)
     }
 }
 

@@ -29,8 +29,8 @@ package enum RSAOAEP {
             var labelCopy = label
             ok = labelCopy.withUnsafeMutableBytes { buffer in
                 var params = [
-                    OSSL_PARAM_construct_octet_string("oaep-label", buffer.baseAddress, buffer.count),
-                    OSSL_PARAM_construct_end(),
+                    OpenSSLParameter.octetString("oaep-label", buffer),
+                    OpenSSLParameter.end,
                 ]
                 return EVP_PKEY_CTX_set_params(context, &params) == 1
             }

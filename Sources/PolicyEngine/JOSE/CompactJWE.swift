@@ -1,0 +1,119 @@
+/// A JWE in compact serialization (RFC 7516 §7.1), split and decoded once.
+///
+/// Parsing refuses what the engine never processes: RSA1_5 and PBES2 (`unsupported_algorithm`),
+/// `zip` (no decompression bombs) and malformed `crit`. Decryption checks every length the
+/// algorithms fix (IV, tag, encrypted key), refuses an ephemeral key that is not on the
+/// recipient's curve, and fails every problem after key selection with one `decryption_failed`,
+/// so failures do not reveal which step broke.
+public struct CompactJWE: Sendable {
+    /// The protected header.
+    public let header: JOSEHeader
+    /// The key-management algorithm.
+    public let keyAlgorithm: JWEKeyAlgorithm
+    /// The content-encryption algorithm.
+    public let contentEncryption: JWEContentEncryption
+    public let encryptedKey: [UInt8]
+    public let initializationVector: [UInt8]
+    public let ciphertext: [UInt8]
+    public let authenticationTag: [UInt8]
+    /// `ASCII(BASE64URL(protected header))`, the additional authenticated data.
+    public let additionalData: [UInt8]
+
+    /// Parses a compact JWE from text.
+    public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
+        let bytes = Array(token.utf8)
+        self = try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in try CompactJWE(buffer, limits: limits) }
+    }
+
+    /// Parses a compact JWE from its ASCII bytes.
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
+        guard bytes.count <= limits.maxTokenBytes else {
+            throw JOSEError(.tokenTooLarge, "token of \(bytes.count) bytes exceeds the limit of \(limits.maxTokenBytes)")
+        }
+        let dots = CompactSerialization.dotPositions(bytes, expected: 4)
+        guard dots.count == 4 else {
+            throw JOSEError(.malformedToken, CompactSerialization.partCountMessage(found: dots.count + 1, expected: 5, what: "JWE"))
+        }
+        guard dots[0] > 0 else { throw JOSEError(.malformedToken, "the JWE header part is empty") }
+        let headerBytes = try CompactSerialization.decode(bytes, 0..<dots[0], part: "header")
+        let object = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(headerBytes, what: "the JWE header")
+        header = try JOSEHeader(object: object)
+        keyAlgorithm = try JWEKeyAlgorithm(name: header.algorithmName)
+        guard let enc = object["enc"] else { throw JOSEError(.invalidHeader, "the JWE header has no 'enc'") }
+        guard case let .string(encName) = enc else { throw JOSEError(.invalidHeader, "header 'enc' must be a string") }
+        contentEncryption = try JWEContentEncryption(name: encName)
+        if object["zip"] != nil {
+            throw JOSEError(.unsupportedHeader, "compressed JWE payloads (zip) are refused: decompression is a denial-of-service risk")
+        }
+        encryptedKey = try CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "encrypted key")
+        initializationVector = try CompactSerialization.decode(bytes, dots[1] + 1..<dots[2], part: "IV")
+        ciphertext = try CompactSerialization.decode(bytes, dots[2] + 1..<dots[3], part: "ciphertext")
+        authenticationTag = try CompactSerialization.decode(bytes, dots[3] + 1..<bytes.count, part: "tag")
+        additionalData = Array(bytes[0..<dots[0]])
+    }
+
+    /// Decrypts with `key`. `understoodCritical` lists the `crit` extensions the caller processes.
+    public func decrypt(with key: JWK, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
+        if let unknown = header.critical.first(where: { !understoodCritical.contains($0) }) {
+            throw JOSEError(.unsupportedHeader, "the JWE marks '\(unknown)' critical, and it is not understood")
+        }
+        if let problem = key.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: true) { throw problem }
+        guard initializationVector.count == contentEncryption.ivByteCount else {
+            throw JOSEError(.decryptionFailed, "\(contentEncryption.rawValue) needs a \(contentEncryption.ivByteCount)-byte IV, found \(initializationVector.count)")
+        }
+        guard authenticationTag.count == contentEncryption.tagByteCount else {
+            throw JOSEError(.decryptionFailed, "\(contentEncryption.rawValue) needs a \(contentEncryption.tagByteCount)-byte tag, found \(authenticationTag.count)")
+        }
+        let contentKey = try JWEKeyManagement.unwrapContentKey(for: self, with: key)
+        return try JWEContentCipher.open(self, contentKey: contentKey)
+    }
+
+    /// Decrypts with the key of `keys` this JWE is for: the one named by `kid` when the header
+    /// has one, otherwise each key that may serve the algorithm in turn.
+    public func decrypt(with keys: JWKSet, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
+        let candidates: [JWK]
+        if let kid = header.kid {
+            candidates = keys.keys.filter { $0.kid == kid }
+            guard !candidates.isEmpty else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }
+        } else {
+            candidates = keys.keys.filter { $0.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: true) == nil }
+            guard !candidates.isEmpty else { throw JOSEError(.keyNotFound, "no key in the set can decrypt \(keyAlgorithm.rawValue)") }
+        }
+        var lastError = JOSEError(.keyNotFound, "no key could decrypt the JWE")
+        for key in candidates {
+            do {
+                return try decrypt(with: key, understoodCritical: understoodCritical)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    /// Encrypts `plaintext` to `key` and returns the compact serialization.
+    ///
+    /// `header` holds extra protected parameters (a `kid`, a server `nonce`); `alg`, `enc` and
+    /// the algorithm's own parameters (`epk`, `iv`, `tag`) are set here.
+    public static func encrypt(
+        _ plaintext: [UInt8], to key: JWK, keyAlgorithm: JWEKeyAlgorithm,
+        contentEncryption: JWEContentEncryption, header extra: JSONObject = JSONObject()
+    ) throws(JOSEError) -> String {
+        if let problem = key.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: false) { throw problem }
+        var header = JSONObject(members: [
+            ("alg", .string(keyAlgorithm.rawValue)),
+            ("enc", .string(contentEncryption.rawValue)),
+        ])
+        if let kid = key.kid { header.set("kid", .string(kid)) }
+        for member in extra.members where !["alg", "enc", "zip"].contains(member.name) {
+            header.set(member.name, member.value)
+        }
+        let wrapped = try JWEKeyManagement.wrapNewContentKey(for: keyAlgorithm, contentEncryption: contentEncryption, to: key, header: &header)
+        let headerText = Base64URL.encodeBytes(JSONValue.object(header).serializedBytes())
+        let iv = SecureRandom.bytes(contentEncryption.ivByteCount)
+        let sealed = try JWEContentCipher.seal(plaintext, contentKey: wrapped.contentKey, iv: iv, additionalData: headerText, encryption: contentEncryption)
+        return [headerText, Base64URL.encodeBytes(wrapped.encryptedKey), Base64URL.encodeBytes(iv),
+                Base64URL.encodeBytes(sealed.ciphertext), Base64URL.encodeBytes(sealed.tag)]
+            .map { String(decoding: $0, as: UTF8.self) }
+            .joined(separator: ".")
+    }
+}

@@ -1,0 +1,55 @@
+/// The protected header of a JWS or JWE, with typed access to the parameters the engine reads.
+///
+/// `jku`, `x5u` and `jwk` are kept as data only: no code follows them to fetch or trust a key.
+public struct JOSEHeader: Sendable, Equatable {
+    /// All header parameters, in document order.
+    public let object: JSONObject
+    /// The `alg` parameter as written.
+    public let algorithmName: String
+    /// The extension parameters the producer marked critical (`crit`), validated per RFC 7515 §4.1.11.
+    public let critical: [String]
+
+    /// Header parameters registered by RFC 7515, 7516 and 7518, which `crit` may not name.
+    static let registeredNames: Set<String> = [
+        "alg", "jku", "jwk", "kid", "x5u", "x5c", "x5t", "x5t#S256", "typ", "cty", "crit",
+        "enc", "zip", "epk", "apu", "apv", "iv", "tag", "p2s", "p2c",
+    ]
+
+    init(object: JSONObject) throws(JOSEError) {
+        self.object = object
+        guard let alg = object["alg"] else { throw JOSEError(.invalidHeader, "the header has no 'alg'") }
+        guard case let .string(name) = alg else { throw JOSEError(.invalidHeader, "header 'alg' must be a string, found \(alg.typeName)") }
+        algorithmName = name
+        critical = try JOSEHeader.readCritical(object)
+    }
+
+    private static func readCritical(_ object: JSONObject) throws(JOSEError) -> [String] {
+        guard let value = object["crit"] else { return [] }
+        guard case let .array(entries) = value, !entries.isEmpty else {
+            throw JOSEError(.invalidHeader, "header 'crit' must be a non-empty array of names")
+        }
+        var names: [String] = []
+        for entry in entries {
+            guard case let .string(name) = entry else { throw JOSEError(.invalidHeader, "header 'crit' must list names as strings") }
+            guard !registeredNames.contains(name) else {
+                throw JOSEError(.invalidHeader, "header 'crit' names '\(name)', a registered parameter that may not be marked critical")
+            }
+            guard !names.contains(name) else { throw JOSEError(.invalidHeader, "header 'crit' names '\(name)' twice") }
+            guard object[name] != nil else {
+                throw JOSEError(.invalidHeader, "header 'crit' names '\(name)' but the header has no such parameter")
+            }
+            names.append(name)
+        }
+        return names
+    }
+
+    /// A string parameter, or nil when absent or not a string.
+    public func string(_ name: String) -> String? { object[name]?.stringValue }
+
+    /// The key ID (`kid`).
+    public var kid: String? { string("kid") }
+    /// The media type (`typ`).
+    public var type: String? { string("typ") }
+    /// The content type (`cty`).
+    public var contentType: String? { string("cty") }
+}

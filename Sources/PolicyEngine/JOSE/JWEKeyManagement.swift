@@ -1,0 +1,188 @@
+/// Producing and recovering a JWE's content-encryption key (RFC 7518 §4).
+enum JWEKeyManagement {
+    /// Recovers the content key of `jwe` with the recipient's `key`.
+    static func unwrapContentKey(for jwe: CompactJWE, with key: JWK) throws(JOSEError) -> [UInt8] {
+        let encryption = jwe.contentEncryption
+        let contentKey: [UInt8]
+        switch jwe.keyAlgorithm {
+        case .direct:
+            try requireEmptyEncryptedKey(jwe)
+            contentKey = key.secretBytes ?? []
+        case .a128KW, .a192KW, .a256KW:
+            contentKey = try AESCipher.unwrap(key: key.secretBytes ?? [], wrapped: jwe.encryptedKey)
+        case .a128GCMKW, .a192GCMKW, .a256GCMKW:
+            let iv = try headerBytes(jwe.header, "iv", count: 12)
+            let tag = try headerBytes(jwe.header, "tag", count: 16)
+            contentKey = try AESCipher.gcmOpen(key: key.secretBytes ?? [], iv: iv, aad: [], ciphertext: jwe.encryptedKey, tag: tag)
+        case .rsaOAEP, .rsaOAEP256:
+            contentKey = try unwrapRSA(jwe, key: key)
+        case .ecdhES, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW:
+            contentKey = try agreeContentKey(jwe, key: key)
+        }
+        guard contentKey.count == encryption.keyByteCount else {
+            throw JOSEError(.decryptionFailed, "the content key is \(contentKey.count) bytes; \(encryption.rawValue) needs \(encryption.keyByteCount)")
+        }
+        return contentKey
+    }
+
+    /// RSA-OAEP unwrapping. A padding failure yields a random key instead of an error, so the
+    /// content decryption fails the same way as for any other wrong key (RFC 7516 §11.5).
+    private static func unwrapRSA(_ jwe: CompactJWE, key: JWK) throws(JOSEError) -> [UInt8] {
+        guard let evp = key.evpKey else { throw JOSEError(.keyMismatch, "RSA-OAEP needs an RSA key") }
+        guard jwe.encryptedKey.count == (evp.bits + 7) / 8 else {
+            throw JOSEError(.decryptionFailed, "the encrypted key is \(jwe.encryptedKey.count) bytes; an RSA-\(evp.bits) key wraps to \((evp.bits + 7) / 8)")
+        }
+        let digest: DigestAlgorithm = jwe.keyAlgorithm == .rsaOAEP ? .sha1 : .sha256
+        do {
+            return try RSAOAEP.decrypt(jwe.encryptedKey, with: evp, digest: digest)
+        } catch {
+            return SecureRandom.bytes(jwe.contentEncryption.keyByteCount)
+        }
+    }
+
+    private static func agreeContentKey(_ jwe: CompactJWE, key: JWK) throws(JOSEError) -> [UInt8] {
+        guard let recipient = key.evpKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 key") }
+        guard case let .object(epkObject)? = jwe.header.object["epk"] else {
+            throw JOSEError(.invalidEphemeralKey, "ECDH-ES needs an 'epk' object in the header")
+        }
+        let ephemeral = try EphemeralKey.parse(epkObject, recipientType: key.type)
+        let shared = try KeyAgreement.sharedSecret(privateKey: recipient, peer: ephemeral)
+        let derived = try deriveKey(sharedSecret: shared, algorithm: jwe.keyAlgorithm, encryption: jwe.contentEncryption, header: jwe.header.object)
+        if jwe.keyAlgorithm == .ecdhES {
+            try requireEmptyEncryptedKey(jwe)
+            return derived
+        }
+        return try AESCipher.unwrap(key: derived, wrapped: jwe.encryptedKey)
+    }
+
+    /// Concat KDF input per RFC 7518 §4.6.2: AlgorithmID, PartyUInfo, PartyVInfo, SuppPubInfo.
+    private static func deriveKey(sharedSecret: [UInt8], algorithm: JWEKeyAlgorithm, encryption: JWEContentEncryption, header: JSONObject) throws(JOSEError) -> [UInt8] {
+        let direct = algorithm == .ecdhES
+        let length = direct ? encryption.keyByteCount : algorithm.keyWrapByteCount!
+        let algorithmID = Array((direct ? encryption.rawValue : algorithm.rawValue).utf8)
+        let partyU = try optionalHeaderBytes(header, "apu")
+        let partyV = try optionalHeaderBytes(header, "apv")
+        var otherInfo: [UInt8] = []
+        for field in [algorithmID, partyU, partyV] {
+            otherInfo += bigEndian32(field.count) + field
+        }
+        otherInfo += bigEndian32(length * 8)
+        return try KeyAgreement.concatKDF(sharedSecret: sharedSecret, otherInfo: otherInfo, count: length)
+    }
+
+    /// Makes a fresh content key for `key` and wraps it, adding the algorithm's header parameters.
+    static func wrapNewContentKey(
+        for algorithm: JWEKeyAlgorithm, contentEncryption: JWEContentEncryption, to key: JWK, header: inout JSONObject
+    ) throws(JOSEError) -> (contentKey: [UInt8], encryptedKey: [UInt8]) {
+        let fresh = SecureRandom.bytes(contentEncryption.keyByteCount)
+        switch algorithm {
+        case .direct:
+            let secret = key.secretBytes ?? []
+            guard secret.count == contentEncryption.keyByteCount else {
+                throw JOSEError(.keyMismatch, "dir with \(contentEncryption.rawValue) needs a \(contentEncryption.keyByteCount)-byte key, found \(secret.count)")
+            }
+            return (secret, [])
+        case .a128KW, .a192KW, .a256KW:
+            return (fresh, try AESCipher.wrap(key: key.secretBytes ?? [], keyToWrap: fresh))
+        case .a128GCMKW, .a192GCMKW, .a256GCMKW:
+            let iv = SecureRandom.bytes(12)
+            let sealed = try AESCipher.gcmSeal(key: key.secretBytes ?? [], iv: iv, aad: [], plaintext: fresh)
+            header.set("iv", .string(Base64URL.encode(iv)))
+            header.set("tag", .string(Base64URL.encode(sealed.tag)))
+            return (fresh, sealed.ciphertext)
+        case .rsaOAEP, .rsaOAEP256:
+            guard let evp = key.evpKey else { throw JOSEError(.keyMismatch, "RSA-OAEP needs an RSA key") }
+            return (fresh, try RSAOAEP.encrypt(fresh, to: evp, digest: algorithm == .rsaOAEP ? .sha1 : .sha256))
+        case .ecdhES, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW:
+            guard let recipient = key.evpKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 key") }
+            let ephemeral = try EphemeralKey.generate(like: key.type)
+            header.set("epk", .object(try EphemeralKey.publicJWK(ephemeral, type: key.type)))
+            let shared = try KeyAgreement.sharedSecret(privateKey: ephemeral, peer: recipient)
+            let derived = try deriveKey(sharedSecret: shared, algorithm: algorithm, encryption: contentEncryption, header: header)
+            if algorithm == .ecdhES { return (derived, []) }
+            return (fresh, try AESCipher.wrap(key: derived, keyToWrap: fresh))
+        }
+    }
+
+    private static func requireEmptyEncryptedKey(_ jwe: CompactJWE) throws(JOSEError) {
+        guard jwe.encryptedKey.isEmpty else {
+            throw JOSEError(.decryptionFailed, "\(jwe.keyAlgorithm.rawValue) uses no encrypted key, but the JWE carries one")
+        }
+    }
+
+    private static func headerBytes(_ header: JOSEHeader, _ name: String, count: Int) throws(JOSEError) -> [UInt8] {
+        guard let text = header.string(name) else { throw JOSEError(.invalidHeader, "the header needs a string '\(name)'") }
+        let bytes = try Base64URL.decode(text)
+        guard bytes.count == count else {
+            throw JOSEError(.decryptionFailed, "header '\(name)' must be \(count) bytes, found \(bytes.count)")
+        }
+        return bytes
+    }
+
+    private static func optionalHeaderBytes(_ header: JSONObject, _ name: String) throws(JOSEError) -> [UInt8] {
+        guard let value = header[name] else { return [] }
+        guard case let .string(text) = value else { throw JOSEError(.invalidHeader, "header '\(name)' must be a base64url string") }
+        return try Base64URL.decode(text)
+    }
+
+    private static func bigEndian32(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+}
+
+/// The sender's ephemeral public key of ECDH-ES (`epk`).
+enum EphemeralKey {
+    /// Reads `epk`, which must be a public key on the recipient's own curve.
+    static func parse(_ object: JSONObject, recipientType: JWK.KeyType) throws(JOSEError) -> EVPKey {
+        let reader = JWKMemberReader(object: object)
+        guard !reader.has("d") else { throw JOSEError(.invalidEphemeralKey, "'epk' must be a public key, but it carries 'd'") }
+        do throws(JOSEError) {
+            switch (try reader.requiredString("kty"), recipientType) {
+            case let ("EC", .ec(curve)):
+                guard EllipticCurve(jwkName: try reader.requiredString("crv")) == curve else {
+                    throw JOSEError(.invalidEphemeralKey, "'epk' is not on the recipient's curve \(curve.jwkName)")
+                }
+                let size = curve.coordinateByteCount
+                return try EVPKey.ec(
+                    curve: curve,
+                    x: reader.fixedLengthBytes("x", count: size, what: "coordinate"),
+                    y: reader.fixedLengthBytes("y", count: size, what: "coordinate")
+                )
+            case ("OKP", .okp(.x25519)):
+                guard try reader.requiredString("crv") == "X25519" else {
+                    throw JOSEError(.invalidEphemeralKey, "'epk' is not an X25519 key")
+                }
+                return try EVPKey.okp(curve: .x25519, publicKey: reader.fixedLengthBytes("x", count: 32, what: "X25519 key"))
+            default:
+                throw JOSEError(.invalidEphemeralKey, "'epk' is not a key of the recipient's type (\(recipientType))")
+            }
+        } catch {
+            throw error.code == .invalidEphemeralKey ? error : JOSEError(.invalidEphemeralKey, "'epk' is invalid: \(error.message)")
+        }
+    }
+
+    static func generate(like type: JWK.KeyType) throws(JOSEError) -> EVPKey {
+        switch type {
+        case let .ec(curve): return try EVPKey.generate(.ec(curve))
+        case .okp(.x25519): return try EVPKey.generate(.okp(.x25519))
+        default: throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 recipient key")
+        }
+    }
+
+    static func publicJWK(_ key: EVPKey, type: JWK.KeyType) throws(JOSEError) -> JSONObject {
+        switch type {
+        case let .ec(curve):
+            guard let point = key.octetParameter("pub"), point.count == 1 + 2 * curve.coordinateByteCount, point[0] == 0x04 else {
+                throw JOSEError(.cryptoFailure, "could not export the ephemeral public key")
+            }
+            let size = curve.coordinateByteCount
+            return JSONObject(members: [
+                ("kty", .string("EC")), ("crv", .string(curve.jwkName)),
+                ("x", .string(Base64URL.encode(point[1...size]))), ("y", .string(Base64URL.encode(point[(1 + size)...]))),
+            ])
+        default:
+            guard let raw = key.rawPublicKey() else { throw JOSEError(.cryptoFailure, "could not export the ephemeral public key") }
+            return JSONObject(members: [("kty", .string("OKP")), ("crv", .string("X25519")), ("x", .string(Base64URL.encode(raw)))])
+        }
+    }
+}

@@ -1,0 +1,406 @@
+/// A JSON Web Key (RFC 7517) parsed, validated and made ready to use.
+///
+/// Loading does all the work that does not depend on a token: the key material becomes an
+/// OpenSSL `EVP_PKEY` (or a libsodium key for Ed25519) once, and a verifier is prepared for every
+/// JWS algorithm the key may serve. What a key may serve is the intersection of its type and
+/// curve, its own `alg`, `use` and `key_ops`: an RSA public key can never act as an HMAC secret.
+public struct JWK: Sendable {
+    /// The type and curve of a key.
+    public enum KeyType: Sendable, Equatable, CustomStringConvertible {
+        case rsa
+        case ec(EllipticCurve)
+        case okp(OctetKeyCurve)
+        case oct
+
+        public var description: String {
+            switch self {
+            case .rsa: "RSA"
+            case let .ec(curve): "EC \(curve.jwkName)"
+            case let .okp(curve): "OKP \(curve.rawValue)"
+            case .oct: "oct"
+            }
+        }
+    }
+
+    /// The key's type and curve.
+    public let type: KeyType
+    /// The key ID (`kid`), if any.
+    public let kid: String?
+    /// The intended use (`use`: `sig` or `enc`), if stated.
+    public let use: String?
+    /// The permitted operations (`key_ops`), if stated.
+    public let keyOperations: [String]?
+    /// The algorithm the key is restricted to (`alg`), if stated.
+    public let algorithm: String?
+    /// Whether the key holds private (or secret) material.
+    public let isPrivate: Bool
+    /// The key size in bits: the modulus, the curve order, or the secret's length.
+    public let bits: Int
+    /// The certificates of `x5c`, leaf first; the leaf's key is checked to be this key.
+    package let certificateChain: [X509Certificate]
+
+    let material: Material
+    private let verifiers: [PreparedVerifier]
+
+    enum Material: Sendable {
+        case asymmetric(EVPKey)
+        case ed25519(publicKey: [UInt8], seed: [UInt8]?)
+        case secret([UInt8])
+    }
+
+    private struct PreparedVerifier: Sendable {
+        let algorithm: JWSAlgorithm
+        let verifier: any SignatureVerifier
+    }
+
+    /// The key's public (or, for `oct`, secret) material, for checks that compare keys.
+    package var secretBytes: [UInt8]? {
+        if case let .secret(bytes) = material { return bytes }
+        return nil
+    }
+
+    /// Parses a JWK from JSON text.
+    public init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        try self.init(object: JSONParser().parseObject(bytes, what: "a JWK"), options: options)
+    }
+
+    /// Parses and validates a JWK object.
+    public init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        let reader = JWKMemberReader(object: object)
+        let kty = try reader.requiredString("kty")
+        kid = try reader.optionalString("kid")
+        use = try reader.optionalString("use")
+        keyOperations = try reader.optionalStringArray("key_ops")
+        algorithm = try reader.optionalString("alg")
+        if let keyOperations, Set(keyOperations).count != keyOperations.count {
+            throw JOSEError(.keyInvalid, "key_ops lists an operation twice")
+        }
+
+        switch kty {
+        case "RSA":
+            let key = try JWK.loadRSA(reader, options: options)
+            type = .rsa
+            material = .asymmetric(key)
+            isPrivate = key.hasPrivateKey
+            bits = key.bits
+        case "EC":
+            let curveName = try reader.requiredString("crv")
+            guard let curve = EllipticCurve(jwkName: curveName) else {
+                throw JOSEError(.keyUnsupported, "unsupported EC curve '\(curveName)'")
+            }
+            let size = curve.coordinateByteCount
+            let x = try reader.fixedLengthBytes("x", count: size, what: "\(curve.jwkName) coordinate")
+            let y = try reader.fixedLengthBytes("y", count: size, what: "\(curve.jwkName) coordinate")
+            let d = try reader.optionalFixedLengthBytes("d", count: size, what: "\(curve.jwkName) private key")
+            let key = try EVPKey.ec(curve: curve, x: x, y: y, d: d)
+            type = .ec(curve)
+            material = .asymmetric(key)
+            isPrivate = d != nil
+            bits = key.bits
+        case "OKP":
+            let curveName = try reader.requiredString("crv")
+            guard let curve = OctetKeyCurve(rawValue: curveName) else {
+                throw JOSEError(.keyUnsupported, "unsupported OKP curve '\(curveName)'")
+            }
+            let x = try reader.fixedLengthBytes("x", count: curve.keyByteCount, what: "\(curve.rawValue) public key")
+            let d = try reader.optionalFixedLengthBytes("d", count: curve.keyByteCount, what: "\(curve.rawValue) private key")
+            if curve == .ed25519 {
+                if let d, try Ed25519.Signer(seed: d).publicKey != x {
+                    throw JOSEError(.keyInvalid, "Ed25519 private key does not match its public key 'x'")
+                }
+                material = .ed25519(publicKey: x, seed: d)
+            } else {
+                material = .asymmetric(try EVPKey.okp(curve: curve, publicKey: x, privateKey: d))
+            }
+            type = .okp(curve)
+            isPrivate = d != nil
+            bits = curve.keyByteCount * 8
+        case "oct":
+            let secret = try reader.bytes("k")
+            type = .oct
+            material = .secret(secret)
+            isPrivate = true
+            bits = secret.count * 8
+        default:
+            throw JOSEError(.keyUnsupported, "unsupported key type (kty) '\(kty)'")
+        }
+
+        certificateChain = try JWK.loadCertificates(reader, material: material)
+        verifiers = JWK.prepareVerifiers(type: type, material: material, algorithm: algorithm, use: use, keyOperations: keyOperations)
+    }
+
+    /// Wraps a key read from PEM or DER. Such keys carry no `kid`, `use` or `alg` unless given here.
+    init(evpKey: EVPKey, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        switch evpKey.kind {
+        case .rsa:
+            type = .rsa
+            try JWK.checkRSAStrength(modulus: evpKey.bigNumberParameter("n") ?? [], exponent: evpKey.bigNumberParameter("e") ?? [], options: options)
+            material = .asymmetric(evpKey)
+        case let .ec(curve):
+            type = .ec(curve)
+            material = .asymmetric(evpKey)
+        case let .okp(curve):
+            type = .okp(curve)
+            if curve == .ed25519 {
+                guard let publicKey = evpKey.rawPublicKey() else { throw JOSEError(.keyInvalid, "unreadable Ed25519 key") }
+                material = .ed25519(publicKey: publicKey, seed: evpKey.hasPrivateKey ? evpKey.rawPrivateKey() : nil)
+            } else {
+                material = .asymmetric(evpKey)
+            }
+        case let .unsupported(what):
+            throw JOSEError(.keyUnsupported, "unsupported key: \(what)")
+        }
+        self.kid = kid
+        self.use = use
+        self.algorithm = algorithm
+        keyOperations = nil
+        isPrivate = evpKey.hasPrivateKey
+        bits = evpKey.bits
+        certificateChain = []
+        verifiers = JWK.prepareVerifiers(type: type, material: material, algorithm: algorithm, use: use, keyOperations: nil)
+    }
+
+    /// An HMAC (or AES) secret; HMAC use still requires at least the hash's length.
+    public init(secret: [UInt8], kid: String? = nil, algorithm: String? = nil) {
+        type = .oct
+        self.kid = kid
+        use = nil
+        keyOperations = nil
+        self.algorithm = algorithm
+        isPrivate = true
+        bits = secret.count * 8
+        certificateChain = []
+        material = .secret(secret)
+        verifiers = JWK.prepareVerifiers(type: .oct, material: material, algorithm: algorithm, use: nil, keyOperations: nil)
+    }
+
+    /// Reads a PEM public key, certificate or private key.
+    public init(pem: String, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        try self.init(evpKey: EVPKey.fromPEM(pem), kid: kid, use: use, algorithm: algorithm, options: options)
+    }
+
+    /// Reads a DER SubjectPublicKeyInfo.
+    public init(publicKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        try self.init(evpKey: EVPKey.fromPublicDER(der), kid: kid, algorithm: algorithm, options: options)
+    }
+
+    /// Reads a DER private key (PKCS#8, or traditional RSA or EC).
+    public init(privateKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        try self.init(evpKey: EVPKey.fromPrivateDER(der), kid: kid, algorithm: algorithm, options: options)
+    }
+
+    // MARK: - Using the key
+
+    /// The JWS algorithms this key can verify.
+    public var verifiableAlgorithms: [JWSAlgorithm] { verifiers.map(\.algorithm) }
+
+    /// The prepared verifier for `algorithm`, or an error saying why this key cannot serve it.
+    package func verifier(for algorithm: JWSAlgorithm) throws(JOSEError) -> any SignatureVerifier {
+        for prepared in verifiers where prepared.algorithm == algorithm { return prepared.verifier }
+        throw restriction(for: algorithm, operation: "verify") ?? JOSEError(.keyMismatch, "the key cannot verify \(algorithm.rawValue)")
+    }
+
+    /// Whether `signature` is valid over `message` for `algorithm` with this key.
+    public func verify(signature: [UInt8], message: [UInt8], algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
+        try verifier(for: algorithm).verify(signature: signature, message: message)
+    }
+
+    /// Signs `message`; needs a private key (or secret) permitted for `algorithm` and `sign`.
+    public func sign(_ message: [UInt8], algorithm: JWSAlgorithm) throws(JOSEError) -> [UInt8] {
+        if let problem = restriction(for: algorithm, operation: "sign") { throw problem }
+        guard isPrivate else { throw JOSEError(.keyMismatch, "signing needs a private key") }
+        switch material {
+        case let .asymmetric(key):
+            guard let scheme = algorithm.scheme(okpCurve: okpCurve) else {
+                throw JOSEError(.keyMismatch, "the key cannot sign \(algorithm.rawValue)")
+            }
+            return try PKeySigner(key: key, scheme: scheme).sign(message)
+        case let .ed25519(_, seed):
+            return try Ed25519.Signer(seed: seed!).sign(message)
+        case let .secret(secret):
+            guard case let .hmac(digest) = algorithm.scheme() else { throw JOSEError(.keyMismatch, "an oct key signs only HS256/384/512") }
+            return try HMACKey(secret: secret, digest: digest).sign(message)
+        }
+    }
+
+    private var okpCurve: OctetKeyCurve? {
+        if case let .okp(curve) = type { return curve }
+        return nil
+    }
+
+    /// Why this key may not perform `operation` with `algorithm`, or nil when it may.
+    func restriction(for algorithm: JWSAlgorithm, operation: String) -> JOSEError? {
+        let name = kid.map { "key '\($0)'" } ?? "the key"
+        if let use, use != "sig" {
+            return JOSEError(.keyMismatch, "\(name) has use '\(use)', not 'sig'")
+        }
+        if let keyOperations, !keyOperations.contains(operation) {
+            return JOSEError(.keyMismatch, "\(name) has key_ops \(keyOperations), without '\(operation)'")
+        }
+        if let restricted = self.algorithm, restricted != algorithm.rawValue {
+            return JOSEError(.keyMismatch, "\(name) is restricted to alg '\(restricted)', not \(algorithm.rawValue)")
+        }
+        switch (algorithm.scheme(okpCurve: okpCurve), type) {
+        case (.rsaPKCS1?, .rsa), (.rsaPSS?, .rsa), (.eddsa?, .okp):
+            return nil
+        case let (.ecdsa(curve, _)?, .ec(keyCurve)) where curve == keyCurve:
+            return nil
+        case let (.hmac(digest)?, .oct):
+            let length = secretBytes?.count ?? 0
+            return length >= digest.byteCount ? nil
+                : JOSEError(.keyTooWeak, "\(name) has a \(length)-byte secret; \(algorithm.rawValue) needs at least \(digest.byteCount) bytes (RFC 7518 §3.2)")
+        default:
+            return JOSEError(.keyMismatch, "\(name) is a \(type) key and cannot \(operation) \(algorithm.rawValue)")
+        }
+    }
+
+    // MARK: - Loading helpers
+
+    private static func loadRSA(_ reader: JWKMemberReader, options: KeyLoadingOptions) throws(JOSEError) -> EVPKey {
+        let n = try reader.unsignedInteger("n")
+        let e = try reader.unsignedInteger("e")
+        try checkRSAStrength(modulus: n, exponent: e, options: options)
+        guard reader.has("d") else { return try EVPKey.rsa(modulus: n, exponent: e) }
+        if reader.has("oth") {
+            throw JOSEError(.keyUnsupported, "multi-prime RSA keys (oth) are not supported")
+        }
+        var parts = [try reader.bytes("d")]
+        let crtNames = ["p", "q", "dp", "dq", "qi"]
+        let present = crtNames.filter { reader.has($0) }
+        if present.count == crtNames.count {
+            for name in crtNames { parts.append(try reader.bytes(name)) }
+        } else if !present.isEmpty {
+            throw JOSEError(.keyInvalid, "RSA private key has some CRT parameters (\(present.joined(separator: ", "))) but not all of p, q, dp, dq, qi")
+        }
+        return try EVPKey.rsa(modulus: n, exponent: e, privateParts: parts)
+    }
+
+    static func checkRSAStrength(modulus n: [UInt8], exponent e: [UInt8], options: KeyLoadingOptions) throws(JOSEError) {
+        let exponentIsSmall = e.count == 1 && e[0] < 3
+        guard !exponentIsSmall, e.last.map({ $0 & 1 == 1 }) ?? false else {
+            throw JOSEError(.keyInvalid, "RSA public exponent must be odd and at least 3")
+        }
+        let bits = n.isEmpty ? 0 : (n.count - 1) * 8 + (8 - n[0].leadingZeroBitCount)
+        guard bits >= options.minimumRSABits else {
+            throw JOSEError(.keyTooWeak, "RSA modulus of \(bits) bits is below the minimum of \(options.minimumRSABits) (min_rsa_bits)")
+        }
+        guard !ROCAFingerprint.matches(modulus: n) else {
+            throw JOSEError(.keyTooWeak, "RSA modulus has the ROCA fingerprint (CVE-2017-15361) and can be factored; replace the key")
+        }
+    }
+
+    private static func loadCertificates(_ reader: JWKMemberReader, material: Material) throws(JOSEError) -> [X509Certificate] {
+        guard let entries = try reader.optionalStringArray("x5c") else { return [] }
+        guard !entries.isEmpty else { throw JOSEError(.keyInvalid, "x5c must not be empty") }
+        var chain: [X509Certificate] = []
+        for entry in entries { chain.append(try X509Certificate(der: StandardBase64.decode(entry))) }
+        let leafKey = try chain[0].publicKey()
+        let matches: Bool
+        switch material {
+        case let .asymmetric(key): matches = leafKey.hasSamePublicKey(as: key)
+        case let .ed25519(publicKey, _): matches = leafKey.rawPublicKey() == publicKey
+        case .secret: matches = false
+        }
+        guard matches else {
+            throw JOSEError(.keyInvalid, "the first x5c certificate holds a different key than the JWK (RFC 7517 §4.7)")
+        }
+        return chain
+    }
+
+    private static func prepareVerifiers(type: KeyType, material: Material, algorithm: String?, use: String?, keyOperations: [String]?) -> [PreparedVerifier] {
+        let probe = JWK(preparing: type, material: material, algorithm: algorithm, use: use, keyOperations: keyOperations)
+        var prepared: [PreparedVerifier] = []
+        for candidate in JWSAlgorithm.allCases where probe.restriction(for: candidate, operation: "verify") == nil {
+            let verifier: (any SignatureVerifier)?
+            switch (material, candidate.scheme(okpCurve: probe.okpCurve)) {
+            case let (.asymmetric(key), .eddsa(.ed448)?):
+                verifier = Ed448Verifier(key: key)
+            case let (.asymmetric(key), scheme?):
+                verifier = try? PKeyVerifier(key: key, scheme: scheme)
+            case let (.ed25519(publicKey, _), .eddsa(.ed25519)?):
+                verifier = try? Ed25519.Verifier(publicKey: publicKey)
+            case let (.secret(secret), .hmac(digest)?):
+                verifier = try? HMACKey(secret: secret, digest: digest)
+            default:
+                verifier = nil
+            }
+            if let verifier { prepared.append(PreparedVerifier(algorithm: candidate, verifier: verifier)) }
+        }
+        return prepared
+    }
+
+    /// A bare key used only to evaluate `restriction` while the real one is being built.
+    private init(preparing type: KeyType, material: Material, algorithm: String?, use: String?, keyOperations: [String]?) {
+        self.type = type
+        self.material = material
+        self.algorithm = algorithm
+        self.use = use
+        self.keyOperations = keyOperations
+        kid = nil
+        isPrivate = false
+        bits = 0
+        certificateChain = []
+        verifiers = []
+    }
+}
+
+/// Typed access to a JWK's members with messages that name the member.
+struct JWKMemberReader {
+    let object: JSONObject
+
+    func has(_ name: String) -> Bool { object[name] != nil }
+
+    func requiredString(_ name: String) throws(JOSEError) -> String {
+        guard let value = object[name] else { throw JOSEError(.keyInvalid, "JWK is missing '\(name)'") }
+        guard case let .string(text) = value else { throw JOSEError(.keyInvalid, "JWK member '\(name)' must be a string, found \(value.typeName)") }
+        return text
+    }
+
+    func optionalString(_ name: String) throws(JOSEError) -> String? {
+        guard object[name] != nil else { return nil }
+        return try requiredString(name)
+    }
+
+    func optionalStringArray(_ name: String) throws(JOSEError) -> [String]? {
+        guard let value = object[name] else { return nil }
+        guard case let .array(elements) = value else { throw JOSEError(.keyInvalid, "JWK member '\(name)' must be an array of strings") }
+        var strings: [String] = []
+        for element in elements {
+            guard case let .string(text) = element else { throw JOSEError(.keyInvalid, "JWK member '\(name)' must be an array of strings") }
+            strings.append(text)
+        }
+        return strings
+    }
+
+    func bytes(_ name: String) throws(JOSEError) -> [UInt8] {
+        let text = try requiredString(name)
+        do {
+            return try Base64URL.decode(text)
+        } catch {
+            throw JOSEError(.keyInvalid, "JWK member '\(name)': \(error.message)")
+        }
+    }
+
+    /// A Base64urlUInt (RFC 7518 §2): non-empty and without leading zero bytes.
+    func unsignedInteger(_ name: String) throws(JOSEError) -> [UInt8] {
+        let value = try bytes(name)
+        guard !value.isEmpty else { throw JOSEError(.keyInvalid, "JWK member '\(name)' is empty") }
+        guard value[0] != 0 || value.count == 1 else {
+            throw JOSEError(.keyInvalid, "JWK member '\(name)' has a leading zero byte (not the minimal encoding RFC 7518 §2 requires)")
+        }
+        return value
+    }
+
+    func fixedLengthBytes(_ name: String, count: Int, what: String) throws(JOSEError) -> [UInt8] {
+        let value = try bytes(name)
+        guard value.count == count else {
+            throw JOSEError(.keyInvalid, "JWK member '\(name)' must be \(count) bytes for a \(what), found \(value.count)")
+        }
+        return value
+    }
+
+    func optionalFixedLengthBytes(_ name: String, count: Int, what: String) throws(JOSEError) -> [UInt8]? {
+        guard has(name) else { return nil }
+        return try fixedLengthBytes(name, count: count, what: what)
+    }
+}

@@ -1,0 +1,93 @@
+/// A JWK Set (RFC 7517 §5): the usable keys, and the ones that were left out and why.
+///
+/// A key with an unknown `kty` or broken material does not spoil its set — providers publish
+/// keys for other consumers — but it is recorded in `skipped`. What makes a whole set ambiguous
+/// is refused: two usable keys with the same `kid` and `use`, or secret keys (`oct`, private
+/// keys) mixed with public ones.
+public struct JWKSet: Sendable {
+    /// A key that could not be used, with its position in `keys` of the document.
+    public struct SkippedKey: Sendable {
+        public let index: Int
+        public let kid: String?
+        public let error: JOSEError
+    }
+
+    /// The usable keys, in document order.
+    public let keys: [JWK]
+    /// The keys left out, with the reason for each.
+    public let skipped: [SkippedKey]
+
+    /// Parses a JWK Set document from JSON text.
+    public init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        try self.init(object: JSONParser().parseObject(bytes, what: "a JWK Set"), options: options)
+    }
+
+    /// Parses a JWK Set object (`{"keys": [...]}`).
+    public init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        guard let value = object["keys"] else { throw JOSEError(.keySetInvalid, "a JWK Set needs a 'keys' array") }
+        guard case let .array(entries) = value else { throw JOSEError(.keySetInvalid, "'keys' must be an array, found \(value.typeName)") }
+        var identities: Set<String> = []
+        for entry in entries {
+            guard let member = entry.objectValue, let kid = member["kid"]?.stringValue else { continue }
+            guard identities.insert("\(kid)\u{0}\(member["use"]?.stringValue ?? "")").inserted else {
+                throw JOSEError(.keySetInvalid, "two keys share kid '\(kid)'; a kid must pick exactly one key")
+            }
+        }
+        var keys: [JWK] = []
+        var skipped: [SkippedKey] = []
+        for (index, entry) in entries.enumerated() {
+            guard case let .object(member) = entry else {
+                skipped.append(SkippedKey(index: index, kid: nil, error: JOSEError(.keyInvalid, "a key must be a JSON object")))
+                continue
+            }
+            do {
+                keys.append(try JWK(object: member, options: options))
+            } catch {
+                skipped.append(SkippedKey(index: index, kid: member["kid"]?.stringValue, error: error))
+            }
+        }
+        try self.init(keys: keys, skipped: skipped)
+    }
+
+    /// Builds a set from loaded keys, applying the same consistency rules as a parsed set.
+    public init(keys: [JWK]) throws(JOSEError) {
+        try self.init(keys: keys, skipped: [])
+    }
+
+    private init(keys: [JWK], skipped: [SkippedKey]) throws(JOSEError) {
+        var seen: Set<String> = []
+        for key in keys {
+            guard let kid = key.kid else { continue }
+            guard seen.insert("\(kid)\u{0}\(key.use ?? "")").inserted else {
+                throw JOSEError(.keySetInvalid, "two keys share kid '\(kid)'; a kid must pick exactly one key")
+            }
+        }
+        let secret = keys.filter { $0.isPrivate }.count
+        guard secret == 0 || secret == keys.count else {
+            throw JOSEError(.keySetInvalid, "the set mixes secret or private keys with public keys; keep them in separate sets")
+        }
+        self.keys = keys
+        self.skipped = skipped
+    }
+
+    /// The keys that could verify `algorithm`, narrowed to `kid` when the token names one.
+    ///
+    /// Without a `kid` every key of the right type is a candidate (unless `requireKid`); with one,
+    /// only keys carrying that exact `kid` are — a token never falls back to some other key.
+    public func candidates(for algorithm: JWSAlgorithm, kid: String?, requireKid: Bool = false) throws(JOSEError) -> [JWK] {
+        if let kid {
+            let named = keys.filter { $0.kid == kid }
+            guard !named.isEmpty else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }
+            let usable = named.filter { $0.verifiableAlgorithms.contains(algorithm) }
+            guard !usable.isEmpty else {
+                throw named[0].restriction(for: algorithm, operation: "verify")
+                    ?? JOSEError(.keyMismatch, "key '\(kid)' cannot verify \(algorithm.rawValue)")
+            }
+            return usable
+        }
+        guard !requireKid else { throw JOSEError(.keyNotFound, "the token has no kid and the key source requires one") }
+        let usable = keys.filter { $0.verifiableAlgorithms.contains(algorithm) }
+        guard !usable.isEmpty else { throw JOSEError(.keyNotFound, "no key in the set can verify \(algorithm.rawValue)") }
+        return usable
+    }
+}

@@ -1,0 +1,16 @@
+/// Size and depth bounds applied to a token before and while it is parsed.
+public struct TokenLimits: Sendable, Equatable {
+    /// The largest compact token accepted, in bytes (policy `limits.max_token_bytes`).
+    public var maxTokenBytes: Int
+    /// The deepest JSON nesting accepted in a header or payload (policy `limits.max_json_depth`).
+    public var maxJSONDepth: Int
+
+    /// Creates limits; the defaults are 64 KiB and 64 levels.
+    public init(maxTokenBytes: Int = 64 * 1024, maxJSONDepth: Int = 64) {
+        self.maxTokenBytes = maxTokenBytes
+        self.maxJSONDepth = maxJSONDepth
+    }
+
+    /// The defaults.
+    public static let standard = TokenLimits()
+}
