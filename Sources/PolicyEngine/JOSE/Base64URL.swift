@@ -51,38 +51,42 @@ public enum Base64URL {
         guard remainder != 1 else {
             throw JOSEError(.invalidBase64URL, "base64url text of length \(count) cannot encode whole bytes")
         }
-        var output = [UInt8]()
-        output.reserveCapacity(count / 4 * 3 + max(remainder - 1, 0))
-        var failed = false
-        let table = decodeTable
-        table.withUnsafeBufferPointer { table in
-            var index = 0
-            @inline(__always) func sextet(_ i: Int) -> UInt32 {
-                let value = table[Int(input[i])]
-                if value == 0xFF { failed = true }
-                return UInt32(value)
-            }
-            let fullEnd = count - remainder
-            while index < fullEnd {
-                let word = sextet(index) << 18 | sextet(index + 1) << 12 | sextet(index + 2) << 6 | sextet(index + 3)
-                output.append(UInt8(truncatingIfNeeded: word >> 16))
-                output.append(UInt8(truncatingIfNeeded: word >> 8))
-                output.append(UInt8(truncatingIfNeeded: word))
-                index += 4
-            }
-            if remainder == 2 {
-                let s1 = sextet(index + 1)
-                output.append(UInt8(truncatingIfNeeded: sextet(index) << 2 | s1 >> 4))
-                if s1 & 0x0F != 0 { failed = true }
-            } else if remainder == 3 {
-                let s2 = sextet(index + 2)
-                let word = sextet(index) << 10 | sextet(index + 1) << 4 | s2 >> 2
-                output.append(UInt8(truncatingIfNeeded: word >> 8))
-                output.append(UInt8(truncatingIfNeeded: word))
-                if s2 & 0x03 != 0 { failed = true }
+        let outputCount = count / 4 * 3 + max(remainder - 1, 0)
+        var invalid: UInt32 = 0
+        let output = decodeTable.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in
+                // Invalid characters map to 0xFF; OR-ing every looked-up value keeps the loop
+                // branch-free and reveals any of them at the end (bit 0x80 set).
+                @inline(__always) func sextet(_ i: Int) -> UInt32 {
+                    let value = UInt32(table[Int(input[i])])
+                    invalid |= value
+                    return value & 0x3F
+                }
+                var index = 0, position = 0
+                let fullEnd = count - remainder
+                while index < fullEnd {
+                    let word = sextet(index) << 18 | sextet(index + 1) << 12 | sextet(index + 2) << 6 | sextet(index + 3)
+                    out[position] = UInt8(truncatingIfNeeded: word >> 16)
+                    out[position + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                    out[position + 2] = UInt8(truncatingIfNeeded: word)
+                    index += 4
+                    position += 3
+                }
+                if remainder == 2 {
+                    let s1 = sextet(index + 1)
+                    out[position] = UInt8(truncatingIfNeeded: sextet(index) << 2 | s1 >> 4)
+                    if s1 & 0x0F != 0 { invalid |= 0x100 }
+                } else if remainder == 3 {
+                    let s2 = sextet(index + 2)
+                    let word = sextet(index) << 10 | sextet(index + 1) << 4 | s2 >> 2
+                    out[position] = UInt8(truncatingIfNeeded: word >> 8)
+                    out[position + 1] = UInt8(truncatingIfNeeded: word)
+                    if s2 & 0x03 != 0 { invalid |= 0x100 }
+                }
+                written = outputCount
             }
         }
-        guard !failed else { throw invalidInput(input) }
+        guard invalid & 0x1C0 == 0 else { throw invalidInput(input) }
         return output
     }
 

@@ -18,10 +18,12 @@ public struct CompactJWS: Sendable {
 
     /// Parses a compact JWS from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
-        var bytes = Array(token.utf8)
-        self = try bytes.withUnsafeMutableBufferPointer { buffer throws(JOSEError) in
-            try CompactJWS(UnsafeBufferPointer(buffer), limits: limits)
+        let parsed = token.utf8.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
+        } ?? Array(token.utf8).withUnsafeBufferPointer { buffer in
+            Result { () throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
         }
+        self = try parsed.get()
     }
 
     /// Parses a compact JWS from its ASCII bytes.

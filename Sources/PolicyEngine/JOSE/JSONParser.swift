@@ -106,6 +106,7 @@ private struct JSONCursor {
     mutating func parseObject(depth: Int) throws(JOSEError) -> JSONObject {
         try enter(depth: depth)
         var members: [(name: String, value: JSONValue)] = []
+        members.reserveCapacity(16)
         var seen: Set<String>? = nil
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {

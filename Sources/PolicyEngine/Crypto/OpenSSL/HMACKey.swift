@@ -53,26 +53,37 @@ final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
         return context
     }
 
-    /// The full-length HMAC of `message`.
-    func authenticationCode(_ message: UnsafeRawBufferPointer) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: digest.byteCount)
+    /// Computes the HMAC of `message` into `output`, which holds at least the digest's length.
+    private func authenticate(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>) {
         let ok = pool.withContext { context -> Bool in
             var length = 0
             return EVP_MAC_init(context, nil, 0, nil) == 1
                 && EVP_MAC_update(context, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
-                && EVP_MAC_final(context, &output, &length, output.count) == 1
+                && EVP_MAC_final(context, output.baseAddress, &length, output.count) == 1
         }
         precondition(ok == true, "HMAC failed on a prepared context")
-        return output
+    }
+
+    /// The full-length HMAC of `message`.
+    func authenticationCode(_ message: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: digest.byteCount) { buffer, count in
+            authenticate(message, into: buffer)
+            count = digest.byteCount
+        }
     }
 
     func authenticationCode(_ message: [UInt8]) -> [UInt8] {
         message.withUnsafeBytes { authenticationCode($0) }
     }
 
+    /// Compares in constant time against a MAC computed on the stack: no allocation per token.
     func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
-        let expected = authenticationCode(message)
-        return ConstantTime.equals(expected, signature)
+        let length = digest.byteCount
+        guard signature.count == length else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { expected in
+            authenticate(message, into: expected)
+            return CRYPTO_memcmp(expected.baseAddress, signature.baseAddress, length) == 0
+        }
     }
 
     func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {

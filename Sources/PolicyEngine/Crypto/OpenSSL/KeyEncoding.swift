@@ -159,3 +159,14 @@ package final class X509Certificate: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 }
+
+extension EVPKey {
+    /// The DER SubjectPublicKeyInfo of this key's public half.
+    func publicDER() throws(JOSEError) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        let length = i2d_PUBKEY(pointer, &output)
+        guard length > 0, let output else { throw openSSLFailure(.cryptoFailure, "could not encode the public key") }
+        defer { COpenSSL_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+}

@@ -51,22 +51,29 @@ final class PKeyVerifier: SignatureVerifier, @unchecked Sendable {
     }
 
     func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
-        let hash = digest.hash(message)
-        if case let .ecdsa(curve, _) = scheme {
-            guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateByteCount: curve.coordinateByteCount) else {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digest.byteCount) { hash in
+            var length: UInt32 = 0
+            guard EVP_Digest(message.baseAddress, message.count, hash.baseAddress, &length, digest.pointer, nil) == 1 else {
+                drainOpenSSLErrors()
                 return false
             }
-            return der.withUnsafeBytes { verifyDigest(hash, $0) }
+            let hashBytes = UnsafeBufferPointer(hash)
+            if case let .ecdsa(curve, _) = scheme {
+                guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateByteCount: curve.coordinateByteCount) else {
+                    return false
+                }
+                return der.withUnsafeBytes { verifyDigest(hashBytes, $0) }
+            }
+            return verifyDigest(hashBytes, signature)
         }
-        return verifyDigest(hash, signature)
     }
 
-    private func verifyDigest(_ hash: [UInt8], _ signature: UnsafeRawBufferPointer) -> Bool {
+    private func verifyDigest(_ hash: UnsafeBufferPointer<UInt8>, _ signature: UnsafeRawBufferPointer) -> Bool {
         let result = pool.withContext { context in
             EVP_PKEY_verify(
                 context,
                 signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-                hash, hash.count
+                hash.baseAddress, hash.count
             )
         }
         guard result == 1 else {

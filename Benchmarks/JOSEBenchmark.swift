@@ -1,0 +1,92 @@
+import Foundation
+import PolicyEngine
+
+/// Single-core rates for raw verification and whole compact-JWS verification of a typical
+/// token, each next to the primitive's reference rate measured in the same run.
+enum JOSEBenchmark {
+    struct Row {
+        let name: String
+        let ours: Double
+        let reference: Double
+        let referenceName: String
+        let target: Double?
+
+        var ratio: Double { ours / reference }
+        var verdict: String {
+            guard let target else { return "" }
+            return ratio >= target ? "meets ≥ \(target)" : "BELOW \(target)"
+        }
+    }
+
+    /// Claims that make a typical ~800-byte RS256 access token (the issue's workload).
+    static let claims: [UInt8] = Array("""
+    {"iss":"https://login.example.com/oauth2/default","sub":"00u1a2b3c4d5e6f7g8h9",\
+    "aud":"api://default","iat":1795251600,"exp":1795255200,"jti":"AT.b7PqW3n9Zr4Vx2Lk8Ms5",\
+    "cid":"0oa1b2c3d4e5f6g7h8i9","scp":["openid","profile","orders:read"],"auth_time":1795251590}
+    """.utf8)
+
+    static let cases: [(JWSAlgorithm, reference: String?)] = [
+        (.rs256, "rsa2048"), (.ps256, "rsa2048"), (.es256, "ecdsap256"),
+        (.eddsa, nil), (.hs256, nil), (.bp256r1, "ecdsabrp256r1"),
+    ]
+
+    static func run() throws -> [Row] {
+        var rows: [Row] = []
+        for (algorithm, referenceName) in cases {
+            let key = try JWK.generate(for: algorithm, kid: "bench-key-2026-11")
+            let header = JSONObject(members: [("typ", .string("JWT")), ("kid", .string("bench-key-2026-11"))])
+            let token = try CompactJWS.sign(payload: claims, header: header, algorithm: algorithm, key: key)
+            let verifyKey = try key.publicKey
+            let jws = try CompactJWS(token)
+            let verifier = try verifyKey.verifier(for: algorithm)
+            guard try jws.verify(with: verifyKey) else { fatalError("benchmark token does not verify") }
+
+            let raw = measureRate {
+                blackHole(verifier.verify(signature: jws.signature, message: jws.signingInput))
+            }
+            let whole = measureRate {
+                do {
+                    let parsed = try CompactJWS(token)
+                    blackHole(try parsed.claims())
+                    blackHole(try parsed.verify(with: verifyKey))
+                } catch {
+                    fatalError("whole-token verify failed: \(error)")
+                }
+            }
+            let reference: Double
+            let label: String
+            switch algorithm {
+            case .eddsa:
+                reference = ReferenceRates.sodiumEd25519Verify(message: jws.signingInput)
+                label = "libsodium verify loop"
+            case .hs256:
+                reference = ReferenceRates.opensslHMACSHA256(message: jws.signingInput)
+                label = "OpenSSL HMAC loop"
+            default:
+                reference = ReferenceRates.opensslSpeedVerify(referenceName!) ?? .nan
+                label = "openssl speed \(referenceName!)"
+            }
+            rows.append(Row(name: "\(algorithm.rawValue) raw verify", ours: raw, reference: reference, referenceName: label, target: 0.9))
+            rows.append(Row(name: "\(algorithm.rawValue) whole JWS (\(token.utf8.count) B)", ours: whole, reference: reference,
+                            referenceName: label, target: algorithm == .rs256 ? 0.85 : nil))
+        }
+        let parser = JSONParser()
+        let ours = measureRate { blackHole(try? parser.parse(claims)) }
+        let data = Data(claims)
+        let foundation = measureRate { blackHole(try? JSONSerialization.jsonObject(with: data)) }
+        rows.append(Row(name: "JSON parse (\(claims.count) B claims)", ours: ours, reference: foundation,
+                        referenceName: "Foundation JSONSerialization", target: 3.0))
+        return rows
+    }
+
+    static func table(_ rows: [Row]) -> String {
+        var lines = [
+            "| measurement | ours (ops/s) | reference (ops/s) | reference | ratio | target |",
+            "|---|---:|---:|---|---:|---|",
+        ]
+        for row in rows {
+            lines.append("| \(row.name) | \(Int(row.ours)) | \(Int(row.reference)) | \(row.referenceName) | \(String(format: "%.2f", row.ratio)) | \(row.verdict) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

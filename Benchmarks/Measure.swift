@@ -1,0 +1,23 @@
+/// Runs `body` repeatedly for about `seconds` and returns operations per second.
+///
+/// The loop checks the clock every `batch` calls, so clock reads do not dominate fast bodies.
+func measureRate(seconds: Double = 1.5, batch: Int = 64, _ body: () -> Void) -> Double {
+    for _ in 0..<batch { body() }
+    let clock = ContinuousClock()
+    let start = clock.now
+    let budget = Duration.milliseconds(Int64(seconds * 1000))
+    var operations = 0
+    while clock.now - start < budget {
+        for _ in 0..<batch { body() }
+        operations += batch
+    }
+    let elapsed = clock.now - start
+    let secondsElapsed = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return Double(operations) / secondsElapsed
+}
+
+/// Keeps a value alive and observable so the optimizer cannot delete the work that made it.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
