@@ -1,0 +1,103 @@
+@testable import PolicyEngine
+import Testing
+
+@Suite("Strict base64url and JSON")
+struct EncodingTests {
+    @Test("base64url round-trips every length and refuses non-canonical text", arguments: 0..<20)
+    func base64RoundTrip(length: Int) throws {
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) }
+        let text = Base64URL.encode(bytes)
+        #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+        #expect(try Base64URL.decode(text) == bytes)
+    }
+
+    @Test("base64url rejections", arguments: [
+        "QQ==", "QQ=", "a+b/", "QQ Q", "Q", "QR", "QUJ", "QUI\n", "\u{00e9}AAA",
+    ])
+    func base64Rejects(text: String) {
+        #expect(throws: JOSEError.self) { try Base64URL.decode(text) }
+    }
+
+    @Test("base64url error names the offending character and the fix")
+    func base64Message() {
+        #expect(throws: JOSEError(.invalidBase64URL, "invalid base64url character '=' at offset 2 (padding is not allowed in base64url)")) {
+            try Base64URL.decode("QQ==")
+        }
+    }
+
+    @Test("JSON values parse exactly")
+    func jsonValues() throws {
+        let value = try JSONParser().parse(Array(#" {"a":[1,-2,3.5e2,true,false,null,"x\u00e9\n\ud83d\ude00"],"big":123456789012345678901234567890,"min":-9223372036854775808} "#.utf8))
+        let object = try #require(value.objectValue)
+        #expect(object["a"] == .array([.number(.integer(1)), .number(.integer(-2)), .number(.decimal(350)), .bool(true), .bool(false), .null, .string("xé\n😀")]))
+        #expect(object["big"] == .number(.bigInteger("123456789012345678901234567890")))
+        #expect(object["min"] == .number(.integer(.min)))
+        #expect(object.names == ["a", "big", "min"])
+    }
+
+    @Test("JSON rejections", arguments: [
+        (#"{"a":1,"a":2}"#, JOSEError.Code.duplicateMember),
+        (#"{"a":01}"#, .invalidJSON),
+        (#"{"a":1e400}"#, .invalidJSON),
+        (#"{"a":NaN}"#, .invalidJSON),
+        (#"{"a":"\ud800"}"#, .invalidJSON),
+        (#"{"a":"\udc00x"}"#, .invalidJSON),
+        (#"{"a":1} x"#, .invalidJSON),
+        (#"{"a":1,}"#, .invalidJSON),
+        ("{\"a\":\"\u{01}\"}", .invalidJSON),
+        ("\u{FEFF}{}", .invalidJSON),
+        (#"{'a':1}"#, .invalidJSON),
+        (#"[1,2"#, .invalidJSON),
+    ])
+    func jsonRejects(text: String, code: JOSEError.Code) {
+        #expect { try JSONParser().parse(Array(text.utf8)) } throws: { ($0 as? JOSEError)?.code == code }
+    }
+
+    @Test("invalid UTF-8 in a string is refused")
+    func jsonInvalidUTF8() {
+        let bytes: [UInt8] = Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        #expect { try JSONParser().parse(bytes) } throws: { ($0 as? JOSEError)?.code == .invalidJSON }
+    }
+
+    @Test("depth limit counts the top-level container as 1")
+    func jsonDepth() throws {
+        let parser = JSONParser(maxDepth: 3)
+        _ = try parser.parse(Array("[[[1]]]".utf8))
+        #expect { try parser.parse(Array("[[[[1]]]]".utf8)) } throws: { ($0 as? JOSEError)?.code == .jsonTooDeep }
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect { try JSONParser().parse(Array(deep.utf8)) } throws: { ($0 as? JOSEError)?.code == .jsonTooDeep }
+    }
+
+    @Test("serialization round-trips through the parser")
+    func serialization() throws {
+        let text = #"{"s":"q\"b\\n\n\u0001é","n":[1,-2,2.5],"o":{"t":true,"z":null}}"#
+        let value = try JSONParser().parse(Array(text.utf8))
+        #expect(try JSONParser().parse(value.serializedBytes()) == value)
+    }
+}
+
+@Suite("Hashes for OIDC and PKCE")
+struct HashTests {
+    /// FIPS 180-2 "abc" digests, left halves, base64url.
+    @Test("c_hash / at_hash use the left half of the alg's hash", arguments: [
+        (JWSAlgorithm.rs256, "ungWv48Bz-pBQUDeXa4iIw"), (.es384, "ywB1P0WjXou1oD1pmsZQBycsMqsO3tFj"),
+        (.ps512, "3a81oZNherrMQXNJriBBMRLm-k6JqX6iCp7u5ktV05o"), (.eddsa, "3a81oZNherrMQXNJriBBMRLm-k6JqX6iCp7u5ktV05o"),
+    ])
+    func leftHalf(algorithm: JWSAlgorithm, expected: String) {
+        #expect(OIDCHash.leftHalf(of: "abc", algorithm: algorithm) == expected)
+        #expect(OIDCHash.matches(claim: expected, value: "abc", algorithm: algorithm))
+        #expect(!OIDCHash.matches(claim: expected, value: "abd", algorithm: algorithm))
+        #expect(OIDCHash.leftHalf(of: "abc", algorithm: .ed448) == nil)
+    }
+
+    @Test("RFC 7636 Appendix B: S256 challenge")
+    func pkce() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        #expect(PKCE.s256Challenge(verifier: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(PKCE.isWellFormed(verifier: verifier))
+        #expect(!PKCE.isWellFormed(verifier: String(verifier.prefix(42))))
+        #expect(!PKCE.isWellFormed(verifier: verifier + "!"))
+        let fresh = PKCE.randomVerifier()
+        #expect(PKCE.isWellFormed(verifier: fresh) && fresh != PKCE.randomVerifier())
+    }
+}
