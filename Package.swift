@@ -67,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "policy-runTests",
-            dependencies: ["PolicyEngine"],
+            dependencies: ["policy-run"],
             swiftSettings: swiftSettings
         ),
     ]

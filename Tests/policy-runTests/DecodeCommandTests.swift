@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// Runs the built `policy-run` binary as a user would and checks stdout, stderr and exit status.
+@Suite("policy-run decode")
+struct DecodeCommandTests {
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func binary() throws -> URL {
+        // The test runner sits in the build products folder, next to the policy-run it depends on.
+        let runner = Bundle.main.executableURL ?? Bundle.main.bundleURL
+        var folder = runner.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("policy-run")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "policy-run near \(runner.path)"])
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    @Test("decodes the bundled sample token, with dates and no claim of verification")
+    func sampleToken() throws {
+        let result = try Self.run(["decode", "@Policies/examples/sample-id-token.jwt"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""iss": "https://dev-123.okta.com/oauth2/default""#))
+        #expect(result.stdout.contains("\"exp\": 1795255200,  // 2026-11-21T10:00:00Z"))
+        #expect(result.stdout.contains("NOT verified"))
+    }
+
+    @Test("reads standard input and prints JSON")
+    func standardInputJSON() throws {
+        let token = try String(contentsOf: Self.packageRoot.appendingPathComponent("Policies/examples/sample-id-token.jwt"), encoding: .utf8)
+        let result = try Self.run(["decode", "-", "--format", "json"], stdin: token)
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((object["header"] as? [String: Any])?["alg"] as? String == "RS256")
+        #expect(object["verified"] as? Bool == false)
+    }
+
+    @Test("malformed input exits 2 with the error code on stderr", arguments: [
+        ("eyJhbGciOiJub25lIn0.e30.", "alg_none"),
+        ("not-a-token", "malformed_token"),
+        ("eyJhbGciOiJIUzI1NiJ9.e30=.AAAA", "invalid_base64url"),
+        ("eyJhbGciOiJIUzI1NiIsImFsZyI6IlJTMjU2In0.e30.AA", "json_duplicate_member"),
+    ])
+    func malformed(token: String, code: String) throws {
+        let result = try Self.run(["decode", token])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("error: \(code):"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("a missing token file is a usage error")
+    func missingFile() throws {
+        let result = try Self.run(["decode", "@/nonexistent/token.jwt"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot read token file"))
+    }
+}
