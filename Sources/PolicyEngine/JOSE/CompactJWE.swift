@@ -21,8 +21,7 @@ public struct CompactJWE: Sendable {
 
     /// Parses a compact JWE from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
-        let bytes = Array(token.utf8)
-        self = try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in try CompactJWE(buffer, limits: limits) }
+        self = try CompactSerialization.withBytes(of: token) { buffer throws(JOSEError) in try CompactJWE(buffer, limits: limits) }
     }
 
     /// Parses a compact JWE from its ASCII bytes.

@@ -18,12 +18,7 @@ public struct CompactJWS: Sendable {
 
     /// Parses a compact JWS from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
-        let parsed = token.utf8.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
-        } ?? Array(token.utf8).withUnsafeBufferPointer { buffer in
-            Result { () throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
-        }
-        self = try parsed.get()
+        self = try CompactSerialization.withBytes(of: token) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
     }
 
     /// Parses a compact JWS from its ASCII bytes.
@@ -86,6 +81,16 @@ public struct CompactJWS: Sendable {
 
 /// Splitting and decoding shared by compact JWS and JWE.
 enum CompactSerialization {
+    /// Runs `body` over the token's UTF-8 bytes, without copying a native string.
+    static func withBytes<T>(of token: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) throws(JOSEError) -> T) throws(JOSEError) -> T {
+        let result = token.utf8.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JOSEError) in try body(buffer) }
+        } ?? Array(token.utf8).withUnsafeBufferPointer { buffer in
+            Result { () throws(JOSEError) in try body(buffer) }
+        }
+        return try result.get()
+    }
+
     /// The offsets of the '.' separators; stops counting one past `expected`.
     static func dotPositions(_ bytes: UnsafeBufferPointer<UInt8>, expected: Int) -> [Int] {
         var dots: [Int] = []
