@@ -38,10 +38,7 @@ public enum Base64URL {
 
     /// Decodes strict unpadded base64url text.
     public static func decode(_ text: some StringProtocol) throws(JOSEError) -> [UInt8] {
-        var utf8 = Array(text.utf8)
-        return try utf8.withUnsafeMutableBufferPointer { buffer throws(JOSEError) in
-            try decode(UnsafeBufferPointer(buffer))
-        }
+        try ContiguousBytes.with(text.utf8) { buffer throws(JOSEError) in try decode(buffer) }
     }
 
     /// Decodes strict unpadded base64url from ASCII bytes.

@@ -21,22 +21,14 @@ public struct CompactJWE: Sendable {
 
     /// Parses a compact JWE from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
-        self = try CompactSerialization.withBytes(of: token) { buffer throws(JOSEError) in try CompactJWE(buffer, limits: limits) }
+        self = try ContiguousBytes.with(token.utf8) { buffer throws(JOSEError) in try CompactJWE(buffer, limits: limits) }
     }
 
     /// Parses a compact JWE from its ASCII bytes.
     public init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
-        guard bytes.count <= limits.maxTokenBytes else {
-            throw JOSEError(.tokenTooLarge, "token of \(bytes.count) bytes exceeds the limit of \(limits.maxTokenBytes)")
-        }
-        let dots = CompactSerialization.dotPositions(bytes, expected: 4)
-        guard dots.count == 4 else {
-            throw JOSEError(.malformedToken, CompactSerialization.partCountMessage(found: dots.count + 1, expected: 5, what: "JWE"))
-        }
-        guard dots[0] > 0 else { throw JOSEError(.malformedToken, "the JWE header part is empty") }
-        let headerBytes = try CompactSerialization.decode(bytes, 0..<dots[0], part: "header")
-        let object = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(headerBytes, what: "the JWE header")
-        header = try JOSEHeader(object: object)
+        let (dots, header) = try CompactSerialization.split(bytes, parts: 5, what: "JWE", limits: limits)
+        self.header = header
+        let object = header.object
         keyAlgorithm = try JWEKeyAlgorithm(name: header.algorithmName)
         guard let enc = object["enc"] else { throw JOSEError(.invalidHeader, "the JWE header has no 'enc'") }
         guard case let .string(encName) = enc else { throw JOSEError(.invalidHeader, "header 'enc' must be a string") }

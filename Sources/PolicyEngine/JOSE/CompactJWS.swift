@@ -18,22 +18,14 @@ public struct CompactJWS: Sendable {
 
     /// Parses a compact JWS from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
-        self = try CompactSerialization.withBytes(of: token) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
+        self = try ContiguousBytes.with(token.utf8) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
     }
 
     /// Parses a compact JWS from its ASCII bytes.
     public init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
-        guard bytes.count <= limits.maxTokenBytes else {
-            throw JOSEError(.tokenTooLarge, "token of \(bytes.count) bytes exceeds the limit of \(limits.maxTokenBytes)")
-        }
-        let dots = CompactSerialization.dotPositions(bytes, expected: 2)
-        guard dots.count == 2 else {
-            throw JOSEError(.malformedToken, CompactSerialization.partCountMessage(found: dots.count + 1, expected: 3, what: "JWS"))
-        }
-        guard dots[0] > 0 else { throw JOSEError(.malformedToken, "the JWS header part is empty") }
-        let headerBytes = try CompactSerialization.decode(bytes, 0..<dots[0], part: "header")
-        let headerObject = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(headerBytes, what: "the JWS header")
-        header = try JOSEHeader(object: headerObject)
+        let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits)
+        self.header = header
+        let headerObject = header.object
         algorithm = try JWSAlgorithm(name: header.algorithmName)
         if let b64 = headerObject["b64"], b64 != .bool(true) {
             throw JOSEError(.unsupportedHeader, "unencoded payloads (b64: false, RFC 7797) are not accepted")
@@ -81,14 +73,20 @@ public struct CompactJWS: Sendable {
 
 /// Splitting and decoding shared by compact JWS and JWE.
 enum CompactSerialization {
-    /// Runs `body` over the token's UTF-8 bytes, without copying a native string.
-    static func withBytes<T>(of token: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) throws(JOSEError) -> T) throws(JOSEError) -> T {
-        let result = token.utf8.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JOSEError) in try body(buffer) }
-        } ?? Array(token.utf8).withUnsafeBufferPointer { buffer in
-            Result { () throws(JOSEError) in try body(buffer) }
+    /// Checks the size cap and the part count, and decodes and parses the protected header:
+    /// the steps JWS and JWE share before their own parts.
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>, parts: Int, what: String, limits: TokenLimits) throws(JOSEError) -> (dots: [Int], header: JOSEHeader) {
+        guard bytes.count <= limits.maxTokenBytes else {
+            throw JOSEError(.tokenTooLarge, "token of \(bytes.count) bytes exceeds the limit of \(limits.maxTokenBytes)")
         }
-        return try result.get()
+        let dots = dotPositions(bytes, expected: parts - 1)
+        guard dots.count == parts - 1 else {
+            throw JOSEError(.malformedToken, partCountMessage(found: dots.count + 1, expected: parts, what: what))
+        }
+        guard dots[0] > 0 else { throw JOSEError(.malformedToken, "the \(what) header part is empty") }
+        let headerBytes = try decode(bytes, 0..<dots[0], part: "header")
+        let object = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(headerBytes, what: "the \(what) header")
+        return (dots, try JOSEHeader(object: object))
     }
 
     /// The offsets of the '.' separators; stops counting one past `expected`.

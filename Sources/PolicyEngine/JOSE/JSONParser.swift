@@ -14,12 +14,7 @@ public struct JSONParser: Sendable {
 
     /// Parses one JSON text from UTF-8 bytes.
     public func parse(_ bytes: some Collection<UInt8>) throws(JOSEError) -> JSONValue {
-        let result = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JOSEError) in try parse(buffer) }
-        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
-            Result { () throws(JOSEError) in try parse(buffer) }
-        }
-        return try result.get()
+        try ContiguousBytes.with(bytes) { buffer throws(JOSEError) in try parse(buffer) }
     }
 
     /// Parses one JSON text from a UTF-8 buffer.

@@ -40,7 +40,7 @@ public struct JWK: Sendable {
     package let certificateChain: [X509Certificate]
 
     let material: Material
-    private let verifiers: [PreparedVerifier]
+    private var verifiers: [PreparedVerifier] = []
 
     enum Material: Sendable {
         case asymmetric(EVPKey)
@@ -53,7 +53,7 @@ public struct JWK: Sendable {
         let verifier: any SignatureVerifier
     }
 
-    /// The key's public (or, for `oct`, secret) material, for checks that compare keys.
+    /// The secret of an `oct` key; nil for every other type.
     package var secretBytes: [UInt8]? {
         if case let .secret(bytes) = material { return bytes }
         return nil
@@ -126,7 +126,7 @@ public struct JWK: Sendable {
         }
 
         certificateChain = try JWK.loadCertificates(reader, material: material)
-        verifiers = JWK.prepareVerifiers(type: type, material: material, algorithm: algorithm, use: use, keyOperations: keyOperations)
+        verifiers = prepareVerifiers()
     }
 
     /// Wraps a key read from PEM or DER. Such keys carry no `kid`, `use` or `alg` unless given here.
@@ -157,7 +157,7 @@ public struct JWK: Sendable {
         isPrivate = evpKey.hasPrivateKey
         bits = evpKey.bits
         certificateChain = []
-        verifiers = JWK.prepareVerifiers(type: type, material: material, algorithm: algorithm, use: use, keyOperations: nil)
+        verifiers = prepareVerifiers()
     }
 
     /// An HMAC (or AES) secret; HMAC use still requires at least the hash's length.
@@ -171,7 +171,7 @@ public struct JWK: Sendable {
         bits = secret.count * 8
         certificateChain = []
         material = .secret(secret)
-        verifiers = JWK.prepareVerifiers(type: .oct, material: material, algorithm: algorithm, use: nil, keyOperations: nil)
+        verifiers = prepareVerifiers()
     }
 
     /// Reads a PEM public key, certificate or private key.
@@ -193,6 +193,11 @@ public struct JWK: Sendable {
 
     /// The JWS algorithms this key can verify.
     public var verifiableAlgorithms: [JWSAlgorithm] { verifiers.map(\.algorithm) }
+
+    /// Whether this key can verify `algorithm`; allocation-free, for per-token key selection.
+    public func canVerify(_ algorithm: JWSAlgorithm) -> Bool {
+        verifiers.contains { $0.algorithm == algorithm }
+    }
 
     /// The prepared verifier for `algorithm`, or an error saying why this key cannot serve it.
     package func verifier(for algorithm: JWSAlgorithm) throws(JOSEError) -> any SignatureVerifier {
@@ -307,12 +312,12 @@ public struct JWK: Sendable {
         return chain
     }
 
-    private static func prepareVerifiers(type: KeyType, material: Material, algorithm: String?, use: String?, keyOperations: [String]?) -> [PreparedVerifier] {
-        let probe = JWK(preparing: type, material: material, algorithm: algorithm, use: use, keyOperations: keyOperations)
+    /// A verifier for every algorithm this key is permitted to verify; run once, at load.
+    private func prepareVerifiers() -> [PreparedVerifier] {
         var prepared: [PreparedVerifier] = []
-        for candidate in JWSAlgorithm.allCases where probe.restriction(for: candidate, operation: "verify") == nil {
+        for candidate in JWSAlgorithm.allCases where restriction(for: candidate, operation: "verify") == nil {
             let verifier: (any SignatureVerifier)?
-            switch (material, candidate.scheme(okpCurve: probe.okpCurve)) {
+            switch (material, candidate.scheme(okpCurve: okpCurve)) {
             case let (.asymmetric(key), .eddsa(.ed448)?):
                 verifier = Ed448Verifier(key: key)
             case let (.asymmetric(key), scheme?):
@@ -327,20 +332,6 @@ public struct JWK: Sendable {
             if let verifier { prepared.append(PreparedVerifier(algorithm: candidate, verifier: verifier)) }
         }
         return prepared
-    }
-
-    /// A bare key used only to evaluate `restriction` while the real one is being built.
-    private init(preparing type: KeyType, material: Material, algorithm: String?, use: String?, keyOperations: [String]?) {
-        self.type = type
-        self.material = material
-        self.algorithm = algorithm
-        self.use = use
-        self.keyOperations = keyOperations
-        kid = nil
-        isPrivate = false
-        bits = 0
-        certificateChain = []
-        verifiers = []
     }
 }
 

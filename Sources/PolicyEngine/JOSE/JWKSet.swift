@@ -26,13 +26,8 @@ public struct JWKSet: Sendable {
     public init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         guard let value = object["keys"] else { throw JOSEError(.keySetInvalid, "a JWK Set needs a 'keys' array") }
         guard case let .array(entries) = value else { throw JOSEError(.keySetInvalid, "'keys' must be an array, found \(value.typeName)") }
-        var identities: Set<String> = []
-        for entry in entries {
-            guard let member = entry.objectValue, let kid = member["kid"]?.stringValue else { continue }
-            guard identities.insert("\(kid)\u{0}\(member["use"]?.stringValue ?? "")").inserted else {
-                throw JOSEError(.keySetInvalid, "two keys share kid '\(kid)'; a kid must pick exactly one key")
-            }
-        }
+        // Every entry counts, usable or not: a broken twin still makes its kid ambiguous.
+        try JWKSet.requireUniqueKids(entries.compactMap(\.objectValue).map { ($0["kid"]?.stringValue, $0["use"]?.stringValue) })
         var keys: [JWK] = []
         var skipped: [SkippedKey] = []
         for (index, entry) in entries.enumerated() {
@@ -55,19 +50,24 @@ public struct JWKSet: Sendable {
     }
 
     private init(keys: [JWK], skipped: [SkippedKey]) throws(JOSEError) {
-        var seen: Set<String> = []
-        for key in keys {
-            guard let kid = key.kid else { continue }
-            guard seen.insert("\(kid)\u{0}\(key.use ?? "")").inserted else {
-                throw JOSEError(.keySetInvalid, "two keys share kid '\(kid)'; a kid must pick exactly one key")
-            }
-        }
+        try JWKSet.requireUniqueKids(keys.map { ($0.kid, $0.use) })
         let secret = keys.filter { $0.isPrivate }.count
         guard secret == 0 || secret == keys.count else {
             throw JOSEError(.keySetInvalid, "the set mixes secret or private keys with public keys; keep them in separate sets")
         }
         self.keys = keys
         self.skipped = skipped
+    }
+
+    /// Refuses two keys with the same `kid` and `use`.
+    private static func requireUniqueKids(_ identities: [(kid: String?, use: String?)]) throws(JOSEError) {
+        var seen: Set<String> = []
+        for identity in identities {
+            guard let kid = identity.kid else { continue }
+            guard seen.insert("\(kid)\u{0}\(identity.use ?? "")").inserted else {
+                throw JOSEError(.keySetInvalid, "two keys share kid '\(kid)'; a kid must pick exactly one key")
+            }
+        }
     }
 
     /// The keys that could verify `algorithm`, narrowed to `kid` when the token names one.
@@ -78,7 +78,7 @@ public struct JWKSet: Sendable {
         if let kid {
             let named = keys.filter { $0.kid == kid }
             guard !named.isEmpty else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }
-            let usable = named.filter { $0.verifiableAlgorithms.contains(algorithm) }
+            let usable = named.filter { $0.canVerify(algorithm) }
             guard !usable.isEmpty else {
                 throw named[0].restriction(for: algorithm, operation: "verify")
                     ?? JOSEError(.keyMismatch, "key '\(kid)' cannot verify \(algorithm.rawValue)")
@@ -86,7 +86,7 @@ public struct JWKSet: Sendable {
             return usable
         }
         guard !requireKid else { throw JOSEError(.keyNotFound, "the token has no kid and the key source requires one") }
-        let usable = keys.filter { $0.verifiableAlgorithms.contains(algorithm) }
+        let usable = keys.filter { $0.canVerify(algorithm) }
         guard !usable.isEmpty else { throw JOSEError(.keyNotFound, "no key in the set can verify \(algorithm.rawValue)") }
         return usable
     }
