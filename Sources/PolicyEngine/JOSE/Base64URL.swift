@@ -43,51 +43,67 @@ public enum Base64URL {
 
     /// Decodes strict unpadded base64url from ASCII bytes.
     public static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
-        let count = input.count
+        let outputCount = try decodedCount(input.count)
+        var canonical = false
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in
+            canonical = decode(input, into: out)
+            written = outputCount
+        }
+        guard canonical else { throw invalidInput(input) }
+        return output
+    }
+
+    /// The number of bytes `count` base64url characters encode; throws for a length of 4n+1,
+    /// which no byte string encodes to.
+    static func decodedCount(_ count: Int) throws(JOSEError) -> Int {
         let remainder = count % 4
         guard remainder != 1 else {
             throw JOSEError(.invalidBase64URL, "base64url text of length \(count) cannot encode whole bytes")
         }
-        let outputCount = count / 4 * 3 + max(remainder - 1, 0)
-        var invalid: UInt32 = 0
-        let output = decodeTable.withUnsafeBufferPointer { table in
-            [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in
-                // Invalid characters map to 0xFF; OR-ing every looked-up value keeps the loop
-                // branch-free and reveals any of them at the end (bit 0x80 set).
-                @inline(__always) func sextet(_ i: Int) -> UInt32 {
-                    let value = UInt32(table[Int(input[i])])
-                    invalid |= value
-                    return value & 0x3F
-                }
-                var index = 0, position = 0
-                let fullEnd = count - remainder
-                while index < fullEnd {
-                    let word = sextet(index) << 18 | sextet(index + 1) << 12 | sextet(index + 2) << 6 | sextet(index + 3)
-                    out[position] = UInt8(truncatingIfNeeded: word >> 16)
-                    out[position + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                    out[position + 2] = UInt8(truncatingIfNeeded: word)
-                    index += 4
-                    position += 3
-                }
-                if remainder == 2 {
-                    let s1 = sextet(index + 1)
-                    out[position] = UInt8(truncatingIfNeeded: sextet(index) << 2 | s1 >> 4)
-                    if s1 & 0x0F != 0 { invalid |= 0x100 }
-                } else if remainder == 3 {
-                    let s2 = sextet(index + 2)
-                    let word = sextet(index) << 10 | sextet(index + 1) << 4 | s2 >> 2
-                    out[position] = UInt8(truncatingIfNeeded: word >> 8)
-                    out[position + 1] = UInt8(truncatingIfNeeded: word)
-                    if s2 & 0x03 != 0 { invalid |= 0x100 }
-                }
-                written = outputCount
-            }
-        }
-        guard invalid & 0x1C0 == 0 else { throw invalidInput(input) }
-        return output
+        return count / 4 * 3 + max(remainder - 1, 0)
     }
 
-    private static func invalidInput(_ input: UnsafeBufferPointer<UInt8>) -> JOSEError {
+    /// Decodes `input` into `out`, which holds exactly `decodedCount(input.count)` bytes, so callers
+    /// can decode into storage they already own. Returns false when a character is outside the
+    /// alphabet or the trailing bits are not zero; `out` is then fully written but meaningless.
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        let count = input.count
+        let remainder = count % 4
+        var invalid: UInt32 = 0
+        decodeTable.withUnsafeBufferPointer { table in
+            // Invalid characters map to 0xFF; OR-ing every looked-up value keeps the loop
+            // branch-free and reveals any of them at the end (bit 0x80 set).
+            @inline(__always) func sextet(_ i: Int) -> UInt32 {
+                let value = UInt32(table[Int(input[i])])
+                invalid |= value
+                return value & 0x3F
+            }
+            var index = 0, position = 0
+            let fullEnd = count - remainder
+            while index < fullEnd {
+                let word = sextet(index) << 18 | sextet(index + 1) << 12 | sextet(index + 2) << 6 | sextet(index + 3)
+                out[position] = UInt8(truncatingIfNeeded: word >> 16)
+                out[position + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                out[position + 2] = UInt8(truncatingIfNeeded: word)
+                index += 4
+                position += 3
+            }
+            if remainder == 2 {
+                let s1 = sextet(index + 1)
+                out[position] = UInt8(truncatingIfNeeded: sextet(index) << 2 | s1 >> 4)
+                if s1 & 0x0F != 0 { invalid |= 0x100 }
+            } else if remainder == 3 {
+                let s2 = sextet(index + 2)
+                let word = sextet(index) << 10 | sextet(index + 1) << 4 | s2 >> 2
+                out[position] = UInt8(truncatingIfNeeded: word >> 8)
+                out[position + 1] = UInt8(truncatingIfNeeded: word)
+                if s2 & 0x03 != 0 { invalid |= 0x100 }
+            }
+        }
+        return invalid & 0x1C0 == 0
+    }
+
+    static func invalidInput(_ input: UnsafeBufferPointer<UInt8>) -> JOSEError {
         let table = decodeTable
         if let offset = input.firstIndex(where: { table[Int($0)] == 0xFF }) {
             let byte = input[offset]

@@ -90,10 +90,9 @@ public struct CompactJWE: Sendable {
         contentEncryption: JWEContentEncryption, header extra: JSONObject = JSONObject()
     ) throws(JOSEError) -> String {
         if let problem = key.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: false) { throw problem }
-        var header = JSONObject(members: [
-            ("alg", .string(keyAlgorithm.rawValue)),
-            ("enc", .string(contentEncryption.rawValue)),
-        ])
+        var header = JSONObject([
+            "alg": .string(keyAlgorithm.rawValue),
+            "enc": .string(contentEncryption.rawValue)])
         if let kid = key.kid { header.set("kid", .string(kid)) }
         for member in extra.members where !["alg", "enc", "zip"].contains(member.name) {
             header.set(member.name, member.value)

@@ -11,10 +11,15 @@ public struct CompactJWS: Sendable {
     public let algorithm: JWSAlgorithm
     /// The decoded payload bytes.
     public let payload: [UInt8]
-    /// The decoded signature bytes.
-    public let signature: [UInt8]
+    /// The signing input followed by the decoded signature: one allocation for both, since
+    /// per-token allocations, not parsing, dominate the cost of a fast signature check.
+    private let storage: [UInt8]
+    private let signingInputCount: Int
+
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
-    public let signingInput: [UInt8]
+    public var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
+    /// The decoded signature bytes.
+    public var signature: ArraySlice<UInt8> { storage[signingInputCount...] }
 
     /// Parses a compact JWS from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
@@ -25,14 +30,22 @@ public struct CompactJWS: Sendable {
     public init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
         let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits)
         self.header = header
-        let headerObject = header.object
         algorithm = try JWSAlgorithm(name: header.algorithmName)
-        if let b64 = headerObject["b64"], b64 != .bool(true) {
+        if let b64 = header.object["b64"], b64 != .bool(true) {
             throw JOSEError(.unsupportedHeader, "unencoded payloads (b64: false, RFC 7797) are not accepted")
         }
         payload = try CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "payload")
-        signature = try CompactSerialization.decode(bytes, dots[1] + 1..<bytes.count, part: "signature")
-        signingInput = Array(bytes[0..<dots[1]])
+        let signatureText = UnsafeBufferPointer(rebasing: bytes[(dots[1] + 1)...])
+        let signatureCount = try CompactSerialization.decodedCount(signatureText, part: "signature")
+        let prefix = UnsafeBufferPointer(rebasing: bytes[..<dots[1]])
+        var canonical = false
+        storage = [UInt8](unsafeUninitializedCapacity: prefix.count + signatureCount) { out, written in
+            _ = UnsafeMutableBufferPointer(rebasing: out[..<prefix.count]).initialize(fromContentsOf: prefix)
+            canonical = Base64URL.decode(signatureText, into: UnsafeMutableBufferPointer(rebasing: out[prefix.count...]))
+            written = out.count
+        }
+        guard canonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
+        signingInputCount = prefix.count
     }
 
     /// The payload parsed as a JSON object: the claims of a JWT.
@@ -44,8 +57,9 @@ public struct CompactJWS: Sendable {
     /// token's algorithm; returns false when it may but the signature is wrong.
     public func verify(with key: JWK) throws(JOSEError) -> Bool {
         let verifier = try key.verifier(for: algorithm)
-        return signature.withUnsafeBytes { sig in
-            signingInput.withUnsafeBytes { verifier.verify(signature: sig, message: $0) }
+        return storage.withUnsafeBytes { bytes in
+            verifier.verify(signature: UnsafeRawBufferPointer(rebasing: bytes[signingInputCount...]),
+                            message: UnsafeRawBufferPointer(rebasing: bytes[..<signingInputCount]))
         }
     }
 
@@ -62,7 +76,7 @@ public struct CompactJWS: Sendable {
     ///
     /// `header` holds extra parameters; `alg` is set from `algorithm`.
     public static func sign(payload: [UInt8], header: JSONObject = JSONObject(), algorithm: JWSAlgorithm, key: JWK) throws(JOSEError) -> String {
-        var fullHeader = JSONObject(members: [("alg", .string(algorithm.rawValue))])
+        var fullHeader = JSONObject(["alg": .string(algorithm.rawValue)])
         for member in header.members where member.name != "alg" { fullHeader.set(member.name, member.value) }
         let signingInput = Base64URL.encodeBytes(JSONValue.object(fullHeader).serializedBytes())
             + [UInt8(ascii: ".")] + Base64URL.encodeBytes(payload)
@@ -75,29 +89,22 @@ public struct CompactJWS: Sendable {
 enum CompactSerialization {
     /// Checks the size cap and the part count, and decodes and parses the protected header:
     /// the steps JWS and JWE share before their own parts.
-    static func split(_ bytes: UnsafeBufferPointer<UInt8>, parts: Int, what: String, limits: TokenLimits) throws(JOSEError) -> (dots: [Int], header: JOSEHeader) {
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>, parts: Int, what: String, limits: TokenLimits) throws(JOSEError) -> (dots: DotPositions, header: JOSEHeader) {
         guard bytes.count <= limits.maxTokenBytes else {
             throw JOSEError(.tokenTooLarge, "token of \(bytes.count) bytes exceeds the limit of \(limits.maxTokenBytes)")
         }
-        let dots = dotPositions(bytes, expected: parts - 1)
+        let dots = DotPositions(bytes, expected: parts - 1)
         guard dots.count == parts - 1 else {
             throw JOSEError(.malformedToken, partCountMessage(found: dots.count + 1, expected: parts, what: what))
         }
         guard dots[0] > 0 else { throw JOSEError(.malformedToken, "the \(what) header part is empty") }
-        let headerBytes = try decode(bytes, 0..<dots[0], part: "header")
-        let object = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(headerBytes, what: "the \(what) header")
-        return (dots, try JOSEHeader(object: object))
-    }
-
-    /// The offsets of the '.' separators; stops counting one past `expected`.
-    static func dotPositions(_ bytes: UnsafeBufferPointer<UInt8>, expected: Int) -> [Int] {
-        var dots: [Int] = []
-        dots.reserveCapacity(expected)
-        for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
-            dots.append(index)
-            if dots.count > expected { break }
+        let headerText = UnsafeBufferPointer(rebasing: bytes[..<dots[0]])
+        let headerCount = try decodedCount(headerText, part: "header")
+        let object = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: headerCount) { buffer throws(JOSEError) in
+            guard Base64URL.decode(headerText, into: buffer) else { throw invalid(headerText, part: "header") }
+            return try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(UnsafeBufferPointer(buffer), what: "the \(what) header")
         }
-        return dots
+        return (dots, try JOSEHeader(object: object))
     }
 
     static func partCountMessage(found: Int, expected: Int, what: String) -> String {
@@ -114,6 +121,59 @@ enum CompactSerialization {
             return try Base64URL.decode(UnsafeBufferPointer(rebasing: bytes[range]))
         } catch {
             throw JOSEError(.invalidBase64URL, "the \(part) part: \(error.message)")
+        }
+    }
+
+    static func decodedCount(_ text: UnsafeBufferPointer<UInt8>, part: String) throws(JOSEError) -> Int {
+        do {
+            return try Base64URL.decodedCount(text.count)
+        } catch {
+            throw JOSEError(.invalidBase64URL, "the \(part) part: \(error.message)")
+        }
+    }
+
+    static func invalid(_ text: UnsafeBufferPointer<UInt8>, part: String) -> JOSEError {
+        JOSEError(.invalidBase64URL, "the \(part) part: \(Base64URL.invalidInput(text).message)")
+    }
+}
+
+/// The offsets of the '.' separators of a compact serialization, found without allocating.
+struct DotPositions {
+    private var offsets: (Int, Int, Int, Int) = (0, 0, 0, 0)
+    /// How many dots were found, counting at most one past the expected number.
+    private(set) var count = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, expected: Int) {
+        precondition(expected <= 4, "compact serializations have at most 5 parts")
+        guard let base = bytes.baseAddress else { return }
+        // Sixteen bytes at a time: tokens run to kilobytes and hold only two to four dots.
+        let dot = SIMD16<UInt8>(repeating: UInt8(ascii: "."))
+        var index = 0
+        while index < bytes.count {
+            if index + 16 <= bytes.count {
+                let chunk = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)
+                guard any(chunk .== dot) else { index += 16; continue }
+            }
+            if bytes[index] == UInt8(ascii: ".") {
+                if count == expected { count += 1; return }
+                switch count {
+                case 0: offsets.0 = index
+                case 1: offsets.1 = index
+                case 2: offsets.2 = index
+                default: offsets.3 = index
+                }
+                count += 1
+            }
+            index += 1
+        }
+    }
+
+    subscript(position: Int) -> Int {
+        switch position {
+        case 0: offsets.0
+        case 1: offsets.1
+        case 2: offsets.2
+        default: offsets.3
         }
     }
 }

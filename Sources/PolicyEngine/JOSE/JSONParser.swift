@@ -100,7 +100,7 @@ private struct JSONCursor {
 
     mutating func parseObject(depth: Int) throws(JOSEError) -> JSONObject {
         try enter(depth: depth)
-        var members: [(name: String, value: JSONValue)] = []
+        var members: [JSONMember] = []
         members.reserveCapacity(16)
         var seen: Set<String>? = nil
         skipWhitespace()
@@ -128,7 +128,7 @@ private struct JSONCursor {
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            members.append((name, value))
+            members.append(JSONMember(name: name, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of JSON inside an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -144,6 +144,7 @@ private struct JSONCursor {
     mutating func parseArray(depth: Int) throws(JOSEError) -> [JSONValue] {
         try enter(depth: depth)
         var elements: [JSONValue] = []
+        elements.reserveCapacity(4)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1

@@ -100,14 +100,34 @@ public enum JSONNumber: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// One member of a JSON object.
+public struct JSONMember: Sendable, Equatable {
+    public var name: String
+    public var value: JSONValue
+
+    public init(name: String, value: JSONValue) {
+        self.name = name
+        self.value = value
+    }
+}
+
 /// A JSON object with its members in document order and unique names.
+///
+/// `JSONObject(["alg": .string("RS256")])` builds one in the literal's order.
 public struct JSONObject: Sendable, Equatable {
     /// The members in the order they appeared.
-    public private(set) var members: [(name: String, value: JSONValue)]
+    public private(set) var members: [JSONMember]
 
     /// Creates an object from members whose names the caller guarantees to be unique.
-    public init(members: [(name: String, value: JSONValue)] = []) {
+    public init(members: [JSONMember] = []) {
         self.members = members
+    }
+
+    /// Creates an object in the pairs' order; a repeated name keeps its last value.
+    public init(_ pairs: KeyValuePairs<String, JSONValue>) {
+        members = []
+        members.reserveCapacity(pairs.count)
+        for (name, value) in pairs { set(name, value) }
     }
 
     /// The value of the member named `name`, if present.
@@ -127,7 +147,7 @@ public struct JSONObject: Sendable, Equatable {
         if let index = members.firstIndex(where: { $0.name == name }) {
             members[index].value = value
         } else {
-            members.append((name, value))
+            members.append(JSONMember(name: name, value: value))
         }
     }
 

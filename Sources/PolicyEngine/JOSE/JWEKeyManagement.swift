@@ -176,13 +176,12 @@ enum EphemeralKey {
                 throw JOSEError(.cryptoFailure, "could not export the ephemeral public key")
             }
             let size = curve.coordinateByteCount
-            return JSONObject(members: [
-                ("kty", .string("EC")), ("crv", .string(curve.jwkName)),
-                ("x", .string(Base64URL.encode(point[1...size]))), ("y", .string(Base64URL.encode(point[(1 + size)...]))),
-            ])
+            return JSONObject([
+                "kty": .string("EC"), "crv": .string(curve.jwkName),
+                "x": .string(Base64URL.encode(point[1...size])), "y": .string(Base64URL.encode(point[(1 + size)...]))])
         default:
             guard let raw = key.rawPublicKey() else { throw JOSEError(.cryptoFailure, "could not export the ephemeral public key") }
-            return JSONObject(members: [("kty", .string("OKP")), ("crv", .string("X25519")), ("x", .string(Base64URL.encode(raw)))])
+            return JSONObject(["kty": .string("OKP"), "crv": .string("X25519"), "x": .string(Base64URL.encode(raw))])
         }
     }
 }

@@ -8,23 +8,22 @@ extension JWK {
             guard let n = key.bigNumberParameter("n"), let e = key.bigNumberParameter("e") else {
                 throw JOSEError(.cryptoFailure, "could not export the RSA key")
             }
-            return JSONObject(members: [("e", .string(Base64URL.encode(e))), ("kty", .string("RSA")), ("n", .string(Base64URL.encode(n)))])
+            return JSONObject(["e": .string(Base64URL.encode(e)), "kty": .string("RSA"), "n": .string(Base64URL.encode(n))])
         case let (.ec(curve), .asymmetric(key)):
             let size = curve.coordinateByteCount
             guard let point = key.octetParameter("pub"), point.count == 1 + 2 * size, point[0] == 0x04 else {
                 throw JOSEError(.cryptoFailure, "could not export the EC key")
             }
-            return JSONObject(members: [
-                ("crv", .string(curve.jwkName)), ("kty", .string("EC")),
-                ("x", .string(Base64URL.encode(point[1...size]))), ("y", .string(Base64URL.encode(point[(1 + size)...]))),
-            ])
+            return JSONObject([
+                "crv": .string(curve.jwkName), "kty": .string("EC"),
+                "x": .string(Base64URL.encode(point[1...size])), "y": .string(Base64URL.encode(point[(1 + size)...]))])
         case let (.okp(curve), .ed25519(publicKey, _)):
-            return JSONObject(members: [("crv", .string(curve.rawValue)), ("kty", .string("OKP")), ("x", .string(Base64URL.encode(publicKey)))])
+            return JSONObject(["crv": .string(curve.rawValue), "kty": .string("OKP"), "x": .string(Base64URL.encode(publicKey))])
         case let (.okp(curve), .asymmetric(key)):
             guard let raw = key.rawPublicKey() else { throw JOSEError(.cryptoFailure, "could not export the OKP key") }
-            return JSONObject(members: [("crv", .string(curve.rawValue)), ("kty", .string("OKP")), ("x", .string(Base64URL.encode(raw)))])
+            return JSONObject(["crv": .string(curve.rawValue), "kty": .string("OKP"), "x": .string(Base64URL.encode(raw))])
         case let (.oct, .secret(secret)):
-            return JSONObject(members: [("k", .string(Base64URL.encode(secret))), ("kty", .string("oct"))])
+            return JSONObject(["k": .string(Base64URL.encode(secret)), "kty": .string("oct")])
         default:
             throw JOSEError(.cryptoFailure, "inconsistent key material")
         }

@@ -66,11 +66,10 @@ struct DecodedToken {
     }
 
     var json: JSONValue {
-        .object(JSONObject(members: [
-            ("header", .object(header)),
-            ("claims", claims ?? .null),
-            ("verified", .bool(false)),
-        ]))
+        .object(JSONObject([
+            "header": .object(header),
+            "claims": claims ?? .null,
+            "verified": .bool(false)]))
     }
 
     var text: String {

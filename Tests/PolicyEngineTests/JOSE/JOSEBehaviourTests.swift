@@ -8,7 +8,7 @@ struct JOSEBehaviourTests {
     @Test("sign then verify for every algorithm; a different key of the same type does not verify", arguments: JWSAlgorithm.allCases)
     func signVerify(algorithm: JWSAlgorithm) throws {
         let key = try JWK.generate(for: algorithm, kid: "k1")
-        let token = try CompactJWS.sign(payload: Self.claims, header: JSONObject(members: [("kid", .string("k1"))]), algorithm: algorithm, key: key)
+        let token = try CompactJWS.sign(payload: Self.claims, header: JSONObject(["kid": .string("k1")]), algorithm: algorithm, key: key)
         let jws = try CompactJWS(token)
         #expect(jws.algorithm == algorithm && jws.header.kid == "k1")
         #expect(try jws.verify(with: key.publicKey))
@@ -42,7 +42,7 @@ struct JOSEBehaviourTests {
             let signed = try CompactJWS.sign(payload: Self.claims, header: object, algorithm: .hs256, key: key)
             #expect(throws: JOSEError.self, "\(header)") { try CompactJWS(signed) }
         }
-        var understood = JSONObject(members: [("exp", .number(.integer(1))), ("crit", .array([.string("exp")]))])
+        var understood = JSONObject(["exp": .number(.integer(1)), "crit": .array([.string("exp")])])
         understood.set("alg", .string("HS256"))
         let signed = try CompactJWS.sign(payload: Self.claims, header: understood, algorithm: .hs256, key: key)
         #expect(try CompactJWS(signed).header.critical == ["exp"])
@@ -64,12 +64,12 @@ struct JOSEBehaviourTests {
     func keySetSelection() throws {
         let first = try JWK.generate(for: .es256, kid: "a"), second = try JWK.generate(for: .es256, kid: "b")
         let set = try JWKSet(keys: [first.publicKey, second.publicKey])
-        let named = try CompactJWS(CompactJWS.sign(payload: Self.claims, header: JSONObject(members: [("kid", .string("b"))]), algorithm: .es256, key: second))
+        let named = try CompactJWS(CompactJWS.sign(payload: Self.claims, header: JSONObject(["kid": .string("b")]), algorithm: .es256, key: second))
         #expect(try named.verify(with: set)?.kid == "b")
         let anonymous = try CompactJWS(CompactJWS.sign(payload: Self.claims, algorithm: .es256, key: second))
         #expect(try anonymous.verify(with: set)?.kid == "b")
         #expect { try anonymous.verify(with: set, requireKid: true) } throws: { ($0 as? JOSEError)?.code == .keyNotFound }
-        let unknown = try CompactJWS(CompactJWS.sign(payload: Self.claims, header: JSONObject(members: [("kid", .string("zz"))]), algorithm: .es256, key: second))
+        let unknown = try CompactJWS(CompactJWS.sign(payload: Self.claims, header: JSONObject(["kid": .string("zz")]), algorithm: .es256, key: second))
         #expect { try unknown.verify(with: set) } throws: { ($0 as? JOSEError)?.code == .keyNotFound }
     }
 
@@ -109,7 +109,7 @@ struct JOSEBehaviourTests {
         let recipient = algorithm.isSymmetric ? key : try key.publicKey
         let plaintext = Array("the password".utf8)
         let token = try CompactJWE.encrypt(plaintext, to: recipient, keyAlgorithm: algorithm, contentEncryption: encryption,
-                                           header: JSONObject(members: [("nonce", .string("n-1"))]))
+                                           header: JSONObject(["nonce": .string("n-1")]))
         let jwe = try CompactJWE(token)
         #expect(jwe.header.string("nonce") == "n-1")
         #expect(try jwe.decrypt(with: key) == plaintext)

@@ -35,7 +35,7 @@ struct MutationTests {
     func jwsMutations(algorithm: JWSAlgorithm) throws {
         let key = try JWK.generate(for: algorithm)
         let verifier = try key.publicKey
-        let token = try CompactJWS.sign(payload: Self.payload, header: JSONObject(members: [("typ", .string("JWT"))]), algorithm: algorithm, key: key)
+        let token = try CompactJWS.sign(payload: Self.payload, header: JSONObject(["typ": .string("JWT")]), algorithm: algorithm, key: key)
         #expect(try CompactJWS(token).verify(with: verifier))
         var rejectedByParsing = 0, rejectedBySignature = 0
         for variant in Self.mutations(of: token) {

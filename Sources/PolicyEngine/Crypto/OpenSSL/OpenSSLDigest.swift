@@ -7,6 +7,9 @@ internal import COpenSSL
 final class OpenSSLDigest: @unchecked Sendable {
     let pointer: OpaquePointer
     let byteCount: Int
+    /// Reused digest contexts: `EVP_Digest` allocates and frees one per call, which costs more
+    /// than hashing a token's signing input.
+    private let contexts: ContextPool
 
     private init(name: String) {
         guard let md = EVP_MD_fetch(nil, name, nil) else {
@@ -14,6 +17,7 @@ final class OpenSSLDigest: @unchecked Sendable {
         }
         pointer = md
         byteCount = Int(EVP_MD_get_size(md))
+        contexts = ContextPool(make: { EVP_MD_CTX_new() }, free: { EVP_MD_CTX_free($0) })
     }
 
     static let sha1 = OpenSSLDigest(name: "SHA1")
@@ -36,13 +40,25 @@ final class OpenSSLDigest: @unchecked Sendable {
     }
 
     func hash(_ data: UnsafeRawBufferPointer) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        let ok = output.withUnsafeMutableBufferPointer { out in
-            EVP_Digest(data.baseAddress, data.count, out.baseAddress, &length, pointer, nil)
+        [UInt8](unsafeUninitializedCapacity: byteCount) { out, written in
+            precondition(hash(data, into: out), "hashing failed for a fetched digest")
+            written = byteCount
         }
-        precondition(ok == 1, "EVP_Digest failed for a fetched digest")
-        return output
+    }
+
+    /// Hashes `data` into `out`, which holds `byteCount` bytes; false only if OpenSSL fails.
+    func hash(_ data: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        let ok = contexts.withContext { context in
+            var length: UInt32 = 0
+            return EVP_DigestInit_ex2(context, pointer, nil) == 1
+                && EVP_DigestUpdate(context, data.baseAddress, data.count) == 1
+                && EVP_DigestFinal_ex(context, out.baseAddress, &length) == 1
+        }
+        guard ok == true else {
+            drainOpenSSLErrors()
+            return false
+        }
+        return true
     }
 }
 

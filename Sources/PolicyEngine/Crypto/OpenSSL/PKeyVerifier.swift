@@ -52,11 +52,7 @@ final class PKeyVerifier: SignatureVerifier, @unchecked Sendable {
 
     func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digest.byteCount) { hash in
-            var length: UInt32 = 0
-            guard EVP_Digest(message.baseAddress, message.count, hash.baseAddress, &length, digest.pointer, nil) == 1 else {
-                drainOpenSSLErrors()
-                return false
-            }
+            guard digest.hash(message, into: hash) else { return false }
             let hashBytes = UnsafeBufferPointer(hash)
             if case let .ecdsa(curve, _) = scheme {
                 guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateByteCount: curve.coordinateByteCount) else {
