@@ -17,6 +17,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -31,7 +32,7 @@ let package = Package(
         ),
         .target(
             name: "PolicyEngine",
-            dependencies: ["COpenSSL", "CSodium"],
+            dependencies: ["COpenSSL", "CSodium", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,0 +1,61 @@
+/// One check a policy can state, both its declaration and its runtime.
+///
+/// A rule type names its YAML key, reads its arguments through a `RuleCompiler` (which records
+/// located diagnostics), and evaluates a decoded subject. Rules are pure: the time, the inputs and
+/// the keys come in the context, so a compiled rule is reused across threads and subjects.
+public protocol Rule: Sendable {
+    /// The key the rule is written under in its section, e.g. `issuer`.
+    static var key: String { get }
+    /// One line on what the rule checks, for `explain` and the docs.
+    static var summary: String { get }
+    /// Where the rule runs in fail-fast order.
+    static var phase: RulePhase { get }
+    /// Whether the rule also runs when its section does not name it (`expires` is required by
+    /// default; registered claims are always type-checked).
+    static var runsByDefault: Bool { get }
+
+    /// Compiles the rule from its YAML value (nil when absent and `runsByDefault`). A key may
+    /// compile to several rules (one per claim of `claims`); problems go to `compiler`.
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule]
+
+    /// What this compiled rule checks, in words, for `explain`.
+    var explanation: String { get }
+
+    /// Checks the subject in `context`.
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome
+}
+
+extension Rule {
+    public static var runsByDefault: Bool { false }
+}
+
+/// The fail-fast order of rules: structure, header, times, claims, hashes, then the signature.
+public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
+    case structure
+    case header
+    case time
+    case claims
+    case hashes
+    case signature
+
+    public static func < (lhs: RulePhase, rhs: RulePhase) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A rule ready to run, with the identity and source location verdicts report.
+public struct CompiledRule: Sendable {
+    public let rule: any Rule
+    /// The rule's name in verdicts: `token.expires`, `token.claims.cid`.
+    public let id: String
+    public let location: SourceLocation
+    public let phase: RulePhase
+    /// The inputs the rule reads; when an optional one is absent the rule is skipped.
+    public let inputs: [String]
+
+    public init(rule: any Rule, id: String, location: SourceLocation, phase: RulePhase, inputs: [String]) {
+        self.rule = rule
+        self.id = id
+        self.location = location
+        self.phase = phase
+        self.inputs = inputs
+    }
+}

@@ -1,0 +1,288 @@
+internal import Foundation
+
+/// What a rule sees while it compiles: typed readers that record located diagnostics, the
+/// section it belongs to, and the declared inputs.
+///
+/// Readers return nil after recording an error, so a rule stops reading that value and the
+/// compiler goes on to report every other problem in the same pass.
+public struct RuleCompiler: Sendable {
+    /// The section being compiled (`token`), and its YAML mapping for settings such as `leeway`.
+    public let sectionName: String
+    public let section: YAMLNode
+    let declaredInputs: Set<String>
+    let environment: [String: String]
+    var diagnostics = PolicyDiagnostics()
+    private var usedInputs: [String] = []
+
+    init(sectionName: String, section: YAMLNode, declaredInputs: Set<String>, environment: [String: String]) {
+        self.sectionName = sectionName
+        self.section = section
+        self.declaredInputs = declaredInputs
+        self.environment = environment
+    }
+
+    // MARK: - Diagnostics
+
+    public mutating func error(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
+        diagnostics.error(code, message, at: node, hint: hint)
+    }
+
+    public mutating func warning(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
+        diagnostics.warning(code, message, at: node, hint: hint)
+    }
+
+    // MARK: - Finishing a rule
+
+    /// Wraps a compiled rule with its id and location, and the inputs read since the last one.
+    public mutating func finish(_ rule: some Rule, id suffix: String? = nil, at location: SourceLocation) -> CompiledRule {
+        let key = type(of: rule).key
+        let id = [sectionName, key, suffix].compactMap { $0 }.joined(separator: ".")
+        defer { usedInputs = [] }
+        var seen = Set<String>()
+        let inputs = usedInputs.filter { seen.insert($0).inserted }
+        return CompiledRule(rule: rule, id: id, location: location, phase: type(of: rule).phase, inputs: inputs)
+    }
+
+    /// Where a rule that runs by default without its key is reported: the section itself.
+    public var sectionLocation: SourceLocation { section.location }
+
+    // MARK: - Shapes
+
+    /// The pairs of a mapping whose keys must all be in `allowed`; unknown keys get a hint.
+    public mutating func mapping(_ node: YAMLNode, allowed: [String], what: String) -> [YAMLPair]? {
+        guard let pairs = node.pairs else {
+            error(.wrongType, "\(what) must be a mapping, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        for pair in pairs where !allowed.contains(pair.name) {
+            unknownKey(pair, allowed: allowed, what: what)
+        }
+        return pairs.filter { allowed.contains($0.name) }
+    }
+
+    mutating func unknownKey(_ pair: YAMLPair, allowed: [String], what: String) {
+        let keyNode = YAMLNode(.scalar(YAMLScalar(text: pair.name, isPlain: false)), location: pair.keyLocation, path: pair.value.path)
+        let hint = Suggestion.didYouMean(pair.name, among: allowed) ?? "\(what) accepts: \(allowed.sorted().joined(separator: ", "))"
+        error(.unknownKey, "unknown key '\(pair.name)' in \(what)", at: keyNode, hint: hint)
+    }
+
+    /// A literal string (no input references).
+    public mutating func literalString(_ node: YAMLNode, what: String) -> String? {
+        guard let text = node.scalar?.string else {
+            error(.wrongType, "\(what) must be a string, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        if text.contains("${") {
+            error(.invalidValue, "\(what) cannot refer to inputs", at: node)
+            return nil
+        }
+        return text
+    }
+
+    /// A literal string or list of strings.
+    public mutating func literalStrings(_ node: YAMLNode, what: String) -> [String]? {
+        if node.scalar != nil { return literalString(node, what: what).map { [$0] } }
+        guard let items = node.items else {
+            error(.wrongType, "\(what) must be a string or a list of strings, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        guard !items.isEmpty else {
+            error(.invalidValue, "\(what) must not be an empty list", at: node)
+            return nil
+        }
+        let strings = items.compactMap { literalString($0, what: what) }
+        return strings.count == items.count ? strings : nil
+    }
+
+    /// A boolean: only `true` and `false`.
+    public mutating func bool(_ node: YAMLNode, what: String) -> Bool? {
+        guard case let .bool(flag)? = node.scalar?.value else {
+            let hint = node.scalar.map { YAMLScalar.yaml11Booleans.contains($0.text) } == true ? "write true or false; YAML 1.2 reads '\(node.scalar!.text)' as a string" : nil
+            error(.wrongType, "\(what) must be true or false, found \(node.shapeDescription)", at: node, hint: hint)
+            return nil
+        }
+        return flag
+    }
+
+    /// A duration: integer seconds or `90s`, `5m`, `1h`, `1d`.
+    public mutating func duration(_ node: YAMLNode, what: String) -> Int64? {
+        if case let .integer(seconds)? = node.scalar?.value {
+            guard seconds >= 0 else {
+                error(.invalidValue, "\(what) must not be negative", at: node)
+                return nil
+            }
+            return seconds
+        }
+        guard let text = node.scalar?.string, let unit = text.last, let amount = Int64(text.dropLast()), amount >= 0 else {
+            error(.wrongType, "\(what) must be a duration: seconds or a number with s, m, h or d (e.g. 300s, 5m), found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        let scale: Int64
+        switch unit {
+        case "s": scale = 1
+        case "m": scale = 60
+        case "h": scale = 3600
+        case "d": scale = 86400
+        default:
+            error(.invalidValue, "\(what): unknown duration unit '\(unit)'", at: node, hint: "use s, m, h or d")
+            return nil
+        }
+        let (product, overflow) = amount.multipliedReportingOverflow(by: scale)
+        guard !overflow, product <= 100 * 365 * 86400 else {
+            error(.invalidValue, "\(what) is out of range", at: node)
+            return nil
+        }
+        return product
+    }
+
+    // MARK: - Values with inputs
+
+    /// Any value; strings may refer to inputs (`${name}`).
+    public mutating func value(_ node: YAMLNode, what: String) -> PolicyValue? {
+        if let scalar = node.scalar, case let .string(text) = scalar.value {
+            return template(text, at: node, what: what)
+        }
+        guard let json = jsonValue(node, what: what) else { return nil }
+        return .literal(json)
+    }
+
+    /// A string, or an input reference that supplies one.
+    public mutating func stringValue(_ node: YAMLNode, what: String) -> PolicyValue? {
+        guard let text = node.scalar?.string else {
+            error(.wrongType, "\(what) must be a string, found \(node.shapeDescription)", at: node,
+                  hint: node.scalar != nil ? "quote it to make it a string" : nil)
+            return nil
+        }
+        return template(text, at: node, what: what)
+    }
+
+    /// A string or a list of strings, each of which may refer to inputs.
+    public mutating func stringValues(_ node: YAMLNode, what: String) -> [PolicyValue]? {
+        if node.scalar != nil { return stringValue(node, what: what).map { [$0] } }
+        guard let items = node.items else {
+            error(.wrongType, "\(what) must be a string or a list of strings, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        guard !items.isEmpty else {
+            error(.invalidValue, "\(what) must not be an empty list", at: node)
+            return nil
+        }
+        let values = items.compactMap { stringValue($0, what: what) }
+        return values.count == items.count ? values : nil
+    }
+
+    mutating func template(_ text: String, at node: YAMLNode, what: String) -> PolicyValue? {
+        switch InputTemplate.parse(text) {
+        case let .failure(problem):
+            error(.invalidValue, "\(what): \(problem.message)", at: node)
+            return nil
+        case let .success(pieces):
+            var parts: [PolicyValue.Part] = []
+            for piece in pieces {
+                switch piece {
+                case let .text(text):
+                    parts.append(.text(text))
+                case let .reference(.environment(name)):
+                    error(.undeclaredInput, "'${env:\(name)}' is allowed only inside 'keys'", at: node,
+                          hint: "declare an input and pass the value with --var, or move the secret into a key source")
+                    return nil
+                case let .reference(.input(name)):
+                    guard declaredInputs.contains(name) else {
+                        let hint = Suggestion.didYouMean(name, among: declaredInputs) ?? "declare it under 'inputs'"
+                        error(.undeclaredInput, "'${\(name)}' names no declared input", at: node, hint: hint)
+                        return nil
+                    }
+                    usedInputs.append(name)
+                    parts.append(.input(name))
+                }
+            }
+            if parts.count == 1, case let .input(name) = parts[0] { return .input(name) }
+            if parts.allSatisfy({ if case .text = $0 { true } else { false } }) {
+                return .literal(.string(parts.map { if case let .text(t) = $0 { t } else { "" } }.joined()))
+            }
+            return .interpolated(parts)
+        }
+    }
+
+    /// A string in which `${env:NAME}` is replaced now, at compile time; only key sources use it.
+    public mutating func environmentString(_ node: YAMLNode, what: String) -> String? {
+        guard let text = node.scalar?.string else {
+            error(.wrongType, "\(what) must be a string, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        switch InputTemplate.parse(text) {
+        case let .failure(problem):
+            error(.invalidValue, "\(what): \(problem.message)", at: node)
+            return nil
+        case let .success(pieces):
+            var result = ""
+            for piece in pieces {
+                switch piece {
+                case let .text(text): result += text
+                case let .reference(.environment(name)):
+                    guard let value = environment[name] else {
+                        error(.environmentMissing, "the environment variable \(name) is not set", at: node, hint: "export \(name) before running")
+                        return nil
+                    }
+                    result += value
+                case let .reference(.input(name)):
+                    error(.invalidValue, "\(what) cannot use the input '${\(name)}': keys are loaded once, at compile time", at: node,
+                          hint: "use ${env:NAME} for secrets")
+                    return nil
+                }
+            }
+            return result
+        }
+    }
+
+    /// The YAML value as JSON: scalars by their core-schema type, mappings as objects.
+    public mutating func jsonValue(_ node: YAMLNode, what: String) -> JSONValue? {
+        switch node.content {
+        case let .scalar(scalar):
+            switch scalar.value {
+            case .null: return .null
+            case let .bool(flag): return .bool(flag)
+            case let .integer(value): return .number(.integer(value))
+            case let .number(value):
+                guard value.isFinite else {
+                    error(.invalidValue, "\(what): '\(scalar.text)' is not a finite number", at: node)
+                    return nil
+                }
+                return .number(.decimal(value))
+            case let .string(text):
+                if text.contains("${") {
+                    error(.invalidValue, "\(what): input references are not allowed inside lists or mappings", at: node,
+                          hint: "refer to a whole input instead, e.g. one_of: ${allowed}")
+                    return nil
+                }
+                return .string(text)
+            }
+        case let .sequence(items):
+            var values: [JSONValue] = []
+            for item in items {
+                guard let value = jsonValue(item, what: what) else { return nil }
+                values.append(value)
+            }
+            return .array(values)
+        case let .mapping(pairs):
+            var object = JSONObject()
+            for pair in pairs {
+                guard let value = jsonValue(pair.value, what: what) else { return nil }
+                object.set(pair.name, value)
+            }
+            return .object(object)
+        }
+    }
+
+    /// A file path relative to the policy file that wrote it.
+    public func resolvePath(_ path: String, from node: YAMLNode) -> String {
+        if path.hasPrefix("/") { return path }
+        let directory = (node.location.file as NSString).deletingLastPathComponent
+        return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+    }
+
+    /// The value of a section setting such as `leeway`, when written.
+    public func setting(_ key: String) -> YAMLNode? {
+        section[key]
+    }
+}

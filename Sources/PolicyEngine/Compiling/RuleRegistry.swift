@@ -1,0 +1,58 @@
+/// The rules and settings each policy section accepts: an immutable value built from a list of
+/// rule types, never a global mutable map.
+public struct RuleRegistry: Sendable {
+    /// What one section (`token`, ...) accepts.
+    public struct Section: Sendable {
+        public let name: String
+        public private(set) var rules: [any Rule.Type]
+        /// Keys that configure the section rather than check something (`leeway`, `limits`),
+        /// with a one-line summary each.
+        public let settings: [String: String]
+
+        public init(name: String, rules: [any Rule.Type], settings: [String: String] = [:]) {
+            self.name = name
+            self.rules = rules
+            self.settings = settings
+        }
+
+        /// Every key the section accepts.
+        public var keys: [String] { rules.map { $0.key } + settings.keys.sorted() }
+
+        public func rule(named key: String) -> (any Rule.Type)? {
+            rules.first { $0.key == key }
+        }
+
+        mutating func add(_ rule: any Rule.Type) {
+            rules.append(rule)
+        }
+    }
+
+    public private(set) var sections: [String: Section]
+
+    public init(sections: [Section]) {
+        var table: [String: Section] = [:]
+        for section in sections {
+            precondition(table[section.name] == nil, "section '\(section.name)' registered twice")
+            precondition(Set(section.keys).count == section.keys.count, "section '\(section.name)' names a key twice")
+            table[section.name] = section
+        }
+        self.sections = table
+    }
+
+    /// This registry plus a custom rule, whose key must start with `x-` so it can never collide
+    /// with a key a later version of the format defines.
+    public func registering(_ rule: any Rule.Type, in section: String) throws(RegistrationError) -> RuleRegistry {
+        guard rule.key.hasPrefix("x-") else { throw RegistrationError("custom rule keys start with 'x-'; '\(rule.key)' does not") }
+        guard var target = sections[section] else { throw RegistrationError("there is no section '\(section)'") }
+        guard target.rule(named: rule.key) == nil else { throw RegistrationError("'\(rule.key)' is already registered in '\(section)'") }
+        target.add(rule)
+        var copy = self
+        copy.sections[section] = target
+        return copy
+    }
+
+    public struct RegistrationError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

@@ -1,0 +1,45 @@
+/// The stable code of a failed check, as verdicts report it.
+public enum FindingCode: String, Sendable, Codable, CaseIterable {
+    // Structure
+    case malformedToken = "malformed_token"
+    case tokenTooLarge = "token_too_large"
+    case tokenTooDeep = "token_too_deep"
+    // Header
+    case algNotAllowed = "alg_not_allowed"
+    case typNotAllowed = "typ_not_allowed"
+    case critUnsupported = "crit_unsupported"
+    case headerMismatch = "header_mismatch"
+    // Keys and signature
+    case kidUnknown = "kid_unknown"
+    case kidMissing = "kid_missing"
+    case keyUnavailable = "key_unavailable"
+    case signatureInvalid = "signature_invalid"
+    // Registered claims
+    case issuerMismatch = "issuer_mismatch"
+    case audienceMismatch = "audience_mismatch"
+    case audienceUntrusted = "audience_untrusted"
+    case azpMissing = "azp_missing"
+    case azpMismatch = "azp_mismatch"
+    case subjectMismatch = "subject_mismatch"
+    case nonceMismatch = "nonce_mismatch"
+    // Times
+    case tokenExpired = "token_expired"
+    case tokenNotYetValid = "token_not_yet_valid"
+    case iatInFuture = "iat_in_future"
+    case tokenTooOld = "token_too_old"
+    case lifetimeTooLong = "lifetime_too_long"
+    case invalidDate = "invalid_date"
+    // Hashes
+    case cHashMismatch = "c_hash_mismatch"
+    case atHashMismatch = "at_hash_mismatch"
+    // Claims
+    case claimMissing = "claim_missing"
+    case claimType = "claim_type"
+    case claimMismatch = "claim_mismatch"
+    // Composition
+    case notSatisfied = "not_satisfied"
+    /// An input value of the wrong type for the rule that reads it.
+    case inputInvalid = "input_invalid"
+    /// A failure reported by a custom (`x-`) rule.
+    case customRuleFailed = "custom_rule_failed"
+}

@@ -1,0 +1,123 @@
+public import Foundation
+
+/// Whether evaluation stops at the first failed rule or reports every failure.
+public enum EvaluationMode: String, Sendable, Codable, CaseIterable {
+    case failFast = "fail_fast"
+    case collectAll = "collect_all"
+}
+
+/// A compiled policy: immutable, `Sendable`, compiled once and evaluated many times from any thread.
+public struct Policy: Sendable {
+    public let name: String
+    public let description: String?
+    public let mode: EvaluationMode
+    public let inputs: [InputDeclaration]
+    public let outputs: [OutputDeclaration]
+    public let limits: TokenLimits
+    /// The chain every subject goes through.
+    public let root: ChainNode
+    /// The files the policy was compiled from, the policy's own first, then its bases.
+    public let files: [String]
+    /// Lint warnings found while compiling (the policy compiled despite them).
+    public let warnings: [Diagnostic]
+
+    func withWarnings(_ warnings: [Diagnostic]) -> Policy {
+        Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, limits: limits,
+               root: root, files: files, warnings: warnings)
+    }
+
+    /// Evaluates a compact JWS at `now` (seconds since the Unix epoch).
+    ///
+    /// Throws only for a caller mistake (a required input missing, an undeclared input); every
+    /// problem with the token itself is a finding in the verdict.
+    public func evaluate(token: String, inputs supplied: [String: JSONValue] = [:], now: Double,
+                         trace tracing: Bool = false, clockSource: String = "caller") throws(EvaluationError) -> Verdict {
+        let inputs = try resolveInputs(supplied)
+        var trace = tracing ? Trace(clock: .init(now: now, iso8601: Policy.iso8601(now), source: clockSource)) : nil
+        let decoded: DecodedToken
+        switch TokenDecoder.decode(token, limits: limits) {
+        case let .success(token):
+            decoded = token
+        case let .failure(finding):
+            let located = Finding(rule: "token.structure", code: finding.code, message: finding.message, at: (files.first ?? name) + ":1:1")
+            if tracing {
+                trace?.entries.append(.init(rule: "token.structure", status: .fail, at: located.at, detail: finding.message))
+                for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be decoded")) }
+            }
+            return Verdict(policy: name, valid: false, verified: false, findings: [located], skipped: [], outputs: [:], trace: trace)
+        }
+        let context = EvaluationContext(now: now, inputs: inputs, token: decoded)
+        var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast, tracing: tracing)
+        let result = evaluator.run(root)
+        var findings: [Finding] = []
+        var passed = false
+        switch result {
+        case .pass: passed = true
+        case .skipped: passed = true
+        case let .fail(found): findings = found
+        }
+        let verified = evaluator.verifiedKey != nil
+        let valid = passed && findings.isEmpty && verified
+        trace?.entries = evaluator.entries
+        trace?.key = evaluator.verifiedKey
+        return Verdict(policy: name, valid: valid, verified: verified, findings: findings, skipped: evaluator.skipped,
+                       outputs: valid ? outputValues(decoded) : [:], trace: trace)
+    }
+
+    /// Evaluates at a `Date`.
+    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) throws(EvaluationError) -> Verdict {
+        try evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
+    }
+
+    func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
+        if let unknown = supplied.keys.sorted().first(where: { name in !inputs.contains { $0.name == name } }) {
+            throw EvaluationError(.unknownInput, "the policy declares no input '\(unknown)'"
+                                  + (Suggestion.didYouMean(unknown, among: inputs.map(\.name)).map { "; \($0)" } ?? ""))
+        }
+        var resolved: [String: JSONValue] = [:]
+        for input in inputs {
+            if let value = supplied[input.name] ?? input.defaultValue {
+                resolved[input.name] = value
+            } else if input.required {
+                throw EvaluationError(.missingInput, "the policy requires the input '\(input.name)'" + (input.description.map { " (\($0))" } ?? ""))
+            }
+        }
+        return resolved
+    }
+
+    private func outputValues(_ token: DecodedToken) -> [String: JSONValue] {
+        var values: [String: JSONValue] = [:]
+        for output in outputs {
+            switch output.source {
+            case let .claim(path): values[output.name] = path.value(in: token.claims)
+            case let .header(path): values[output.name] = path.value(in: token.header.object)
+            }
+        }
+        return values
+    }
+
+    static func iso8601(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return String(seconds) }
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
+    }
+}
+
+/// A caller mistake that stops an evaluation before it starts.
+public struct EvaluationError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case missingInput = "missing_input"
+        case unknownInput = "unknown_input"
+    }
+
+    public let code: Code
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

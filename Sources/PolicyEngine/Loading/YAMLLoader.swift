@@ -1,0 +1,228 @@
+internal import Foundation
+internal import Yams
+
+/// Reads a policy file into a `YAMLNode` tree, strictly.
+///
+/// YAML 1.2 core typing (only `true`/`false` are booleans), duplicate keys refused, alias expansion
+/// bounded by a node budget (a "billion laughs" file fails in milliseconds), a size cap, UTF-8 only.
+/// Ambiguous YAML 1.1 booleans such as `yes` stay strings and are reported as warnings.
+public struct YAMLLoader: Sendable {
+    /// The largest policy file accepted, in bytes.
+    public var maxFileBytes: Int
+    /// The most nodes the document may hold once every alias is expanded.
+    public var maxNodes: Int
+
+    public init(maxFileBytes: Int = 1 << 20, maxNodes: Int = 100_000) {
+        self.maxFileBytes = maxFileBytes
+        self.maxNodes = maxNodes
+    }
+
+    /// Loads a file; the location of every node names `displayPath`.
+    public func load(file path: String, displayPath: String? = nil) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+        let shown = displayPath ?? path
+        let start = SourceLocation(file: shown, line: 1, column: 1)
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "cannot read \(path): no such file, or not readable", at: start)])
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? Data()
+        guard data.count <= maxFileBytes else {
+            throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
+        }
+        return try load(bytes: Array(data), file: shown)
+    }
+
+    /// Loads YAML from bytes, which must be UTF-8.
+    public func load(bytes: [UInt8], file: String) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+        let start = SourceLocation(file: file, line: 1, column: 1)
+        guard bytes.count <= maxFileBytes else {
+            throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let offset = YAMLLoader.firstInvalidUTF8Offset(bytes)
+            throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is not valid UTF-8 (first bad byte at offset \(offset))", at: start)])
+        }
+        return try load(text: text, file: file)
+    }
+
+    /// Loads YAML text.
+    public func load(text: String, file: String) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+        let root: Node?
+        do {
+            root = try Parser(yaml: text).singleRoot()
+        } catch let error as YamlError {
+            throw PolicyDiagnostics([YAMLLoader.diagnostic(for: error, file: file, text: text)])
+        } catch {
+            throw PolicyDiagnostics([Diagnostic(.error, .yamlSyntax, "\(error)", at: SourceLocation(file: file, line: 1, column: 1))])
+        }
+        guard let root else {
+            throw PolicyDiagnostics([Diagnostic(.error, .wrongType, "the file is empty; a policy is a mapping with at least a 'policy' key", at: SourceLocation(file: file, line: 1, column: 1))])
+        }
+        var converter = NodeConverter(file: file, budget: maxNodes)
+        let node = converter.convert(root, path: "")
+        if converter.diagnostics.hasErrors { throw converter.diagnostics }
+        return (node, converter.diagnostics.warnings)
+    }
+
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
+        var low = 0, high = bytes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if String(validating: bytes[0...middle], as: UTF8.self) == nil, !endsInsideSequence(bytes, at: middle) {
+                high = middle
+            } else {
+                low = middle + 1
+            }
+        }
+        return low
+    }
+
+    private static func endsInsideSequence(_ bytes: [UInt8], at index: Int) -> Bool {
+        // A prefix can be invalid only because it cuts a multi-byte sequence short.
+        var back = index
+        while back > 0, back > index - 3, bytes[back] & 0xC0 == 0x80 { back -= 1 }
+        let lead = bytes[back]
+        let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
+        return length > index - back + 1 && String(validating: bytes[0..<back], as: UTF8.self) != nil
+    }
+
+    static func diagnostic(for error: YamlError, file: String, text: String) -> Diagnostic {
+        func located(_ problem: String, _ context: YamlError.Context?, _ mark: Mark) -> Diagnostic {
+            var message = problem
+            if let context, !context.text.isEmpty { message += " (\(context.text))" }
+            let line = text.lineText(mark.line) ?? ""
+            let hint: String? = line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t")
+                ? "YAML indentation must use spaces, not tabs" : nil
+            return Diagnostic(.error, .yamlSyntax, message, at: SourceLocation(file: file, line: mark.line, column: mark.column), hint: hint)
+        }
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _):
+            return located(problem, context, mark)
+        case let .composer(context, problem, mark, _):
+            if problem.contains("undefined alias") {
+                return Diagnostic(.error, .yamlSyntax, "an alias refers to an anchor that is not defined before it", at: SourceLocation(file: file, line: mark.line, column: mark.column))
+            }
+            return located(problem, context, mark)
+        case let .reader(problem, offset, _, _):
+            return Diagnostic(.error, .fileUnreadable, "\(problem)\(offset.map { " at byte \($0)" } ?? "")", at: SourceLocation(file: file, line: 1, column: 1))
+        case let .duplicatedKeysInMapping(duplicates, context):
+            let name = duplicates.first ?? "?"
+            let first = context.mark
+            let second = secondOccurrence(of: name, after: first, in: text) ?? (first.line, first.column)
+            return Diagnostic(.error, .duplicateKey, "duplicate key '\(name)' (first written at line \(first.line))",
+                              at: SourceLocation(file: file, line: second.line, column: second.column),
+                              hint: "a mapping may name each key once; merge the two entries")
+        default:
+            return Diagnostic(.error, .yamlSyntax, "\(error)", at: SourceLocation(file: file, line: 1, column: 1))
+        }
+    }
+
+    /// Where a duplicated key is written again: Yams reports only the first occurrence.
+    private static func secondOccurrence(of key: String, after first: Mark, in text: String) -> (line: Int, column: Int)? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard first.line <= lines.count else { return nil }
+        for number in first.line..<lines.count {
+            let line = lines[number]
+            let column = first.column - 1
+            guard line.count > column else { continue }
+            let rest = line.dropFirst(column)
+            for spelling in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(spelling + ":") {
+                if line.prefix(column).allSatisfy({ $0 == " " || $0 == "-" }) {
+                    return (number + 1, first.column)
+                }
+            }
+        }
+        return nil
+    }
+}
+
+/// Converts Yams nodes into `YAMLNode`s, counting every node it produces against the budget.
+private struct NodeConverter {
+    let file: String
+    var budget: Int
+    var diagnostics = PolicyDiagnostics()
+    private var exhausted = false
+
+    init(file: String, budget: Int) {
+        self.file = file
+        self.budget = budget
+    }
+
+    func location(_ mark: Mark?) -> SourceLocation {
+        SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
+    }
+
+    mutating func convert(_ node: Node, path: String) -> YAMLNode {
+        let here = location(node.mark)
+        let empty = YAMLNode(.scalar(YAMLScalar(text: "", isPlain: true)), location: here, path: path)
+        guard !exhausted else { return empty }
+        budget -= 1
+        if budget < 0 {
+            exhausted = true
+            diagnostics.append(Diagnostic(.error, .aliasBudget, "the document expands to more nodes than the limit allows (aliases repeat too much)", at: here, path: path,
+                                          hint: "a policy should not need anchors that multiply; write the values out"))
+            return empty
+        }
+        switch node {
+        case let .scalar(scalar):
+            return YAMLNode(.scalar(convert(scalar, at: here, path: path)), location: here, path: path)
+        case let .alias(alias):
+            diagnostics.append(Diagnostic(.error, .yamlSyntax, "unresolved alias '\(alias.anchor)'", at: here, path: path))
+            return empty
+        case let .sequence(sequence):
+            checkTag(sequence.tag, expected: .seq, at: here, path: path)
+            var items: [YAMLNode] = []
+            for (index, item) in sequence.enumerated() {
+                items.append(convert(item, path: "\(path)[\(index)]"))
+            }
+            return YAMLNode(.sequence(items), location: here, path: path)
+        case let .mapping(mapping):
+            checkTag(mapping.tag, expected: .map, at: here, path: path)
+            var pairs: [YAMLPair] = []
+            for (key, value) in mapping {
+                let keyLocation = location(key.mark)
+                guard case let .scalar(keyScalar) = key else {
+                    diagnostics.append(Diagnostic(.error, .wrongType, "mapping keys must be plain names, not a nested mapping or list", at: keyLocation, path: path))
+                    continue
+                }
+                let name = keyScalar.string
+                if pairs.contains(where: { $0.name == name }) {
+                    diagnostics.append(Diagnostic(.error, .duplicateKey, "duplicate key '\(name)'", at: keyLocation, path: path,
+                                                  hint: "a mapping may name each key once; merge the two entries"))
+                    continue
+                }
+                let childPath = YAMLNode.join(path, name)
+                pairs.append(YAMLPair(name: name, keyLocation: keyLocation, value: convert(value, path: childPath)))
+            }
+            return YAMLNode(.mapping(pairs), location: here, path: path)
+        }
+    }
+
+    mutating func convert(_ scalar: Node.Scalar, at here: SourceLocation, path: String) -> YAMLScalar {
+        let plain = scalar.style == .plain
+        switch scalar.tag.rawValue {
+        case Tag.Name.implicit.rawValue:
+            let result = YAMLScalar(text: scalar.string, isPlain: plain)
+            if plain, YAMLScalar.yaml11Booleans.contains(scalar.string) {
+                diagnostics.append(Diagnostic(.warning, .ambiguousScalar,
+                                              "'\(scalar.string)' is read as the string \"\(scalar.string)\", not a boolean (YAML 1.2)", at: here, path: path,
+                                              hint: "quote it to make the string explicit, or write true/false for a boolean"))
+            }
+            return result
+        case Tag.Name.nonSpecific.rawValue, Tag.Name.str.rawValue:
+            return YAMLScalar(text: scalar.string, isPlain: false)
+        case Tag.Name.bool.rawValue, Tag.Name.int.rawValue, Tag.Name.float.rawValue, Tag.Name.null.rawValue:
+            return YAMLScalar(text: scalar.string, isPlain: true)
+        default:
+            diagnostics.append(Diagnostic(.error, .unsupportedTag, "the tag '\(scalar.tag)' is not supported in policies", at: here, path: path,
+                                          hint: "remove the tag; quote the value if it must be a string"))
+            return YAMLScalar(text: scalar.string, isPlain: false)
+        }
+    }
+
+    mutating func checkTag(_ tag: Tag, expected: Tag.Name, at here: SourceLocation, path: String) {
+        let name = tag.rawValue
+        guard name != Tag.Name.implicit.rawValue, name != Tag.Name.nonSpecific.rawValue, name != expected.rawValue else { return }
+        diagnostics.append(Diagnostic(.error, .unsupportedTag, "the tag '\(tag)' is not supported in policies", at: here, path: path))
+    }
+}

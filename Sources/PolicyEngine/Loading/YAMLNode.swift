@@ -1,0 +1,183 @@
+/// A YAML node as the policy compiler reads it: content, where it was written, and its key path.
+///
+/// Nodes come from `YAMLLoader`, which has already applied the YAML 1.2 core schema, refused
+/// duplicate keys and bounded alias expansion, so the compiler only asks typed questions.
+public struct YAMLNode: Sendable {
+    public enum Content: Sendable {
+        case scalar(YAMLScalar)
+        case mapping([YAMLPair])
+        case sequence([YAMLNode])
+    }
+
+    public var content: Content
+    public var location: SourceLocation
+    /// The key path from the document root: `token.claims.scp`, `token.algorithms[1]`.
+    public var path: String
+
+    public init(_ content: Content, location: SourceLocation, path: String) {
+        self.content = content
+        self.location = location
+        self.path = path
+    }
+
+    /// The members of a mapping node, or nil for any other node.
+    public var pairs: [YAMLPair]? {
+        if case let .mapping(pairs) = content { return pairs }
+        return nil
+    }
+
+    /// The items of a sequence node, or nil for any other node.
+    public var items: [YAMLNode]? {
+        if case let .sequence(items) = content { return items }
+        return nil
+    }
+
+    /// The scalar of a scalar node, or nil for any other node.
+    public var scalar: YAMLScalar? {
+        if case let .scalar(scalar) = content { return scalar }
+        return nil
+    }
+
+    /// The value under `key` in a mapping node.
+    public subscript(key: String) -> YAMLNode? {
+        pairs?.first { $0.name == key }?.value
+    }
+
+    /// A word for the node's shape in messages: "a mapping", "a list", "the string \"x\"".
+    public var shapeDescription: String {
+        switch content {
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        case let .scalar(scalar): scalar.description
+        }
+    }
+
+    /// Rewrites this node's path and every descendant's to sit under `newPath`.
+    func reparented(to newPath: String) -> YAMLNode {
+        var copy = self
+        copy.path = newPath
+        switch content {
+        case .scalar:
+            break
+        case let .mapping(pairs):
+            copy.content = .mapping(pairs.map { pair in
+                YAMLPair(name: pair.name, keyLocation: pair.keyLocation, value: pair.value.reparented(to: YAMLNode.join(newPath, pair.name)))
+            })
+        case let .sequence(items):
+            copy.content = .sequence(items.enumerated().map { $1.reparented(to: "\(newPath)[\($0)]") })
+        }
+        return copy
+    }
+
+    static func join(_ path: String, _ key: String) -> String {
+        let segment = key.contains(".") ? "[\"\(key)\"]" : key
+        return path.isEmpty ? segment : "\(path).\(segment)"
+    }
+}
+
+/// One `key: value` member of a mapping.
+public struct YAMLPair: Sendable {
+    public let name: String
+    public let keyLocation: SourceLocation
+    public let value: YAMLNode
+}
+
+/// A scalar with its YAML 1.2 core-schema type already resolved.
+public struct YAMLScalar: Sendable, CustomStringConvertible {
+    public enum Value: Sendable, Equatable {
+        case null
+        case bool(Bool)
+        case integer(Int64)
+        case number(Double)
+        case string(String)
+    }
+
+    /// The scalar's text as written (without quotes).
+    public let text: String
+    /// The typed value: only plain scalars are ever anything but strings.
+    public let value: Value
+    /// Whether the scalar was written without quotes.
+    public let isPlain: Bool
+
+    public init(text: String, isPlain: Bool) {
+        self.text = text
+        self.isPlain = isPlain
+        value = isPlain ? YAMLScalar.resolve(text) : .string(text)
+    }
+
+    /// The value as a string when the author wrote a string; numbers and booleans are not strings.
+    public var string: String? {
+        if case let .string(text) = value { return text }
+        return nil
+    }
+
+    public var description: String {
+        switch value {
+        case .null: "null"
+        case let .bool(flag): "the boolean \(flag)"
+        case .integer, .number: "the number \(text)"
+        case let .string(text): "the string \"\(text)\""
+        }
+    }
+
+    /// YAML 1.1 spellings of booleans that YAML 1.2 (and this engine) reads as strings.
+    static let yaml11Booleans: Set<String> = ["yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off", "Y", "N", "YES", "NO", "ON", "OFF"]
+
+    /// YAML 1.2 core schema resolution of a plain scalar.
+    static func resolve(_ text: String) -> Value {
+        switch text {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        default: break
+        }
+        if let integer = integerValue(text) { return .integer(integer) }
+        if let number = floatValue(text) { return .number(number) }
+        return .string(text)
+    }
+
+    private static func integerValue(_ text: String) -> Int64? {
+        var body = Substring(text)
+        if body.hasPrefix("0x") { return Int64(body.dropFirst(2), radix: 16) }
+        if body.hasPrefix("0o") { return Int64(body.dropFirst(2), radix: 8) }
+        var negative = false
+        if let sign = body.first, sign == "-" || sign == "+" {
+            negative = sign == "-"
+            body = body.dropFirst()
+        }
+        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard let magnitude = Int64(body) else { return nil }
+        return negative ? -magnitude : magnitude
+    }
+
+    private static func floatValue(_ text: String) -> Double? {
+        switch text {
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .infinity
+        case "-.inf", "-.Inf", "-.INF": return -.infinity
+        case ".nan", ".NaN", ".NAN": return .nan
+        default: break
+        }
+        // [-+]? ( \.[0-9]+ | [0-9]+ ( \.[0-9]* )? ) ( [eE] [-+]? [0-9]+ )?
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
+            return index - start
+        }
+        if index < scalars.count, scalars[index] == "-" || scalars[index] == "+" { index += 1 }
+        var mantissa = digits()
+        if index < scalars.count, scalars[index] == "." {
+            index += 1
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return nil }
+        if index < scalars.count, scalars[index] == "e" || scalars[index] == "E" {
+            index += 1
+            if index < scalars.count, scalars[index] == "-" || scalars[index] == "+" { index += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard index == scalars.count else { return nil }
+        return Double(text)
+    }
+}

@@ -1,0 +1,89 @@
+/// One problem found while loading or compiling a policy, located in its source.
+///
+/// Diagnostics accumulate: the compiler reports every problem in one pass rather than stopping at
+/// the first, so a policy author fixes a file in one round trip.
+public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Codable {
+        case error
+        case warning
+    }
+
+    public let severity: Severity
+    public let code: DiagnosticCode
+    public let message: String
+    public let location: SourceLocation
+    /// The key path inside the policy, e.g. `token.claims.scp`; empty at the top level.
+    public let path: String
+    /// How to fix it, when there is something specific to say ("did you mean 'audience'?").
+    public let hint: String?
+
+    public init(_ severity: Severity, _ code: DiagnosticCode, _ message: String, at location: SourceLocation, path: String = "", hint: String? = nil) {
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.location = location
+        self.path = path
+        self.hint = hint
+    }
+
+    /// `file:line:column: error[code]: message (at path); hint`, one line.
+    public var description: String {
+        var text = "\(location): \(severity.rawValue)[\(code.rawValue)]: \(message)"
+        if !path.isEmpty { text += " (at \(path))" }
+        if let hint { text += "; \(hint)" }
+        return text
+    }
+
+    /// The one-line form followed by the offending source line and a caret under the column.
+    public func rendered(source: String?) -> String {
+        guard let source, let line = source.lineText(location.line) else { return description }
+        let caret = String(repeating: " ", count: max(location.column - 1, 0)) + "^"
+        return "\(description)\n  \(line)\n  \(caret)"
+    }
+}
+
+/// Every diagnostic of one load or compile, thrown when any of them is an error.
+public struct PolicyDiagnostics: Error, Sendable, CustomStringConvertible {
+    public private(set) var items: [Diagnostic] = []
+
+    public init(_ items: [Diagnostic] = []) {
+        self.items = items
+    }
+
+    public var errors: [Diagnostic] { items.filter { $0.severity == .error } }
+    public var warnings: [Diagnostic] { items.filter { $0.severity == .warning } }
+    public var hasErrors: Bool { items.contains { $0.severity == .error } }
+
+    mutating func append(_ diagnostic: Diagnostic) {
+        if !items.contains(diagnostic) { items.append(diagnostic) }
+    }
+
+    mutating func append(contentsOf other: PolicyDiagnostics) {
+        for item in other.items { append(item) }
+    }
+
+    mutating func error(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
+        append(Diagnostic(.error, code, message, at: node.location, path: node.path, hint: hint))
+    }
+
+    mutating func warning(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
+        append(Diagnostic(.warning, code, message, at: node.location, path: node.path, hint: hint))
+    }
+
+    /// The diagnostics ordered by file, line and column.
+    public var sorted: [Diagnostic] { items.sorted { $0.location < $1.location } }
+
+    public var description: String { sorted.map(\.description).joined(separator: "\n") }
+}
+
+extension String {
+    /// The text of a 1-based line, without its line break.
+    func lineText(_ number: Int) -> String? {
+        var current = 1
+        for line in split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == number { return String(line.hasSuffix("\r") ? line.dropLast() : line) }
+            current += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,41 @@
+/// The stable identifier of a kind of policy problem, for tools and tests to match on.
+public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
+    /// The file could not be read, is too large, or is not UTF-8.
+    case fileUnreadable = "file_unreadable"
+    /// libyaml rejected the text (tabs in indentation, unbalanced brackets, ...).
+    case yamlSyntax = "yaml_syntax"
+    /// A mapping names the same key twice.
+    case duplicateKey = "duplicate_key"
+    /// Aliases expand past the node budget (a "billion laughs" file).
+    case aliasBudget = "alias_budget"
+    /// A tag other than the standard scalar tags.
+    case unsupportedTag = "unsupported_tag"
+    /// A key the policy format does not define.
+    case unknownKey = "unknown_key"
+    /// A value of the wrong shape or type.
+    case wrongType = "wrong_type"
+    /// A value of the right type that is not allowed (an unknown algorithm, a bad duration, ...).
+    case invalidValue = "invalid_value"
+    /// A key the format requires is absent.
+    case missingKey = "missing_key"
+    /// `${name}` names no declared input, or `${env:...}` appears outside `keys`.
+    case undeclaredInput = "undeclared_input"
+    /// `${env:NAME}` names a variable that is not set.
+    case environmentMissing = "environment_missing"
+    /// `extends` names a policy that cannot be found.
+    case baseMissing = "base_missing"
+    /// `extends` leads back to a policy already being extended.
+    case extendsCycle = "extends_cycle"
+    /// A base policy of a different subject (e.g. a request policy extending a token policy).
+    case baseSubjectMismatch = "base_subject_mismatch"
+    /// Settings that contradict each other (e.g. `c_hash` without an algorithm that fixes a hash).
+    case conflict = "conflict"
+    /// A key source that cannot be loaded: missing file, unusable keys.
+    case keySource = "key_source"
+    /// A regular expression that does not compile.
+    case invalidPattern = "invalid_pattern"
+    /// A plain scalar such as `yes` or `off` that YAML 1.1 tools read as a boolean (warning).
+    case ambiguousScalar = "ambiguous_scalar"
+    /// A setting that weakens security and is meant for tests only (warning).
+    case insecureSetting = "insecure_setting"
+}
