@@ -1,10 +1,36 @@
 public import PolicyEngine
 
-/// The catalog of built-in rules.
-///
-/// The policy language (a later issue) fills this list; until then it only re-exports the engine
-/// so that the `Rules` layer already depends downward on `PolicyEngine` as DESIGN.md lays out.
+/// The catalog of built-in rules, as one immutable registry.
 public enum BuiltinRules {
-    /// The JOSE error codes the engine reports, re-exposed for rule authors.
-    public static let joseErrorCodes: [JOSEError.Code] = JOSEError.Code.allCases
+    /// Rule types of the `token` section, in the order they are listed in docs/policy-format.md.
+    public static let tokenRules: [any Rule.Type] = [
+        AlgorithmsRule.self, TypRule.self, HeaderRule.self, CritRule.self,
+        RegisteredClaimTypesRule.self, IssuerRule.self, AudienceRule.self, TrustedAudiencesRule.self,
+        AuthorizedPartyRule.self, SubjectRule.self, NonceRule.self,
+        ExpiresRule.self, NotBeforeRule.self, IssuedAtRule.self, MaxLifetimeRule.self,
+        CHashRule.self, AtHashRule.self, RequireRule.self, ClaimsRule.self, SignatureRule.self,
+    ]
+
+    /// Keys of the `token` section that configure it rather than check something.
+    public static let tokenSettings: [String: String] = [
+        "leeway": "clock skew allowed for exp, nbf and iat (default 60s)",
+        "limits": "max_token_bytes and max_json_depth for the presented token",
+    ]
+
+    /// Every built-in rule, by section.
+    public static let registry = RuleRegistry(sections: [
+        RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings),
+    ])
+}
+
+extension Policy {
+    /// Compiles the policy file with the built-in rules.
+    public static func load(file: String, environment: [String: String]? = nil) throws(PolicyDiagnostics) -> Policy {
+        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment).compile(file: file)
+    }
+
+    /// Compiles policy text with the built-in rules; `file` names it in diagnostics.
+    public static func load(text: String, file: String = "<policy>", environment: [String: String]? = nil) throws(PolicyDiagnostics) -> Policy {
+        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment).compile(text: text, file: file)
+    }
 }

@@ -6,6 +6,6 @@ struct PolicyRun: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policy-run",
         abstract: "Evaluate token-validation policies, and inspect tokens.",
-        subcommands: [DecodeCommand.self]
+        subcommands: [CheckCommand.self, LintCommand.self, ExplainCommand.self, DecodeCommand.self]
     )
 }

@@ -13,6 +13,9 @@ public protocol Rule: Sendable {
     /// Whether the rule also runs when its section does not name it (`expires` is required by
     /// default; registered claims are always type-checked).
     static var runsByDefault: Bool { get }
+    /// Whether authors write the key; false for checks that always run with no settings
+    /// (the type checks of registered claims).
+    static var isConfigurable: Bool { get }
 
     /// Compiles the rule from its YAML value (nil when absent and `runsByDefault`). A key may
     /// compile to several rules (one per claim of `claims`); problems go to `compiler`.
@@ -27,6 +30,7 @@ public protocol Rule: Sendable {
 
 extension Rule {
     public static var runsByDefault: Bool { false }
+    public static var isConfigurable: Bool { true }
 }
 
 /// The fail-fast order of rules: structure, header, times, claims, hashes, then the signature.

@@ -46,6 +46,15 @@ public struct RuleCompiler: Sendable {
     /// Where a rule that runs by default without its key is reported: the section itself.
     public var sectionLocation: SourceLocation { section.location }
 
+    /// Runs `body` without keeping its diagnostics: for a rule that reads a sibling's value
+    /// (e.g. `trusted_audiences` reading `audience`), whose own rule reports its problems.
+    /// Inputs it reads still count for this rule.
+    public mutating func quietly<T>(_ body: (inout RuleCompiler) -> T) -> T {
+        let saved = diagnostics
+        defer { diagnostics = saved }
+        return body(&self)
+    }
+
     // MARK: - Shapes
 
     /// The pairs of a mapping whose keys must all be in `allowed`; unknown keys get a hint.

@@ -16,7 +16,7 @@ public struct RuleRegistry: Sendable {
         }
 
         /// Every key the section accepts.
-        public var keys: [String] { rules.map { $0.key } + settings.keys.sorted() }
+        public var keys: [String] { rules.filter { $0.isConfigurable }.map { $0.key } + settings.keys.sorted() }
 
         public func rule(named key: String) -> (any Rule.Type)? {
             rules.first { $0.key == key }

@@ -29,9 +29,9 @@ struct DecodeCommand: ParsableCommand {
 
     func run() throws {
         let text = try TokenArgument.read(token)
-        let decoded: DecodedToken
+        let decoded: TokenView
         do {
-            decoded = try DecodedToken(text)
+            decoded = try TokenView(text)
         } catch let error as JOSEError {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
             throw ExitCode(2)
@@ -44,7 +44,7 @@ struct DecodeCommand: ParsableCommand {
 }
 
 /// A token split into what `decode` shows.
-struct DecodedToken {
+struct TokenView {
     let header: JSONObject
     let claims: JSONValue?
     let summary: String
@@ -75,7 +75,7 @@ struct DecodedToken {
     var text: String {
         var lines = ["Header:", JSONValue.object(header).prettyPrinted()]
         if let claims {
-            lines += ["Claims:", claims.prettyPrinted(annotate: DecodedToken.dateNote)]
+            lines += ["Claims:", claims.prettyPrinted(annotate: TokenView.dateNote)]
         }
         lines.append(summary)
         return lines.joined(separator: "\n")

@@ -1,0 +1,28 @@
+import PolicyEngine
+
+/// `audience`: `aud` (a string or an array) contains at least one of the values.
+struct AudienceRule: Rule {
+    static let key = "audience"
+    static let summary = "aud contains at least one of the expected audiences"
+    static let phase = RulePhase.claims
+
+    let audiences: [PolicyValue]
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node, let audiences = compiler.stringValues(node, what: "'audience'") else { return [] }
+        return [compiler.finish(AudienceRule(audiences: audiences), at: node.location)]
+    }
+
+    var explanation: String { "aud contains \(audiences.map(\.display).joined(separator: " or "))" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        guard let expected = context.strings(audiences) else { return .fail(.inputInvalid, "an input used by 'audience' is not a string") }
+        let claims = context.decoded.claims
+        guard claims["aud"] != nil else { return .fail(.claimMissing, "the token has no aud; expected \(RuleCompiler.show(expected))") }
+        guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }
+        guard present.contains(where: expected.contains) else {
+            return .fail(.audienceMismatch, "aud \(RuleCompiler.show(present)) does not include \(RuleCompiler.show(expected))")
+        }
+        return .pass("aud \(RuleCompiler.show(present)) includes one of \(RuleCompiler.show(expected))")
+    }
+}

@@ -1,0 +1,39 @@
+import PolicyEngine
+
+/// The RFC 7519 registered claims have fixed types, checked whether or not the policy names them:
+/// `exp`, `nbf`, `iat` numbers; `iss`, `sub`, `jti`, `azp`, `nonce` strings; `aud` a string or
+/// an array of strings. Other rules read these claims assuming the types hold.
+struct RegisteredClaimTypesRule: Rule {
+    static let key = "claim_types"
+    static let summary = "registered claims have their RFC 7519 types"
+    static let phase = RulePhase.structure
+    static let runsByDefault = true
+    static let isConfigurable = false
+
+    static let numbers = ["exp", "nbf", "iat"]
+    static let strings = ["iss", "sub", "jti", "azp", "nonce"]
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        [compiler.finish(RegisteredClaimTypesRule(), at: compiler.sectionLocation)]
+    }
+
+    var explanation: String { "exp, nbf, iat are numbers; iss, sub, jti, azp, nonce strings; aud a string or array of strings" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        let claims = context.decoded.claims
+        for name in Self.numbers {
+            if case let .unusable(reason) = TokenClaims.numericDate(name, in: claims) {
+                return .fail(.claimType, reason)
+            }
+        }
+        for name in Self.strings {
+            if let value = claims[name], value.stringValue == nil {
+                return .fail(.claimType, "'\(name)' must be a string, found \(value.typeName)")
+            }
+        }
+        if let aud = claims["aud"], TokenClaims.audiences(claims) == nil {
+            return .fail(.claimType, "'aud' must be a string or an array of strings, found \(aud.typeName == "array" ? "an array with a non-string" : aud.typeName)")
+        }
+        return .pass()
+    }
+}

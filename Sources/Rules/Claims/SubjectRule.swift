@@ -1,0 +1,26 @@
+import PolicyEngine
+
+/// `subject`: a matcher on `sub`.
+struct SubjectRule: Rule {
+    static let key = "subject"
+    static let summary = "sub matches the matcher"
+    static let phase = RulePhase.claims
+
+    let matcher: Matcher
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node, let matcher = compiler.matcher(node, what: "'subject'") else { return [] }
+        return [compiler.finish(SubjectRule(matcher: matcher), at: node.location)]
+    }
+
+    var explanation: String { "sub \(matcher.explanation)" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        switch matcher.check(context.decoded.claims["sub"], inputs: context.inputs) {
+        case nil: return .pass("sub \(matcher.explanation)")
+        case .missing: return .fail(.claimMissing, "the token has no sub")
+        case let .type(message): return .fail(.claimType, "sub: \(message)")
+        case let .value(message): return .fail(.subjectMismatch, "sub: \(message)")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import PolicyEngine
+
+/// The shared check of `c_hash` and `at_hash` (OIDC Core 3.3.2.11, 3.2.2.9): the claim equals
+/// base64url of the left half of H(ASCII(value)), with H the hash of the token's `alg`.
+struct HalfHashCheck: Sendable {
+    let claim: String
+    let value: PolicyValue
+    let code: FindingCode
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        guard let expectedInput = context.resolve(value)?.stringValue else {
+            return .fail(.inputInvalid, "the input used by '\(claim)' is not a string")
+        }
+        guard let present = context.decoded.claims[claim] else { return .fail(.claimMissing, "the token has no \(claim)") }
+        guard case let .string(actual) = present else { return .fail(.claimType, "'\(claim)' must be a string, found \(present.typeName)") }
+        let algorithm = context.decoded.jws.algorithm
+        guard OIDCHash.leftHalf(of: expectedInput, algorithm: algorithm) != nil else {
+            return .fail(code, "\(algorithm.rawValue) defines no hash for \(claim)")
+        }
+        guard OIDCHash.matches(claim: actual, value: expectedInput, algorithm: algorithm) else {
+            return .fail(code, "\(claim) does not match the \(claim == "c_hash" ? "authorization code" : "access token") (hash of \(algorithm.rawValue))")
+        }
+        return .pass("\(claim) matches (hash of \(algorithm.rawValue))")
+    }
+}
+
+/// `c_hash`: binds the ID token to the authorization code returned with it.
+struct CHashRule: Rule {
+    static let key = "c_hash"
+    static let summary = "c_hash is the left-half hash of the authorization code"
+    static let phase = RulePhase.hashes
+
+    let check: HalfHashCheck
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node, let value = compiler.stringValue(node, what: "'c_hash'") else { return [] }
+        return [compiler.finish(CHashRule(check: HalfHashCheck(claim: "c_hash", value: value, code: .cHashMismatch)), at: node.location)]
+    }
+
+    var explanation: String { "c_hash is the left half of the alg's hash of \(check.value.display)" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome { check.evaluate(context) }
+}
+
+/// `at_hash`: binds the ID token to the access token issued with it.
+struct AtHashRule: Rule {
+    static let key = "at_hash"
+    static let summary = "at_hash is the left-half hash of the access token"
+    static let phase = RulePhase.hashes
+
+    let check: HalfHashCheck
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node, let value = compiler.stringValue(node, what: "'at_hash'") else { return [] }
+        return [compiler.finish(AtHashRule(check: HalfHashCheck(claim: "at_hash", value: value, code: .atHashMismatch)), at: node.location)]
+    }
+
+    var explanation: String { "at_hash is the left half of the alg's hash of \(check.value.display)" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome { check.evaluate(context) }
+}

@@ -1,0 +1,190 @@
+public import PolicyEngine
+
+/// A compiled claim, header or field matcher (POLICY-FORMAT.md section 3): a scalar means
+/// `equals`; a mapping holds operators that must all hold.
+public struct Matcher: Sendable {
+    enum Operator: Sendable {
+        case equals(PolicyValue)
+        case notEquals(PolicyValue)
+        case oneOf(PolicyValue)
+        case notOneOf(PolicyValue)
+        case contains(PolicyValue)
+        case containsAll(PolicyValue)
+        case containsAny(PolicyValue)
+        case matches(CompiledPattern)
+        case prefix(PolicyValue)
+        case suffix(PolicyValue)
+        case exists(Bool)
+        case type(String)
+        case min(Double)
+        case max(Double)
+        case minLength(Int)
+        case maxLength(Int)
+    }
+
+    /// Why a matcher did not hold.
+    public enum Mismatch: Sendable, Equatable {
+        /// The value is absent and the matcher needs one.
+        case missing
+        /// The value has the wrong JSON type for an operator.
+        case type(String)
+        /// The value is present and typed right but does not match.
+        case value(String)
+    }
+
+    static let operatorNames = ["equals", "not_equals", "one_of", "not_one_of", "contains", "contains_all", "contains_any",
+                                "matches", "prefix", "suffix", "exists", "type", "min", "max", "min_length", "max_length"]
+    static let typeNames = ["string", "number", "integer", "boolean", "array", "object", "null"]
+
+    let operators: [Operator]
+
+    /// Checks `value` (nil when absent); nil means the matcher holds.
+    public func check(_ value: JSONValue?, inputs: [String: JSONValue]) -> Mismatch? {
+        if case let .exists(shouldExist)? = operators.first(where: { if case .exists = $0 { true } else { false } }) {
+            if !shouldExist { return value == nil ? nil : .value("must be absent, found \(Matcher.show(value!))") }
+            if value == nil { return .missing }
+        }
+        guard let value else { return .missing }
+        for op in operators {
+            if let mismatch = check(op, value, inputs) { return mismatch }
+        }
+        return nil
+    }
+
+    private func check(_ op: Operator, _ value: JSONValue, _ inputs: [String: JSONValue]) -> Mismatch? {
+        func resolved(_ operand: PolicyValue) -> JSONValue { operand.resolve(inputs) ?? .null }
+        func list(_ operand: PolicyValue) -> [JSONValue] {
+            let items = resolved(operand)
+            return items.arrayValue ?? [items]
+        }
+        switch op {
+        case let .equals(operand):
+            let expected = resolved(operand)
+            return value == expected && value.typeName == expected.typeName ? nil : .value("expected \(Matcher.show(expected)), found \(Matcher.show(value))")
+        case let .notEquals(operand):
+            let unwanted = resolved(operand)
+            return value == unwanted && value.typeName == unwanted.typeName ? .value("must not equal \(Matcher.show(unwanted))") : nil
+        case let .oneOf(operand):
+            let options = list(operand)
+            return options.contains { $0 == value && $0.typeName == value.typeName } ? nil
+                : .value("expected one of \(Matcher.show(.array(options))), found \(Matcher.show(value))")
+        case let .notOneOf(operand):
+            let options = list(operand)
+            return options.contains { $0 == value && $0.typeName == value.typeName } ? .value("must not be one of \(Matcher.show(.array(options))), found \(Matcher.show(value))") : nil
+        case let .contains(operand):
+            return containment([resolved(operand)], in: value, requireAll: true)
+        case let .containsAll(operand):
+            return containment(list(operand), in: value, requireAll: true)
+        case let .containsAny(operand):
+            return containment(list(operand), in: value, requireAll: false)
+        case let .matches(pattern):
+            guard case let .string(text) = value else { return .type("must be a string to match a pattern, found \(value.typeName)") }
+            return pattern.wholeMatches(text) ? nil : .value("\(Matcher.show(value)) does not match /\(pattern.source)/")
+        case let .prefix(operand), let .suffix(operand):
+            guard case let .string(text) = value else { return .type("must be a string, found \(value.typeName)") }
+            let affix = resolved(operand).stringValue ?? ""
+            let isPrefix: Bool = if case .prefix = op { true } else { false }
+            let holds = isPrefix ? text.hasPrefix(affix) : text.hasSuffix(affix)
+            return holds ? nil : .value("\(Matcher.show(value)) does not \(isPrefix ? "start" : "end") with \"\(affix)\"")
+        case .exists:
+            return nil
+        case let .type(name):
+            return Matcher.hasType(value, name) ? nil : .type("expected \(name == "integer" ? "an integer" : "a \(name)"), found \(Matcher.typeName(value))")
+        case let .min(bound), let .max(bound):
+            guard case let .number(number) = value else { return .type("must be a number, found \(value.typeName)") }
+            let isMin: Bool = if case .min = op { true } else { false }
+            let holds = isMin ? number.doubleValue >= bound : number.doubleValue <= bound
+            return holds ? nil : .value("\(number) is \(isMin ? "below the minimum" : "above the maximum") \(Matcher.format(bound))")
+        case let .minLength(bound), let .maxLength(bound):
+            let length: Int
+            switch value {
+            case let .string(text): length = text.unicodeScalars.count
+            case let .array(items): length = items.count
+            default: return .type("must be a string or an array to have a length, found \(value.typeName)")
+            }
+            let isMin: Bool = if case .minLength = op { true } else { false }
+            let holds = isMin ? length >= bound : length <= bound
+            return holds ? nil : .value("length \(length) is \(isMin ? "below the minimum" : "above the maximum") \(bound)")
+        }
+    }
+
+    private func containment(_ wanted: [JSONValue], in value: JSONValue, requireAll: Bool) -> Mismatch? {
+        let present: (JSONValue) -> Bool
+        switch value {
+        case let .array(items):
+            present = { want in items.contains { $0 == want && $0.typeName == want.typeName } }
+        case let .string(text):
+            let words = Set(text.split(separator: " ").map(String.init))
+            present = { want in want.stringValue.map { words.contains($0) } ?? false }
+        default:
+            return .type("must be an array or a space-separated string, found \(value.typeName)")
+        }
+        let missing = wanted.filter { !present($0) }
+        if requireAll, !missing.isEmpty {
+            return .value("\(Matcher.show(value)) does not contain \(missing.map(Matcher.show).joined(separator: ", "))")
+        }
+        if !requireAll, missing.count == wanted.count {
+            return .value("\(Matcher.show(value)) contains none of \(wanted.map(Matcher.show).joined(separator: ", "))")
+        }
+        return nil
+    }
+
+    static func hasType(_ value: JSONValue, _ name: String) -> Bool {
+        switch (name, value) {
+        case ("string", .string), ("boolean", .bool), ("array", .array), ("object", .object), ("null", .null), ("number", .number): true
+        case let ("integer", .number(number)):
+            if case .bigInteger = number { true } else { number.int64Value != nil }
+        default: false
+        }
+    }
+
+    static func typeName(_ value: JSONValue) -> String {
+        if case let .number(number) = value, hasType(value, "integer") { return "an integer \(number)" }
+        return "a \(value.typeName)"
+    }
+
+    /// A value as it appears in messages: JSON, shortened when long.
+    static func show(_ value: JSONValue) -> String {
+        let text = String(decoding: value.serializedBytes(), as: UTF8.self)
+        return text.count > 120 ? String(text.prefix(117)) + "..." : text
+    }
+
+    static func format(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+
+    /// The inputs the matcher reads.
+    var inputNames: [String] {
+        operators.flatMap { op -> [String] in
+            switch op {
+            case let .equals(v), let .notEquals(v), let .oneOf(v), let .notOneOf(v), let .contains(v), let .containsAll(v),
+                 let .containsAny(v), let .prefix(v), let .suffix(v): v.inputNames
+            default: []
+            }
+        }
+    }
+
+    /// The matcher in words, for `explain`.
+    public var explanation: String {
+        operators.map { op -> String in
+            switch op {
+            case let .equals(v): "equals \(v.display)"
+            case let .notEquals(v): "does not equal \(v.display)"
+            case let .oneOf(v): "is one of \(v.display)"
+            case let .notOneOf(v): "is none of \(v.display)"
+            case let .contains(v): "contains \(v.display)"
+            case let .containsAll(v): "contains all of \(v.display)"
+            case let .containsAny(v): "contains any of \(v.display)"
+            case let .matches(p): "matches /\(p.source)/"
+            case let .prefix(v): "starts with \(v.display)"
+            case let .suffix(v): "ends with \(v.display)"
+            case let .exists(flag): flag ? "is present" : "is absent"
+            case let .type(name): "is of type \(name)"
+            case let .min(bound): "is at least \(Matcher.format(bound))"
+            case let .max(bound): "is at most \(Matcher.format(bound))"
+            case let .minLength(bound): "has length at least \(bound)"
+            case let .maxLength(bound): "has length at most \(bound)"
+            }
+        }.joined(separator: " and ")
+    }
+}

@@ -1,0 +1,25 @@
+import PolicyEngine
+
+/// `nonce`: the token's `nonce` is present and equals the one the client sent (OIDC Core 3.1.3.7 step 11).
+struct NonceRule: Rule {
+    static let key = "nonce"
+    static let summary = "nonce is present and equals the expected value"
+    static let phase = RulePhase.claims
+
+    let nonce: PolicyValue
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node, let nonce = compiler.stringValue(node, what: "'nonce'") else { return [] }
+        return [compiler.finish(NonceRule(nonce: nonce), at: node.location)]
+    }
+
+    var explanation: String { "nonce equals \(nonce.display)" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        guard let expected = context.resolve(nonce)?.stringValue else { return .fail(.inputInvalid, "the input used by 'nonce' is not a string") }
+        guard let value = context.decoded.claims["nonce"] else { return .fail(.claimMissing, "the token has no nonce") }
+        guard case let .string(actual) = value else { return .blocked("nonce is not a string (see token.claim_types)") }
+        guard actual == expected else { return .fail(.nonceMismatch, "nonce \"\(actual)\" does not match the expected nonce") }
+        return .pass("nonce matches")
+    }
+}

@@ -1,0 +1,33 @@
+import PolicyEngine
+
+/// `trusted_audiences`: every `aud` value must be an expected or trusted audience (OIDC Core
+/// 3.1.3.7 step 3: a token carrying untrusted extra audiences is rejected).
+struct TrustedAudiencesRule: Rule {
+    static let key = "trusted_audiences"
+    static let summary = "every aud value is an expected or trusted audience"
+    static let phase = RulePhase.claims
+
+    let trusted: [PolicyValue]
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node, let listed = compiler.stringValues(node, what: "'trusted_audiences'") else { return [] }
+        let audience = compiler.setting("audience").map { audienceNode in
+            compiler.quietly { $0.stringValues(audienceNode, what: "'audience'") ?? [] }
+        } ?? []
+        return [compiler.finish(TrustedAudiencesRule(trusted: audience + listed), at: node.location)]
+    }
+
+    var explanation: String { "every aud value is one of \(trusted.map(\.display).joined(separator: ", "))" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        guard let allowed = context.strings(trusted) else { return .fail(.inputInvalid, "an input used by 'trusted_audiences' is not a string") }
+        let claims = context.decoded.claims
+        guard claims["aud"] != nil else { return .fail(.claimMissing, "the token has no aud") }
+        guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }
+        let untrusted = present.filter { !allowed.contains($0) }
+        guard untrusted.isEmpty else {
+            return .fail(.audienceUntrusted, "aud includes untrusted \(RuleCompiler.show(untrusted))")
+        }
+        return .pass("aud \(RuleCompiler.show(present)) all trusted")
+    }
+}

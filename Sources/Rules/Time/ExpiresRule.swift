@@ -1,0 +1,34 @@
+import PolicyEngine
+
+/// `expires`: `exp` must be present (by default) and, whenever present, `now < exp + leeway`.
+struct ExpiresRule: Rule {
+    static let key = "expires"
+    static let summary = "exp is present (unless optional) and not passed, allowing the leeway"
+    static let phase = RulePhase.time
+    static let runsByDefault = true
+
+    let required: Bool
+    let leeway: Int64
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        let presence = node.map { Presence.read($0, key: key, &compiler) } ?? .required
+        guard let presence else { return [] }
+        return [compiler.finish(ExpiresRule(required: presence == .required, leeway: compiler.leeway()), at: node?.location ?? compiler.sectionLocation)]
+    }
+
+    var explanation: String { "exp is \(required ? "present" : "optional; when present it is checked") and now < exp + \(TimeText.duration(leeway)) leeway" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        switch TokenClaims.numericDate("exp", in: context.decoded.claims) {
+        case .absent:
+            return required ? .fail(.claimMissing, "the token has no exp, and the policy requires one") : .pass("no exp (optional)")
+        case .unusable:
+            return .blocked("exp is not a usable number (see token.claim_types)")
+        case let .seconds(exp):
+            guard context.now < exp + Double(leeway) else {
+                return .fail(.tokenExpired, "expired at \(TimeText.iso(exp)); evaluated at \(TimeText.iso(context.now)) with \(leeway)s leeway")
+            }
+            return .pass("now \(TimeText.iso(context.now)) < exp \(TimeText.iso(exp)) + \(leeway)s")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import PolicyEngine
+
+/// `max_lifetime`: `exp - iat` (or `exp - nbf` without `iat`) must not exceed the duration.
+struct MaxLifetimeRule: Rule {
+    static let key = "max_lifetime"
+    static let summary = "the token's lifetime (exp - iat, or exp - nbf) is within the bound"
+    static let phase = RulePhase.time
+
+    let maximum: Int64
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node, let maximum = compiler.duration(node, what: "'max_lifetime'") else { return [] }
+        return [compiler.finish(MaxLifetimeRule(maximum: maximum), at: node.location)]
+    }
+
+    var explanation: String { "exp - iat (or exp - nbf) <= \(TimeText.duration(maximum))" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        let claims = context.decoded.claims
+        guard case let .seconds(exp) = TokenClaims.numericDate("exp", in: claims) else {
+            return .fail(.claimMissing, "max_lifetime needs a numeric exp")
+        }
+        let start: (name: String, value: Double)
+        if case let .seconds(iat) = TokenClaims.numericDate("iat", in: claims) {
+            start = ("iat", iat)
+        } else if case let .seconds(nbf) = TokenClaims.numericDate("nbf", in: claims) {
+            start = ("nbf", nbf)
+        } else {
+            return .fail(.claimMissing, "max_lifetime needs a numeric iat or nbf")
+        }
+        let lifetime = exp - start.value
+        guard lifetime <= Double(maximum) else {
+            return .fail(.lifetimeTooLong, "the token lives \(Int64(lifetime))s (exp - \(start.name)), more than \(TimeText.duration(maximum))")
+        }
+        return .pass("lifetime \(Int64(lifetime))s <= \(maximum)s")
+    }
+}

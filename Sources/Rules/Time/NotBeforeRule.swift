@@ -1,0 +1,34 @@
+import PolicyEngine
+
+/// `not_before`: `nbf` is optional by default; whenever present, `nbf <= now + leeway`.
+struct NotBeforeRule: Rule {
+    static let key = "not_before"
+    static let summary = "nbf (when present, or required) is not in the future, allowing the leeway"
+    static let phase = RulePhase.time
+    static let runsByDefault = true
+
+    let required: Bool
+    let leeway: Int64
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        let presence = node.map { Presence.read($0, key: key, &compiler) } ?? .optional
+        guard let presence else { return [] }
+        return [compiler.finish(NotBeforeRule(required: presence == .required, leeway: compiler.leeway()), at: node?.location ?? compiler.sectionLocation)]
+    }
+
+    var explanation: String { "nbf is \(required ? "present" : "optional; when present it is checked") and nbf <= now + \(TimeText.duration(leeway)) leeway" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        switch TokenClaims.numericDate("nbf", in: context.decoded.claims) {
+        case .absent:
+            return required ? .fail(.claimMissing, "the token has no nbf, and the policy requires one") : .pass("no nbf (optional)")
+        case .unusable:
+            return .blocked("nbf is not a usable number (see token.claim_types)")
+        case let .seconds(nbf):
+            guard nbf <= context.now + Double(leeway) else {
+                return .fail(.tokenNotYetValid, "not valid before \(TimeText.iso(nbf)); evaluated at \(TimeText.iso(context.now)) with \(leeway)s leeway")
+            }
+            return .pass("nbf \(TimeText.iso(nbf)) <= now \(TimeText.iso(context.now)) + \(leeway)s")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import PolicyEngine
+
+/// `algorithms`: the header's `alg` must be one the policy allows. Required in every token section.
+struct AlgorithmsRule: Rule {
+    static let key = "algorithms"
+    static let summary = "the header's alg is one of the allowed algorithms"
+    static let phase = RulePhase.header
+    static let runsByDefault = true
+
+    let allowed: [JWSAlgorithm]
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node else {
+            compiler.error(.missingKey, "the token section needs 'algorithms'", at: compiler.section,
+                           hint: "list the algorithms the issuer signs with, e.g. algorithms: [RS256]")
+            return []
+        }
+        guard let names = compiler.literalStrings(node, what: "'algorithms'") else { return [] }
+        var allowed: [JWSAlgorithm] = []
+        for (index, name) in names.enumerated() {
+            let item = node.items?[index] ?? node
+            if name.lowercased() == "none" {
+                compiler.error(.invalidValue, "'none' is never accepted: an unsigned token proves nothing", at: item)
+                continue
+            }
+            guard let algorithm = try? JWSAlgorithm(name: name) else {
+                compiler.error(.invalidValue, "unknown algorithm '\(name)'", at: item,
+                               hint: Suggestion.didYouMean(name, among: JWSAlgorithm.allCases.map(\.rawValue))
+                                   ?? "use one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+                continue
+            }
+            if !allowed.contains(algorithm) { allowed.append(algorithm) }
+        }
+        guard allowed.count == names.count else { return [] }
+        return [compiler.finish(AlgorithmsRule(allowed: allowed), at: node.location)]
+    }
+
+    var explanation: String { "the header's alg is one of \(allowed.map(\.rawValue).joined(separator: ", "))" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        let algorithm = context.decoded.jws.algorithm
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        guard allowed.contains(algorithm) else {
+            return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(list)")
+        }
+        return .pass("alg \(algorithm.rawValue) in [\(list)]")
+    }
+}

@@ -1,0 +1,31 @@
+import PolicyEngine
+
+/// `crit`: the extensions the policy understands; a token marking any other one critical fails
+/// (RFC 7515 §4.1.11). Runs by default with nothing understood.
+struct CritRule: Rule {
+    static let key = "crit"
+    static let summary = "every header parameter the token marks critical is one the policy understands"
+    static let phase = RulePhase.header
+    static let runsByDefault = true
+
+    let understood: [String]
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node else { return [compiler.finish(CritRule(understood: []), at: compiler.sectionLocation)] }
+        if node.items?.isEmpty == true { return [compiler.finish(CritRule(understood: []), at: node.location)] }
+        guard let names = compiler.literalStrings(node, what: "'crit'") else { return [] }
+        return [compiler.finish(CritRule(understood: names), at: node.location)]
+    }
+
+    var explanation: String {
+        understood.isEmpty ? "the token marks no header parameter critical" : "critical header parameters are among \(RuleCompiler.show(understood))"
+    }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        let critical = context.decoded.header.critical
+        if let unknown = critical.first(where: { !understood.contains($0) }) {
+            return .fail(.critUnsupported, "the token marks '\(unknown)' critical, which this policy does not understand")
+        }
+        return .pass(critical.isEmpty ? "no crit" : "crit \(RuleCompiler.show(critical)) understood")
+    }
+}

@@ -1,0 +1,83 @@
+internal import Foundation
+import PolicyEngine
+
+/// Readings of the token that several rules share.
+enum TokenClaims {
+    /// A numeric date claim (`exp`, `nbf`, `iat`) as RFC 7519 defines it.
+    enum NumericDate {
+        case absent
+        case seconds(Double)
+        /// Present but not a usable number; the registered-claims type check reports it.
+        case unusable(String)
+    }
+
+    static func numericDate(_ name: String, in claims: JSONObject) -> NumericDate {
+        guard let value = claims[name] else { return .absent }
+        guard case let .number(number) = value else { return .unusable("'\(name)' is \(value.typeName), not a number") }
+        let seconds = number.doubleValue
+        // Year 1 to year 9999: anything else is a corrupt or hostile value, not a date.
+        guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else {
+            return .unusable("'\(name)' \(number) is out of range for a date")
+        }
+        return .seconds(seconds)
+    }
+
+    /// `aud` as a list: a string is a one-element audience (RFC 7519 §4.1.3).
+    static func audiences(_ claims: JSONObject) -> [String]? {
+        switch claims["aud"] {
+        case let .string(single)?: [single]
+        case let .array(items)?:
+            items.allSatisfy { $0.stringValue != nil } ? items.compactMap(\.stringValue) : nil
+        default: nil
+        }
+    }
+}
+
+enum TimeText {
+    static func iso(_ seconds: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
+    }
+
+    static func duration(_ seconds: Int64) -> String {
+        if seconds % 86400 == 0, seconds >= 86400 { return "\(seconds / 86400)d" }
+        if seconds % 3600 == 0, seconds >= 3600 { return "\(seconds / 3600)h" }
+        if seconds % 60 == 0, seconds >= 60 { return "\(seconds / 60)m" }
+        return "\(seconds)s"
+    }
+}
+
+extension RuleCompiler {
+    /// The section's `leeway` (default 60 s), read quietly: the setting reports its own problems.
+    mutating func leeway() -> Int64 {
+        guard let node = setting("leeway") else { return 60 }
+        return duration(node, what: "'leeway'") ?? 60
+    }
+
+    /// The section's `algorithms`, read without reporting (the `algorithms` rule reports).
+    mutating func allowedAlgorithms() -> [JWSAlgorithm] {
+        guard let node = setting("algorithms") else { return [] }
+        return quietly { $0.literalStrings(node, what: "'algorithms'") ?? [] }.compactMap { try? JWSAlgorithm(name: $0) }
+    }
+
+    /// Text values shown in messages: `"a"` or `["a", "b"]`.
+    static func show(_ values: [String]) -> String {
+        values.count == 1 ? "\"\(values[0])\"" : "[" + values.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+    }
+}
+
+extension EvaluationContext {
+    /// The token; token rules only run when one was decoded.
+    var decoded: DecodedToken { token! }
+
+    /// Resolved string values; a non-string input value resolves to nil.
+    func strings(_ values: [PolicyValue]) -> [String]? {
+        var result: [String] = []
+        for value in values {
+            guard let text = resolve(value)?.stringValue else { return nil }
+            result.append(text)
+        }
+        return result
+    }
+}

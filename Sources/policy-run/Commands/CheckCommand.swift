@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import PolicyEngine
+
+/// `policy-run check`: evaluates one token against a policy and prints the verdict.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a token against a policy.",
+        discussion: """
+        TOKEN is a compact JWS, '-' to read it from standard input, or @FILE. \
+        Exit status: 0 valid, 1 invalid, 2 usage or policy error.
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @OptionGroup var options: PolicyOptions
+
+    @Option(help: "Output format: text (for people) or json (the verdict).")
+    var format: Format = .text
+
+    @Flag(help: "Add every rule, in order, with what it compared, to the verdict.")
+    var trace = false
+
+    @Argument(help: "The token, '-' for standard input, or @FILE.")
+    var token: String
+
+    func run() throws {
+        let policy = try options.compiledPolicy()
+        let text = try TokenArgument.read(token)
+        let (now, source) = try options.instant()
+        let verdict: Verdict
+        do {
+            verdict = try policy.evaluate(token: text, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
+        } catch let error as EvaluationError {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode(2)
+        }
+        switch format {
+        case .json: print(verdict.json.prettyPrinted())
+        case .text: print(VerdictText(verdict, colour: isatty(STDOUT_FILENO) == 1).rendered)
+        }
+        if !verdict.valid { throw ExitCode(1) }
+    }
+}
+
+/// A verdict as a person reads it.
+struct VerdictText {
+    let verdict: Verdict
+    let colour: Bool
+
+    init(_ verdict: Verdict, colour: Bool) {
+        self.verdict = verdict
+        self.colour = colour
+    }
+
+    func paint(_ text: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+
+    var rendered: String {
+        var lines: [String] = []
+        let status = verdict.valid ? paint("VALID", "1;32") : paint("INVALID", "1;31")
+        var headline = "\(status)  policy \(verdict.policy)"
+        if let key = verdict.trace?.key {
+            headline += ", signature verified with \(key.kid.map { "kid '\($0)'" } ?? "a key") from \(key.source)"
+        } else {
+            headline += verdict.verified ? ", signature verified" : ", signature NOT verified"
+        }
+        lines.append(headline)
+        for finding in verdict.findings {
+            lines.append("  \(paint(finding.code.rawValue, "31"))  \(finding.rule): \(finding.message)")
+            lines.append("      at \(finding.at)")
+        }
+        if !verdict.skipped.isEmpty {
+            lines.append("  skipped (optional input absent): \(verdict.skipped.joined(separator: ", "))")
+        }
+        for name in verdict.outputs.keys.sorted() {
+            let value = verdict.outputs[name]!
+            lines.append("  output \(name) = \(String(decoding: value.serializedBytes(), as: UTF8.self))")
+        }
+        if let trace = verdict.trace {
+            lines.append("  trace (clock \(trace.clock.iso8601) from \(trace.clock.source)):")
+            for entry in trace.entries {
+                lines.append("    \(entry.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(entry.rule)\(entry.detail.map { ": \($0)" } ?? "")")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

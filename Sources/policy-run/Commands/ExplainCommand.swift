@@ -1,0 +1,56 @@
+import ArgumentParser
+import PolicyEngine
+
+/// `policy-run explain`: prints the compiled chain, rule by rule.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Show the compiled chain: each rule, its order, where it came from, and what it checks."
+    )
+
+    @OptionGroup var options: PolicyOptionsForExplain
+
+    func run() throws {
+        let policy = try options.compiledPolicy()
+        print("policy \(policy.name) (\(policy.mode.rawValue))\(policy.description.map { ": \($0)" } ?? "")")
+        if policy.files.count > 1 { print("compiled from \(policy.files.joined(separator: " ← "))") }
+        for input in policy.inputs {
+            let detail = input.defaultValue.map { "default \(String(decoding: $0.serializedBytes(), as: UTF8.self))" } ?? (input.required ? "required" : "optional")
+            print("input \(input.name): \(detail)\(input.description.map { " — \($0)" } ?? "")")
+        }
+        var counter = 0
+        print(lines(policy.root, depth: 0, counter: &counter).joined(separator: "\n"))
+        for output in policy.outputs {
+            print("output \(output.name) ← \(output.source)  (\(output.location))")
+        }
+    }
+
+    private func lines(_ node: ChainNode, depth: Int, counter: inout Int) -> [String] {
+        let indent = String(repeating: "  ", count: depth)
+        switch node {
+        case let .rule(rule):
+            counter += 1
+            return ["\(indent)\(counter). \(rule.id) [\(rule.phase)] \(rule.location)", "\(indent)     \(rule.rule.explanation)"]
+        case let .all(children, composite) where composite.kind == "policy":
+            return children.flatMap { lines($0, depth: depth, counter: &counter) }
+        case let .all(children, composite), let .any(children, composite):
+            let header = "\(indent)\(composite.kind)\(composite.id.map { " '\($0)'" } ?? "") (\(composite.location))\(composite.message.map { " — message: \($0)" } ?? "")"
+            return [header] + children.flatMap { lines($0, depth: depth + 1, counter: &counter) }
+        case let .not(child, composite):
+            return ["\(indent)not (\(composite.location))"] + lines(child, depth: depth + 1, counter: &counter)
+        case let .when(condition, then, composite):
+            return ["\(indent)when (\(composite.location))"] + lines(condition, depth: depth + 1, counter: &counter)
+                + ["\(indent)then"] + lines(then, depth: depth + 1, counter: &counter)
+        }
+    }
+}
+
+/// `explain` only needs the policy file.
+struct PolicyOptionsForExplain: ParsableArguments {
+    @Option(name: .shortAndLong, help: "The policy YAML file.")
+    var policy: String
+
+    func compiledPolicy() throws -> Policy {
+        try PolicyOptions.compile(file: policy)
+    }
+}

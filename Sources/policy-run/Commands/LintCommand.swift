@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import PolicyEngine
+import Rules
+
+/// `policy-run lint`: compiles policies and reports every error and warning.
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Report every compile error and warning in policy files.",
+        discussion: "Exit status: 0 when no file has errors (warnings allowed), 1 otherwise."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Argument(help: "Policy YAML files.")
+    var files: [String]
+
+    @Option(help: "Output format: text or json.")
+    var format: Format = .text
+
+    func run() throws {
+        var all: [Diagnostic] = []
+        var failed = false
+        for file in files {
+            do {
+                all += try Policy.load(file: file).warnings
+            } catch {
+                all += error.items
+                failed = true
+            }
+        }
+        let sorted = all.sorted { $0.location < $1.location }
+        switch format {
+        case .json:
+            let items: [JSONValue] = sorted.map { diagnostic in
+                var object = JSONObject([
+                    "severity": .string(diagnostic.severity.rawValue), "code": .string(diagnostic.code.rawValue),
+                    "message": .string(diagnostic.message), "at": .string(diagnostic.location.description),
+                    "path": .string(diagnostic.path),
+                ])
+                if let hint = diagnostic.hint { object.set("hint", .string(hint)) }
+                return .object(object)
+            }
+            print(JSONValue.array(items).prettyPrinted())
+        case .text:
+            for diagnostic in sorted {
+                let source = try? String(contentsOfFile: diagnostic.location.file, encoding: .utf8)
+                print(diagnostic.rendered(source: source))
+            }
+            let errors = sorted.filter { $0.severity == .error }.count
+            print("\(files.count) file\(files.count == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(sorted.count - errors) warning\(sorted.count - errors == 1 ? "" : "s")")
+        }
+        if failed { throw ExitCode(1) }
+    }
+}

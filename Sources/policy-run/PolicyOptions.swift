@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import PolicyEngine
+import Rules
+
+/// The options every command that evaluates a policy shares.
+struct PolicyOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "The policy YAML file.")
+    var policy: String
+
+    @Option(name: .customLong("var"), help: ArgumentHelp("An input value, NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
+    var variables: [String] = []
+
+    @Option(help: ArgumentHelp("The evaluation time: unix seconds or RFC 3339 (default: now).", valueName: "TIME"))
+    var now: String?
+
+    /// The policy compiled, or exit 2 with every diagnostic on standard error.
+    func compiledPolicy() throws -> Policy {
+        try PolicyOptions.compile(file: policy)
+    }
+
+    static func compile(file: String) throws -> Policy {
+        do {
+            let policy = try Policy.load(file: file)
+            Diagnostics.print(policy.warnings)
+            return policy
+        } catch {
+            Diagnostics.print(error.sorted)
+            throw ExitCode(2)
+        }
+    }
+
+    /// `--var` values as string inputs.
+    func inputs() throws -> [String: JSONValue] {
+        var inputs: [String: JSONValue] = [:]
+        for entry in variables {
+            guard let equals = entry.firstIndex(of: "="), equals > entry.startIndex else {
+                throw ValidationError("--var expects NAME=VALUE, got '\(entry)'")
+            }
+            let name = String(entry[..<equals])
+            guard inputs[name] == nil else { throw ValidationError("--var \(name) is given twice") }
+            inputs[name] = .string(String(entry[entry.index(after: equals)...]))
+        }
+        return inputs
+    }
+
+    /// The evaluation instant and where it came from.
+    func instant() throws -> (seconds: Double, source: String) {
+        guard let now else { return (Date().timeIntervalSince1970, "wall clock") }
+        guard let seconds = TimeArgument.parse(now) else {
+            throw ValidationError("--now expects unix seconds or an RFC 3339 time such as 2026-11-21T10:00:00Z, got '\(now)'")
+        }
+        return (seconds, "--now")
+    }
+}
+
+/// Parses the `--now` forms: unix seconds (integer or decimal) or RFC 3339.
+enum TimeArgument {
+    static func parse(_ text: String) -> Double? {
+        if let seconds = Double(text), seconds.isFinite, text.first?.isNumber == true || text.first == "-" { return seconds }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)?.timeIntervalSince1970
+    }
+}
+
+/// Prints diagnostics to standard error, each with its source line and caret.
+enum Diagnostics {
+    static func print(_ diagnostics: [Diagnostic]) {
+        for diagnostic in diagnostics.sorted(by: { $0.location < $1.location }) {
+            let source = try? String(contentsOfFile: diagnostic.location.file, encoding: .utf8)
+            FileHandle.standardError.write(Data((diagnostic.rendered(source: source) + "\n").utf8))
+        }
+    }
+}
