@@ -10,7 +10,10 @@ struct TrustedAudiencesRule: Rule {
     let trusted: [PolicyValue]
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
-        guard let node, let listed = compiler.stringValues(node, what: "'trusted_audiences'") else { return [] }
+        guard let node else { return [] }
+        // An empty list is meaningful: no audience beyond `audience` is trusted.
+        let listed = node.items?.isEmpty == true ? [] : compiler.stringValues(node, what: "'trusted_audiences'")
+        guard let listed else { return [] }
         let audience = compiler.setting("audience").map { audienceNode in
             compiler.quietly { $0.stringValues(audienceNode, what: "'audience'") ?? [] }
         } ?? []

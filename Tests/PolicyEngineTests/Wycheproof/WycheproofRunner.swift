@@ -80,7 +80,7 @@ enum Wycheproof {
         _ file: String,
         acceptable: (WycheproofCase) -> AcceptableDecision = { _ in .mustReject },
         exceptions: [Int: VectorException] = [:],
-        sourceLocation: SourceLocation = #_sourceLocation,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation,
         _ body: (WycheproofCase) throws -> Outcome
     ) throws -> Report {
         let document = try load(file)
@@ -137,7 +137,7 @@ enum Wycheproof {
         return report
     }
 
-    private static func check(_ outcome: Outcome, rejectedWith exception: VectorException, _ testCase: WycheproofCase, _ sourceLocation: SourceLocation) {
+    private static func check(_ outcome: Outcome, rejectedWith exception: VectorException, _ testCase: WycheproofCase, _ sourceLocation: Testing.SourceLocation) {
         guard let expectedErrorCode = exception.expectedErrorCode else {
             if case let .rejected(reason) = outcome {
                 Issue.record("\(testCase.label): documented exception must be accepted (\(exception.reason)): \(reason)", sourceLocation: sourceLocation)
