@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `policy-run` command: evaluate, lint and inspect token-validation policies.
 @main
@@ -8,4 +9,18 @@ struct PolicyRun: ParsableCommand {
         abstract: "Evaluate token-validation policies, and inspect tokens.",
         subcommands: [CheckCommand.self, LintCommand.self, ExplainCommand.self, DecodeCommand.self]
     )
+
+    /// Runs the command; usage errors exit 2 (as every verb documents), not ArgumentParser's 64.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

@@ -59,7 +59,9 @@ extension RuleCompiler {
         case "exists":
             return bool(node, what: label).map { .exists($0) }
         case "type":
-            guard let type = literalString(node, what: label) else { return nil }
+            // `type: null` is written plain, so YAML reads it as null rather than the string.
+            let typeName = node.scalar?.value == .null ? "null" : literalString(node, what: label)
+            guard let type = typeName else { return nil }
             guard Matcher.typeNames.contains(type) else {
                 error(.invalidValue, "\(label): unknown type '\(type)'", at: node,
                       hint: Suggestion.didYouMean(type, among: Matcher.typeNames) ?? "use one of \(Matcher.typeNames.joined(separator: ", "))")

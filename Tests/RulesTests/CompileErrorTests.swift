@@ -1,0 +1,119 @@
+import Foundation
+import PolicyEngine
+import Rules
+import Testing
+
+/// Every kind of compile error, each located at file:line:column with its key path.
+@Suite("Policy compile errors")
+struct CompileErrorTests {
+    static let keys = "keys: {jwks: \(TokenFixture.shared.jwksJSON)}"
+
+    static func diagnostics(_ text: String, file: String = "p.yaml") -> [Diagnostic] {
+        do {
+            _ = try Policy.load(text: text, file: file, environment: ["SECRET": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"])
+            return []
+        } catch {
+            return error.sorted
+        }
+    }
+
+    struct ErrorCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let text: String
+        let code: DiagnosticCode
+        let line: Int
+        var hint: String? = nil
+        var testDescription: String { name }
+    }
+
+    static let cases: [ErrorCase] = [
+        ErrorCase(name: "misspelled key with a hint", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\n  audiance: x\n",
+                  code: .unknownKey, line: 5, hint: "did you mean 'audience'?"),
+        ErrorCase(name: "misspelled top-level key", text: "policy: p\ntokn: {}\n", code: .unknownKey, line: 2, hint: "did you mean 'token'?"),
+        ErrorCase(name: "duplicate key", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  algorithms: [RS256]\n", code: .duplicateKey, line: 4),
+        ErrorCase(name: "tab indentation", text: "policy: p\ntoken:\n\talgorithms: [ES256]\n", code: .yamlSyntax, line: 3,
+                  hint: "YAML indentation must use spaces, not tabs"),
+        ErrorCase(name: "wrong type", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\n  issuer: 42\n", code: .wrongType, line: 5),
+        ErrorCase(name: "alg none", text: "policy: p\ntoken:\n  algorithms: [none]\n  \(keys)\n", code: .invalidValue, line: 3),
+        ErrorCase(name: "unknown algorithm", text: "policy: p\ntoken:\n  algorithms: [RS265]\n  \(keys)\n", code: .invalidValue, line: 3, hint: "did you mean 'RS256'?"),
+        ErrorCase(name: "missing algorithms", text: "policy: p\ntoken:\n  \(keys)\n", code: .missingKey, line: 3),
+        ErrorCase(name: "missing keys", text: "policy: p\ntoken:\n  algorithms: [ES256]\n", code: .missingKey, line: 3),
+        ErrorCase(name: "undeclared input", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\n  nonce: ${nonse}\n", code: .undeclaredInput, line: 5),
+        ErrorCase(name: "env outside keys", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\n  nonce: ${env:HOME}\n", code: .undeclaredInput, line: 5),
+        ErrorCase(name: "unset environment variable", text: "policy: p\ntoken:\n  algorithms: [HS256]\n  keys:\n    secret: ${env:NOPE}\n", code: .environmentMissing, line: 5),
+        ErrorCase(name: "secret written in the file", text: "policy: p\ntoken:\n  algorithms: [HS256]\n  keys: {secret: hunter2}\n", code: .invalidValue, line: 4),
+        ErrorCase(name: "two key sources", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {jwks_file: a.json, pem_file: b.pem}\n", code: .conflict, line: 4),
+        ErrorCase(name: "missing key file", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {jwks_file: nowhere.json}\n", code: .keySource, line: 4),
+        ErrorCase(name: "bad duration", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\n  leeway: 5 minutes\n", code: .wrongType, line: 5),
+        ErrorCase(name: "bad regex", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\n  claims: {sub: {matches: '(['}}\n", code: .invalidPattern, line: 5),
+        ErrorCase(name: "unknown matcher", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\n  claims: {sub: {prefx: a}}\n", code: .unknownKey, line: 5, hint: "did you mean 'prefix'?"),
+        ErrorCase(name: "yes is not a boolean", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {\(keys.dropFirst(7).dropLast()), require_kid: yes}\n", code: .wrongType, line: 4),
+        ErrorCase(name: "bad policy name", text: "policy: My Policy\ntoken: {}\n", code: .invalidValue, line: 1),
+        ErrorCase(name: "unsupported tag", text: "policy: p\ntoken:\n  algorithms: !!binary AAAA\n", code: .unsupportedTag, line: 3),
+        ErrorCase(name: "nothing to check", text: "policy: p\n", code: .missingKey, line: 1),
+        ErrorCase(name: "bad combinator", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\nrules:\n  - any_of: {}\n", code: .wrongType, line: 6),
+    ]
+
+    @Test("compile errors", arguments: cases)
+    func compileError(_ row: ErrorCase) {
+        let found = Self.diagnostics(row.text)
+        let match = found.first { $0.code == row.code && $0.severity == .error }
+        #expect(match != nil, "got \(found.map(\.description))")
+        #expect(match?.location.line == row.line, "got \(found.map(\.description))")
+        #expect(match?.location.file == "p.yaml")
+        if let hint = row.hint { #expect(match?.hint == hint) }
+    }
+
+    @Test("a billion-laughs file fails fast with alias_budget")
+    func billionLaughs() {
+        var text = "policy: p\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...9 {
+            text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        let start = Date()
+        let found = Self.diagnostics(text)
+        #expect(found.contains { $0.code == .aliasBudget })
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test("non-UTF-8 and oversized files are refused")
+    func unreadable() throws {
+        let loader = YAMLLoader(maxFileBytes: 100)
+        #expect(throws: PolicyDiagnostics.self) { try loader.load(bytes: [0x70, 0x3A, 0x20, 0xFF, 0xFE], file: "bad.yaml") }
+        #expect(throws: PolicyDiagnostics.self) { try loader.load(bytes: Array(repeating: 0x20, count: 101), file: "big.yaml") }
+    }
+
+    @Test("unquoted yes/no/on/off stay strings and draw a lint warning")
+    func ambiguousScalars() throws {
+        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(Self.keys)\n  claims: {mfa: yes}\n", file: "p.yaml")
+        #expect(policy.warnings.contains { $0.code == .ambiguousScalar && $0.location.line == 5 })
+        let verdict = try policy.evaluate(token: TokenFixture.shared.token(["mfa": .string("yes")]), now: TokenFixture.now)
+        #expect(verdict.valid)
+    }
+
+    @Test("extends: deep merge, cycles and missing bases")
+    func extends() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("extends-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func write(_ name: String, _ text: String) throws { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        try write("base.yaml", "policy: base\ntoken:\n  algorithms: [ES256]\n  \(Self.keys)\n  issuer: https://issuer.example\n  claims: {sub: user-1}\n")
+        try write("child.yaml", "policy: child\nextends: base\ntoken:\n  claims: {nonce: n-123}\n")
+        let child = try Policy.load(file: directory.appendingPathComponent("child.yaml").path)
+        let ids = child.root.rules.map(\.id)
+        #expect(ids.contains("token.claims.sub") && ids.contains("token.claims.nonce") && ids.contains("token.issuer"))
+        #expect(child.root.rules.first { $0.id == "token.issuer" }?.location.file.hasSuffix("base.yaml") == true)
+        #expect(try child.evaluate(token: TokenFixture.shared.token(), now: TokenFixture.now).valid)
+
+        try write("a.yaml", "policy: a\nextends: b\ntoken: {}\n")
+        try write("b.yaml", "policy: b\nextends: a\ntoken: {}\n")
+        #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: directory.appendingPathComponent("a.yaml").path) }
+        do { _ = try Policy.load(file: directory.appendingPathComponent("a.yaml").path) } catch {
+            #expect(error.items.contains { $0.code == .extendsCycle })
+        }
+        try write("orphan.yaml", "policy: orphan\nextends: nowhere\ntoken: {}\n")
+        do { _ = try Policy.load(file: directory.appendingPathComponent("orphan.yaml").path) } catch {
+            #expect(error.items.contains { $0.code == .baseMissing && $0.message.contains("nowhere.yaml") })
+        }
+    }
+}

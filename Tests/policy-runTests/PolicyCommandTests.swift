@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// `check`, `lint` and `explain` run as a user would, on the bundled reference policies.
+@Suite("policy-run check, lint and explain")
+struct PolicyCommandTests {
+    static let check = ["check", "--policy", "Policies/okta-id-token.yaml", "--var", "nonce=n-0S6_WzA2Mj"]
+    static let token = "@Policies/examples/sample-id-token.jwt"
+
+    @Test("check: the README's main command is valid and exits 0")
+    func valid() throws {
+        let run = try DecodeCommandTests.run(Self.check + ["--now", "2026-11-21T09:30:00Z", Self.token])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("VALID"))
+        #expect(run.stdout.contains("output user = \"00u1a2b3c4d5e6f7g8\""))
+    }
+
+    @Test("check: an expired token is invalid, exits 1, and the JSON verdict names the rule and its location")
+    func expired() throws {
+        let run = try DecodeCommandTests.run(Self.check + ["--now", "1795300000", "--format", "json", Self.token])
+        #expect(run.status == 1)
+        let verdict = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(verdict["valid"] as? Bool == false)
+        #expect(verdict["verified"] as? Bool == true)
+        let findings = try #require(verdict["findings"] as? [[String: Any]])
+        #expect(findings.first?["code"] as? String == "token_expired")
+        #expect((findings.first?["at"] as? String)?.hasPrefix("Policies/oidc-id-token.yaml:") == true)
+    }
+
+    @Test("check: usage and policy errors exit 2 with a message")
+    func errors() throws {
+        let missingInput = try DecodeCommandTests.run(["check", "--policy", "Policies/okta-id-token.yaml", "--now", "0", Self.token])
+        #expect(missingInput.status == 2)
+        #expect(missingInput.stderr.contains("requires the input 'nonce'"))
+        let badTime = try DecodeCommandTests.run(Self.check + ["--now", "yesterday", Self.token])
+        #expect(badTime.status == 2)
+        let noPolicy = try DecodeCommandTests.run(["check", "--policy", "Policies/nowhere.yaml", Self.token])
+        #expect(noPolicy.status == 2)
+        #expect(noPolicy.stderr.contains("file_unreadable"))
+    }
+
+    @Test("lint: a misspelled key is reported at file:line:column with a hint, exit 1")
+    func lint() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString).yaml")
+        try "policy: typo\ntoken:\n  algorithms: [RS256]\n  audiance: x\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try DecodeCommandTests.run(["lint", file.path])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("\(file.path):4:3: error[unknown_key]: unknown key 'audiance'"))
+        #expect(run.stdout.contains("did you mean 'audience'?"))
+        let clean = try DecodeCommandTests.run(["lint", "Policies/okta-id-token.yaml", "Policies/oidc-id-token.yaml"])
+        #expect(clean.status == 0, "\(clean.stdout)")
+    }
+
+    @Test("explain: lists each rule with its phase and origin, including rules inherited via extends")
+    func explain() throws {
+        let run = try DecodeCommandTests.run(["explain", "--policy", "Policies/okta-id-token.yaml"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("token.issuer [claims] Policies/okta-id-token.yaml:"))
+        #expect(run.stdout.contains("token.audience [claims] Policies/oidc-id-token.yaml:"))
+        #expect(run.stdout.contains("token.keys [signature]"))
+    }
+}
