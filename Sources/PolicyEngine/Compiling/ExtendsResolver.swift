@@ -25,20 +25,18 @@ struct ExtendsResolver {
     }
 
     mutating func load(text: String, file: String) -> YAMLNode? {
-        do {
-            let (node, warnings) = try loader.load(text: text, file: file)
-            warnings.forEach { diagnostics.append($0) }
-            files.append(file)
-            return resolveBases(of: node, file: file, stack: [file])
-        } catch {
-            diagnostics.append(contentsOf: error)
-            return nil
-        }
+        let loader = loader
+        return load(file, stack: []) { () throws(PolicyDiagnostics) in try loader.load(text: text, file: file) }
     }
 
     private mutating func load(file: String, stack: [String]) -> YAMLNode? {
+        let loader = loader
+        return load(file, stack: stack) { () throws(PolicyDiagnostics) in try loader.load(file: file) }
+    }
+
+    private mutating func load(_ file: String, stack: [String], _ read: () throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic])) -> YAMLNode? {
         do {
-            let (node, warnings) = try loader.load(file: file)
+            let (node, warnings) = try read()
             warnings.forEach { diagnostics.append($0) }
             files.append(file)
             return resolveBases(of: node, file: file, stack: stack + [file])

@@ -90,7 +90,12 @@ public struct RuleCompiler: Sendable {
 
     /// A literal string or list of strings.
     public mutating func literalStrings(_ node: YAMLNode, what: String) -> [String]? {
-        if node.scalar != nil { return literalString(node, what: what).map { [$0] } }
+        oneOrMany(node, what: what) { $0.literalString($1, what: what) }
+    }
+
+    /// A scalar read as a one-element list, or a non-empty list whose every item reads.
+    private mutating func oneOrMany<T>(_ node: YAMLNode, what: String, _ read: (inout RuleCompiler, YAMLNode) -> T?) -> [T]? {
+        if node.scalar != nil { return read(&self, node).map { [$0] } }
         guard let items = node.items else {
             error(.wrongType, "\(what) must be a string or a list of strings, found \(node.shapeDescription)", at: node)
             return nil
@@ -99,8 +104,8 @@ public struct RuleCompiler: Sendable {
             error(.invalidValue, "\(what) must not be an empty list", at: node)
             return nil
         }
-        let strings = items.compactMap { literalString($0, what: what) }
-        return strings.count == items.count ? strings : nil
+        let values = items.compactMap { read(&self, $0) }
+        return values.count == items.count ? values : nil
     }
 
     /// A boolean: only `true` and `false`.
@@ -167,17 +172,7 @@ public struct RuleCompiler: Sendable {
 
     /// A string or a list of strings, each of which may refer to inputs.
     public mutating func stringValues(_ node: YAMLNode, what: String) -> [PolicyValue]? {
-        if node.scalar != nil { return stringValue(node, what: what).map { [$0] } }
-        guard let items = node.items else {
-            error(.wrongType, "\(what) must be a string or a list of strings, found \(node.shapeDescription)", at: node)
-            return nil
-        }
-        guard !items.isEmpty else {
-            error(.invalidValue, "\(what) must not be an empty list", at: node)
-            return nil
-        }
-        let values = items.compactMap { stringValue($0, what: what) }
-        return values.count == items.count ? values : nil
+        oneOrMany(node, what: what) { $0.stringValue($1, what: what) }
     }
 
     mutating func template(_ text: String, at node: YAMLNode, what: String) -> PolicyValue? {

@@ -8,16 +8,16 @@ struct ChainEvaluator {
 
     let context: EvaluationContext
     let failFast: Bool
-    let tracing: Bool
     var entries: [Trace.Entry] = []
     var skipped: [String] = []
     var verifiedKey: VerifiedKey?
 
-    init(context: EvaluationContext, failFast: Bool, tracing: Bool) {
+    init(context: EvaluationContext, failFast: Bool) {
         self.context = context
         self.failFast = failFast
-        self.tracing = tracing
     }
+
+    var tracing: Bool { context.tracing }
 
     mutating func run(_ node: ChainNode) -> Result {
         switch node {
@@ -122,7 +122,7 @@ struct ChainEvaluator {
     private func overridden(_ findings: [Finding], _ composite: ChainNode.Composite) -> [Finding] {
         guard composite.message != nil || composite.id != nil, let first = findings.first else { return findings }
         return [Finding(rule: composite.id ?? first.rule, code: first.code, message: composite.message ?? first.message,
-                        at: composite.id != nil || composite.message != nil ? composite.location.description : first.at)]
+                        at: composite.location.description)]
     }
 
     /// The failure that says the most: a concrete mismatch outranks "claim missing".

@@ -9,11 +9,20 @@ public struct EvaluationContext: Sendable {
     public let inputs: [String: JSONValue]
     /// The decoded token, for token rules.
     public let token: DecodedToken?
+    /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
+    public let tracing: Bool
 
-    public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?) {
+    public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, tracing: Bool = false) {
         self.now = now
         self.inputs = inputs
         self.token = token
+        self.tracing = tracing
+    }
+
+    /// A trace detail, built only when tracing: describing a comparison (dates, lists, JSON)
+    /// costs more than making it, and untraced evaluations never show the text.
+    public func detail(_ text: @autoclosure () -> String) -> String? {
+        tracing ? text() : nil
     }
 
     /// A policy value with this evaluation's inputs filled in. The engine skips a rule whose

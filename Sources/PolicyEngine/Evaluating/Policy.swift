@@ -33,7 +33,7 @@ public struct Policy: Sendable {
     public func evaluate(token: String, inputs supplied: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller") throws(EvaluationError) -> Verdict {
         let inputs = try resolveInputs(supplied)
-        var trace = tracing ? Trace(clock: .init(now: now, iso8601: Policy.iso8601(now), source: clockSource)) : nil
+        var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
         let decoded: DecodedToken
         switch TokenDecoder.decode(token, limits: limits) {
         case let .success(token):
@@ -46,18 +46,17 @@ public struct Policy: Sendable {
             }
             return Verdict(policy: name, valid: false, verified: false, findings: [located], skipped: [], outputs: [:], trace: trace)
         }
-        let context = EvaluationContext(now: now, inputs: inputs, token: decoded)
-        var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast, tracing: tracing)
-        let result = evaluator.run(root)
-        var findings: [Finding] = []
-        var passed = false
-        switch result {
-        case .pass: passed = true
-        case .skipped: passed = true
-        case let .fail(found): findings = found
+        let context = EvaluationContext(now: now, inputs: inputs, token: decoded, tracing: tracing)
+        var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
+        // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
+        // not the same as "no findings".
+        let (passed, findings): (Bool, [Finding])
+        switch evaluator.run(root) {
+        case .pass, .skipped: (passed, findings) = (true, [])
+        case let .fail(found): (passed, findings) = (false, found)
         }
         let verified = evaluator.verifiedKey != nil
-        let valid = passed && findings.isEmpty && verified
+        let valid = passed && verified
         trace?.entries = evaluator.entries
         trace?.key = evaluator.verifiedKey
         return Verdict(policy: name, valid: valid, verified: verified, findings: findings, skipped: evaluator.skipped,
@@ -70,7 +69,8 @@ public struct Policy: Sendable {
     }
 
     func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
-        if let unknown = supplied.keys.sorted().first(where: { name in !inputs.contains { $0.name == name } }) {
+        let undeclared = supplied.keys.filter { name in !inputs.contains { $0.name == name } }
+        if let unknown = undeclared.min() {
             throw EvaluationError(.unknownInput, "the policy declares no input '\(unknown)'"
                                   + (Suggestion.didYouMean(unknown, among: inputs.map(\.name)).map { "; \($0)" } ?? ""))
         }
@@ -96,12 +96,6 @@ public struct Policy: Sendable {
         return values
     }
 
-    static func iso8601(_ seconds: Double) -> String {
-        guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return String(seconds) }
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
-    }
 }
 
 /// A caller mistake that stops an evaluation before it starts.

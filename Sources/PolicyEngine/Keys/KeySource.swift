@@ -8,16 +8,24 @@ public struct KeySource: Sendable {
     public let description: String
     /// Whether a token without `kid` is refused instead of trying every matching key.
     public let requireKid: Bool
+    /// Whether a token's `kid` selects among the keys. A source in which no key has a kid (a
+    /// lone PEM key) makes no claim about kids, so every key of the right family is tried.
+    public let selectsByKid: Bool
 
     public init(keys: JWKSet, description: String, requireKid: Bool) {
         self.keys = keys
         self.description = description
         self.requireKid = requireKid
+        selectsByKid = keys.keys.contains { $0.kid != nil }
+    }
+
+    /// The keys to try for a token's `alg` and `kid`; throws `key_not_found` when none may be.
+    public func candidates(for algorithm: JWSAlgorithm, kid: String?) throws(JOSEError) -> [JWK] {
+        try keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
     }
 
     static let sourceKinds = ["jwks_file", "jwks", "jwk", "pem_file", "secret", "jwks_uri", "discovery"]
     static let options = ["min_rsa_bits", "require_kid", "cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http", "x5c"]
-    static let remoteOnlyOptions: Set<String> = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http"]
 }
 
 extension RuleCompiler {

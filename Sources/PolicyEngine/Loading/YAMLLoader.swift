@@ -65,25 +65,15 @@ public struct YAMLLoader: Sendable {
     }
 
     static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
-        var low = 0, high = bytes.count
-        while low < high {
-            let middle = (low + high) / 2
-            if String(validating: bytes[0...middle], as: UTF8.self) == nil, !endsInsideSequence(bytes, at: middle) {
-                high = middle
-            } else {
-                low = middle + 1
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case let .valid(scalar): offset += scalar.count
+            case .error, .emptyInput: return offset
             }
         }
-        return low
-    }
-
-    private static func endsInsideSequence(_ bytes: [UInt8], at index: Int) -> Bool {
-        // A prefix can be invalid only because it cuts a multi-byte sequence short.
-        var back = index
-        while back > 0, back > index - 3, bytes[back] & 0xC0 == 0x80 { back -= 1 }
-        let lead = bytes[back]
-        let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
-        return length > index - back + 1 && String(validating: bytes[0..<back], as: UTF8.self) != nil
     }
 
     static func diagnostic(for error: YamlError, file: String, text: String) -> Diagnostic {

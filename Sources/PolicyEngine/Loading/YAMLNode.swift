@@ -52,23 +52,6 @@ public struct YAMLNode: Sendable {
         }
     }
 
-    /// Rewrites this node's path and every descendant's to sit under `newPath`.
-    func reparented(to newPath: String) -> YAMLNode {
-        var copy = self
-        copy.path = newPath
-        switch content {
-        case .scalar:
-            break
-        case let .mapping(pairs):
-            copy.content = .mapping(pairs.map { pair in
-                YAMLPair(name: pair.name, keyLocation: pair.keyLocation, value: pair.value.reparented(to: YAMLNode.join(newPath, pair.name)))
-            })
-        case let .sequence(items):
-            copy.content = .sequence(items.enumerated().map { $1.reparented(to: "\(newPath)[\($0)]") })
-        }
-        return copy
-    }
-
     static func join(_ path: String, _ key: String) -> String {
         let segment = key.contains(".") ? "[\"\(key)\"]" : key
         return path.isEmpty ? segment : "\(path).\(segment)"

@@ -23,6 +23,6 @@ struct AudienceRule: Rule {
         guard present.contains(where: expected.contains) else {
             return .fail(.audienceMismatch, "aud \(RuleCompiler.show(present)) does not include \(RuleCompiler.show(expected))")
         }
-        return .pass("aud \(RuleCompiler.show(present)) includes one of \(RuleCompiler.show(expected))")
+        return .pass(context.detail("aud \(RuleCompiler.show(present)) includes one of \(RuleCompiler.show(expected))"))
     }
 }

@@ -27,7 +27,7 @@ struct ClaimsRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         switch matcher.check(path.value(in: context.decoded.claims), inputs: context.inputs) {
-        case nil: return .pass("\(path) \(matcher.explanation)")
+        case nil: return .pass(context.detail("\(path) \(matcher.explanation)"))
         case .missing: return .fail(.claimMissing, "the token has no \(path) claim")
         case let .type(message): return .fail(.claimType, "\(path): \(message)")
         case let .value(message): return .fail(.claimMismatch, "\(path): \(message)")

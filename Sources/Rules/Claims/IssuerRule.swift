@@ -22,6 +22,6 @@ struct IssuerRule: Rule {
         guard expected.contains(issuer) else {
             return .fail(.issuerMismatch, "iss \"\(issuer)\" is not \(RuleCompiler.show(expected))")
         }
-        return .pass("iss \"\(issuer)\" in \(RuleCompiler.show(expected))")
+        return .pass(context.detail("iss \"\(issuer)\" in \(RuleCompiler.show(expected))"))
     }
 }

@@ -20,6 +20,6 @@ struct RequireRule: Rule {
     var explanation: String { "claim \(path) is present" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        path.value(in: context.decoded.claims) == nil ? .fail(.claimMissing, "the token has no \(path) claim") : .pass("\(path) present")
+        path.value(in: context.decoded.claims) == nil ? .fail(.claimMissing, "the token has no \(path) claim") : .pass(context.detail("\(path) present"))
     }
 }

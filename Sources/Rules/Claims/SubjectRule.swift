@@ -17,7 +17,7 @@ struct SubjectRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         switch matcher.check(context.decoded.claims["sub"], inputs: context.inputs) {
-        case nil: return .pass("sub \(matcher.explanation)")
+        case nil: return .pass(context.detail("sub \(matcher.explanation)"))
         case .missing: return .fail(.claimMissing, "the token has no sub")
         case let .type(message): return .fail(.claimType, "sub: \(message)")
         case let .value(message): return .fail(.subjectMismatch, "sub: \(message)")

@@ -14,13 +14,13 @@ struct HalfHashCheck: Sendable {
         guard let present = context.decoded.claims[claim] else { return .fail(.claimMissing, "the token has no \(claim)") }
         guard case let .string(actual) = present else { return .fail(.claimType, "'\(claim)' must be a string, found \(present.typeName)") }
         let algorithm = context.decoded.jws.algorithm
-        guard OIDCHash.leftHalf(of: expectedInput, algorithm: algorithm) != nil else {
+        guard algorithm.hashForOIDC != nil else {
             return .fail(code, "\(algorithm.rawValue) defines no hash for \(claim)")
         }
         guard OIDCHash.matches(claim: actual, value: expectedInput, algorithm: algorithm) else {
             return .fail(code, "\(claim) does not match the \(claim == "c_hash" ? "authorization code" : "access token") (hash of \(algorithm.rawValue))")
         }
-        return .pass("\(claim) matches (hash of \(algorithm.rawValue))")
+        return .pass(context.detail("\(claim) matches (hash of \(algorithm.rawValue))"))
     }
 }
 

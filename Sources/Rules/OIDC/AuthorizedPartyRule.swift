@@ -23,10 +23,10 @@ struct AuthorizedPartyRule: Rule {
             if let audiences = TokenClaims.audiences(claims), audiences.count > 1 {
                 return .fail(.azpMissing, "aud has \(audiences.count) values, so azp must be present (OIDC Core 3.1.3.7)")
             }
-            return .pass("no azp, single audience")
+            return .pass(context.detail("no azp, single audience"))
         }
         guard case let .string(azp) = value else { return .blocked("azp is not a string (see token.claim_types)") }
         guard azp == expected else { return .fail(.azpMismatch, "azp \"\(azp)\" is not \"\(expected)\"") }
-        return .pass("azp \"\(azp)\"")
+        return .pass(context.detail("azp \"\(azp)\""))
     }
 }

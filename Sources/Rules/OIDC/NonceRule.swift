@@ -20,6 +20,6 @@ struct NonceRule: Rule {
         guard let value = context.decoded.claims["nonce"] else { return .fail(.claimMissing, "the token has no nonce") }
         guard case let .string(actual) = value else { return .blocked("nonce is not a string (see token.claim_types)") }
         guard actual == expected else { return .fail(.nonceMismatch, "nonce \"\(actual)\" does not match the expected nonce") }
-        return .pass("nonce matches")
+        return .pass(context.detail("nonce matches"))
     }
 }

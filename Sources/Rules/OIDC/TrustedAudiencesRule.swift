@@ -31,6 +31,6 @@ struct TrustedAudiencesRule: Rule {
         guard untrusted.isEmpty else {
             return .fail(.audienceUntrusted, "aud includes untrusted \(RuleCompiler.show(untrusted))")
         }
-        return .pass("aud \(RuleCompiler.show(present)) all trusted")
+        return .pass(context.detail("aud \(RuleCompiler.show(present)) all trusted"))
     }
 }

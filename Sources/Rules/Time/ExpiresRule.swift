@@ -21,14 +21,14 @@ struct ExpiresRule: Rule {
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         switch TokenClaims.numericDate("exp", in: context.decoded.claims) {
         case .absent:
-            return required ? .fail(.claimMissing, "the token has no exp, and the policy requires one") : .pass("no exp (optional)")
+            return required ? .fail(.claimMissing, "the token has no exp, and the policy requires one") : .pass(context.detail("no exp (optional)"))
         case .unusable:
             return .blocked("exp is not a usable number (see token.claim_types)")
         case let .seconds(exp):
             guard context.now < exp + Double(leeway) else {
-                return .fail(.tokenExpired, "expired at \(TimeText.iso(exp)); evaluated at \(TimeText.iso(context.now)) with \(leeway)s leeway")
+                return .fail(.tokenExpired, "expired at \(UnixTime.iso8601(exp)); evaluated at \(UnixTime.iso8601(context.now)) with \(leeway)s leeway")
             }
-            return .pass("now \(TimeText.iso(context.now)) < exp \(TimeText.iso(exp)) + \(leeway)s")
+            return .pass(context.detail("now \(UnixTime.iso8601(context.now)) < exp \(UnixTime.iso8601(exp)) + \(leeway)s"))
         }
     }
 }

@@ -51,17 +51,17 @@ struct IssuedAtRule: Rule {
         case .absent:
             if required { return .fail(.claimMissing, "the token has no iat, and the policy requires one") }
             if maxAge != nil { return .fail(.claimMissing, "the token has no iat, so its age cannot be checked against max_age") }
-            return .pass("no iat (optional)")
+            return .pass(context.detail("no iat (optional)"))
         case .unusable:
             return .blocked("iat is not a usable number (see token.claim_types)")
         case let .seconds(iat):
             if notInFuture, iat > context.now + Double(leeway) {
-                return .fail(.iatInFuture, "issued at \(TimeText.iso(iat)), in the future of \(TimeText.iso(context.now)) beyond the \(leeway)s leeway")
+                return .fail(.iatInFuture, "issued at \(UnixTime.iso8601(iat)), in the future of \(UnixTime.iso8601(context.now)) beyond the \(leeway)s leeway")
             }
             if let maxAge, context.now - iat > Double(maxAge + leeway) {
-                return .fail(.tokenTooOld, "issued at \(TimeText.iso(iat)), more than \(TimeText.duration(maxAge)) (+\(leeway)s leeway) before \(TimeText.iso(context.now))")
+                return .fail(.tokenTooOld, "issued at \(UnixTime.iso8601(iat)), more than \(TimeText.duration(maxAge)) (+\(leeway)s leeway) before \(UnixTime.iso8601(context.now))")
             }
-            return .pass("iat \(TimeText.iso(iat))")
+            return .pass(context.detail("iat \(UnixTime.iso8601(iat))"))
         }
     }
 }

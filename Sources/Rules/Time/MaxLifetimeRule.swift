@@ -32,6 +32,6 @@ struct MaxLifetimeRule: Rule {
         guard lifetime <= Double(maximum) else {
             return .fail(.lifetimeTooLong, "the token lives \(Int64(lifetime))s (exp - \(start.name)), more than \(TimeText.duration(maximum))")
         }
-        return .pass("lifetime \(Int64(lifetime))s <= \(maximum)s")
+        return .pass(context.detail("lifetime \(Int64(lifetime))s <= \(maximum)s"))
     }
 }

@@ -21,14 +21,14 @@ struct NotBeforeRule: Rule {
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         switch TokenClaims.numericDate("nbf", in: context.decoded.claims) {
         case .absent:
-            return required ? .fail(.claimMissing, "the token has no nbf, and the policy requires one") : .pass("no nbf (optional)")
+            return required ? .fail(.claimMissing, "the token has no nbf, and the policy requires one") : .pass(context.detail("no nbf (optional)"))
         case .unusable:
             return .blocked("nbf is not a usable number (see token.claim_types)")
         case let .seconds(nbf):
             guard nbf <= context.now + Double(leeway) else {
-                return .fail(.tokenNotYetValid, "not valid before \(TimeText.iso(nbf)); evaluated at \(TimeText.iso(context.now)) with \(leeway)s leeway")
+                return .fail(.tokenNotYetValid, "not valid before \(UnixTime.iso8601(nbf)); evaluated at \(UnixTime.iso8601(context.now)) with \(leeway)s leeway")
             }
-            return .pass("nbf \(TimeText.iso(nbf)) <= now \(TimeText.iso(context.now)) + \(leeway)s")
+            return .pass(context.detail("nbf \(UnixTime.iso8601(nbf)) <= now \(UnixTime.iso8601(context.now)) + \(leeway)s"))
         }
     }
 }

@@ -39,10 +39,9 @@ struct AlgorithmsRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let algorithm = context.decoded.jws.algorithm
-        let list = allowed.map(\.rawValue).joined(separator: ", ")
         guard allowed.contains(algorithm) else {
-            return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(list)")
+            return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
-        return .pass("alg \(algorithm.rawValue) in [\(list)]")
+        return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]"))
     }
 }

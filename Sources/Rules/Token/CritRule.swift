@@ -26,6 +26,6 @@ struct CritRule: Rule {
         if let unknown = critical.first(where: { !understood.contains($0) }) {
             return .fail(.critUnsupported, "the token marks '\(unknown)' critical, which this policy does not understand")
         }
-        return .pass(critical.isEmpty ? "no crit" : "crit \(RuleCompiler.show(critical)) understood")
+        return .pass(context.detail(critical.isEmpty ? "no crit" : "crit \(RuleCompiler.show(critical)) understood"))
     }
 }

@@ -25,7 +25,7 @@ struct HeaderRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         switch matcher.check(context.decoded.header.object[parameter], inputs: context.inputs) {
-        case nil: return .pass("header '\(parameter)' \(matcher.explanation)")
+        case nil: return .pass(context.detail("header '\(parameter)' \(matcher.explanation)"))
         case .missing: return .fail(.headerMismatch, "the header has no '\(parameter)'")
         case let .type(message), let .value(message): return .fail(.headerMismatch, "header '\(parameter)': \(message)")
         }

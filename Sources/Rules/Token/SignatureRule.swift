@@ -38,12 +38,9 @@ struct SignatureRule: Rule {
             return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
         let kid = jws.header.kid
-        // A key source without any kid (a lone PEM key) makes no claim about kids: the token's
-        // kid cannot select among its keys, so every key of the right family is tried.
-        let selectingKid = source.keys.keys.contains { $0.kid != nil } ? kid : nil
         let candidates: [JWK]
         do {
-            candidates = try source.keys.candidates(for: jws.algorithm, kid: selectingKid, requireKid: source.requireKid && kid == nil)
+            candidates = try source.candidates(for: jws.algorithm, kid: kid)
         } catch {
             if let kid, error.code == .keyNotFound {
                 return .fail(.kidUnknown, "no key with kid '\(kid)' in \(source.description)")
@@ -56,7 +53,7 @@ struct SignatureRule: Rule {
         for key in candidates {
             if (try? jws.verify(with: key)) == true {
                 return .verified(by: VerifiedKey(kid: key.kid, source: source.description),
-                                 detail: "verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")")
+                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")"))
             }
         }
         return .fail(.signatureInvalid, "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(source.description)")

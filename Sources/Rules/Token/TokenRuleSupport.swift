@@ -1,4 +1,3 @@
-internal import Foundation
 import PolicyEngine
 
 /// Readings of the token that several rules share.
@@ -34,12 +33,6 @@ enum TokenClaims {
 }
 
 enum TimeText {
-    static func iso(_ seconds: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
-    }
-
     static func duration(_ seconds: Int64) -> String {
         if seconds % 86400 == 0, seconds >= 86400 { return "\(seconds / 86400)d" }
         if seconds % 3600 == 0, seconds >= 3600 { return "\(seconds / 3600)h" }

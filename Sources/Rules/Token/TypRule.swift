@@ -30,6 +30,6 @@ struct TypRule: Rule {
         guard accepted.map(TypRule.normalized).contains(TypRule.normalized(type)) else {
             return .fail(.typNotAllowed, "typ \"\(type)\" is not accepted; expected \(RuleCompiler.show(accepted))")
         }
-        return .pass("typ \"\(type)\" accepted")
+        return .pass(context.detail("typ \"\(type)\" accepted"))
     }
 }
