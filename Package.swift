@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(
             name: "RulesTests",
             dependencies: ["Rules", "PolicyEngine"],
+            exclude: ["Keys"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

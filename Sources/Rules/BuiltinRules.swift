@@ -13,6 +13,8 @@ public enum BuiltinRules {
 
     /// Keys of the `token` section that configure it rather than check something.
     public static let tokenSettings: [String: String] = [
+        "format": "jws (default), jwe or nested: how tokens are packaged",
+        "decryption": "for jwe and nested: allowed JWE algorithms and encryptions, and the decryption key",
         "leeway": "clock skew allowed for exp, nbf and iat (default 60s)",
         "limits": "max_token_bytes and max_json_depth for the presented token",
     ]

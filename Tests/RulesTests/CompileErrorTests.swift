@@ -8,9 +8,10 @@ import Testing
 struct CompileErrorTests {
     static let keys = "keys: {jwks: \(TokenFixture.shared.jwksJSON)}"
 
-    static func diagnostics(_ text: String, file: String = "p.yaml") -> [Diagnostic] {
+    static func diagnostics(_ text: String, file: String = "p.yaml",
+                            environment: [String: String] = ["SECRET": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"]) -> [Diagnostic] {
         do {
-            _ = try Policy.load(text: text, file: file, environment: ["SECRET": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"])
+            _ = try Policy.load(text: text, file: file, environment: environment)
             return []
         } catch {
             return error.sorted

@@ -79,12 +79,12 @@ private struct CompileState {
         declaredInputs = Set(inputs.map(\.name))
 
         var chain: [ChainNode] = []
-        var limits = TokenLimits.standard
+        var envelope = TokenEnvelope.standard
         var subjects: [String] = []
         for sectionName in sectionNames {
             guard let node = root[sectionName] else { continue }
             subjects.append(sectionName)
-            if sectionName == "token" { limits = tokenLimits(node) }
+            if sectionName == "token" { envelope = tokenEnvelope(node) }
             chain += compileSection(sectionName, node, includeDefaults: true).map { .rule($0) }
         }
         var ruleNodes: [ChainNode] = []
@@ -109,7 +109,7 @@ private struct CompileState {
         let full = Array(ordered[..<claimsEnd]) + ruleNodes + Array(ordered[claimsEnd...])
 
         guard let name else { return nil }
-        return Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, limits: limits,
+        return Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
                       root: .all(full, .init(kind: "policy", location: root.location)), files: files, warnings: [])
     }
 
@@ -190,19 +190,11 @@ private struct CompileState {
         return inputs
     }
 
-    private mutating func tokenLimits(_ section: YAMLNode) -> TokenLimits {
-        guard let node = section["limits"] else { return .standard }
+    private mutating func tokenEnvelope(_ section: YAMLNode) -> TokenEnvelope {
         var reader = makeReader(section: "token", node: section)
-        var limits = TokenLimits.standard
-        for field in reader.mapping(node, allowed: ["max_token_bytes", "max_json_depth"], what: "'limits'") ?? [] {
-            guard case let .integer(value)? = field.value.scalar?.value, value > 0, value <= 16 << 20 else {
-                reader.error(.invalidValue, "'\(field.name)' must be a positive integer", at: field.value)
-                continue
-            }
-            if field.name == "max_token_bytes" { limits.maxTokenBytes = Int(value) } else { limits.maxJSONDepth = Int(value) }
-        }
+        let envelope = reader.tokenEnvelope()
         diagnostics.append(contentsOf: reader.diagnostics)
-        return limits
+        return envelope
     }
 
     /// Compiles a section's rules. Defaults (rules that run unless configured otherwise) apply to

@@ -33,18 +33,27 @@ public struct EvaluationContext: Sendable {
     }
 }
 
-/// A compact JWS decoded once, for every rule to read.
+/// A presented token decoded once, for every rule to read.
 public struct DecodedToken: Sendable {
-    public let jws: CompactJWS
+    /// The signed token: the token itself, or a nested token's inner JWS; nil for `format: jwe`.
+    public let jws: CompactJWS?
+    /// The header rules check: the JWS header, or for `format: jwe` the JWE protected header.
+    public let header: JOSEHeader
     public let claims: JSONObject
     /// The token's size in bytes as presented.
     public let byteCount: Int
+    /// The key that decrypted a `jwe` or `nested` token.
+    public let decryptedBy: VerifiedKey?
 
-    public init(jws: CompactJWS, claims: JSONObject, byteCount: Int) {
+    public init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
         self.jws = jws
+        self.header = header
         self.claims = claims
         self.byteCount = byteCount
+        self.decryptedBy = decryptedBy
     }
 
-    public var header: JOSEHeader { jws.header }
+    public init(jws: CompactJWS, claims: JSONObject, byteCount: Int) {
+        self.init(jws: jws, header: jws.header, claims: claims, byteCount: byteCount)
+    }
 }

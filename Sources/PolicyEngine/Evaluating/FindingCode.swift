@@ -14,6 +14,8 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case kidMissing = "kid_missing"
     case keyUnavailable = "key_unavailable"
     case signatureInvalid = "signature_invalid"
+    /// A JWE (`format: jwe` or `nested`) that no policy key decrypts and authenticates.
+    case decryptionFailed = "decryption_failed"
     // Registered claims
     case issuerMismatch = "issuer_mismatch"
     case audienceMismatch = "audience_mismatch"

@@ -13,7 +13,8 @@ public struct Policy: Sendable {
     public let mode: EvaluationMode
     public let inputs: [InputDeclaration]
     public let outputs: [OutputDeclaration]
-    public let limits: TokenLimits
+    /// The token's packaging and size bounds, applied before any rule runs.
+    public let envelope: TokenEnvelope
     /// The chain every subject goes through.
     public let root: ChainNode
     /// The files the policy was compiled from, the policy's own first, then its bases.
@@ -22,11 +23,12 @@ public struct Policy: Sendable {
     public let warnings: [Diagnostic]
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {
-        Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, limits: limits,
+        Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
                root: root, files: files, warnings: warnings)
     }
 
-    /// Evaluates a compact JWS at `now` (seconds since the Unix epoch).
+    /// Evaluates a compact token (a JWS, or a JWE for `format: jwe | nested`) at `now`
+    /// (seconds since the Unix epoch).
     ///
     /// Throws only for a caller mistake (a required input missing, an undeclared input); every
     /// problem with the token itself is a finding in the verdict.
@@ -35,14 +37,15 @@ public struct Policy: Sendable {
         let inputs = try resolveInputs(supplied)
         var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
         let decoded: DecodedToken
-        switch TokenDecoder.decode(token, limits: limits) {
+        switch TokenDecoder.decode(token, envelope: envelope) {
         case let .success(token):
             decoded = token
-        case let .failure(finding):
-            let located = Finding(rule: "token.structure", code: finding.code, message: finding.message, at: (files.first ?? name) + ":1:1")
+        case let .failure(failure):
+            let at = failure.location?.description ?? (files.first ?? name) + ":1:1"
+            let located = Finding(rule: failure.rule, code: failure.code, message: failure.message, at: at)
             if tracing {
-                trace?.entries.append(.init(rule: "token.structure", status: .fail, at: located.at, detail: finding.message))
-                for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be decoded")) }
+                trace?.entries.append(.init(rule: failure.rule, status: .fail, at: at, detail: failure.message))
+                for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be \(failure.rule == "token.decryption" ? "decrypted" : "decoded")")) }
             }
             return Verdict(policy: name, valid: false, verified: false, findings: [located], skipped: [], outputs: [:], trace: trace)
         }
@@ -55,10 +58,16 @@ public struct Policy: Sendable {
         case .pass, .skipped: (passed, findings) = (true, [])
         case let .fail(found): (passed, findings) = (false, found)
         }
-        let verified = evaluator.verifiedKey != nil
+        // A plain JWE carries no signature: authenticated decryption is what proves its origin.
+        let provenBy = envelope.format == .jwe ? decoded.decryptedBy : evaluator.verifiedKey
+        let verified = provenBy != nil
         let valid = passed && verified
-        trace?.entries = evaluator.entries
-        trace?.key = evaluator.verifiedKey
+        if let decryption = envelope.decryption, let key = decoded.decryptedBy {
+            trace?.entries.append(.init(rule: "token.decryption", status: .pass, at: decryption.location.description,
+                                        detail: "decrypted with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(key.source)"))
+        }
+        trace?.entries += evaluator.entries
+        trace?.key = provenBy
         return Verdict(policy: name, valid: valid, verified: verified, findings: findings, skipped: evaluator.skipped,
                        outputs: valid ? outputValues(decoded) : [:], trace: trace)
     }

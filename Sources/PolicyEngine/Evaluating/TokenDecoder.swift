@@ -1,17 +1,84 @@
-/// Decodes a presented token once, turning JOSE errors into structure findings.
+/// Decodes a presented token once — splitting, bounding, and for `jwe` / `nested` decrypting —
+/// turning JOSE errors into findings.
 enum TokenDecoder {
     struct Failure: Error {
+        /// `token.structure` or `token.decryption`.
+        let rule: String
         let code: FindingCode
         let message: String
+        /// Where the finding points in the policy; nil for the policy file itself.
+        let location: SourceLocation?
     }
 
-    static func decode(_ token: String, limits: TokenLimits) -> Result<DecodedToken, Failure> {
+    static func decode(_ token: String, envelope: TokenEnvelope) -> Result<DecodedToken, Failure> {
+        let limits = envelope.limits
+        guard let decryption = envelope.decryption, envelope.format != .jws else {
+            return structure { () throws(JOSEError) in
+                let jws = try CompactJWS(token, limits: limits)
+                return DecodedToken(jws: jws, claims: try jws.claims(limits: limits), byteCount: token.utf8.count)
+            }
+        }
+        let jwe: CompactJWE
+        switch structure({ () throws(JOSEError) in try CompactJWE(token, limits: limits) }) {
+        case let .success(parsed): jwe = parsed
+        case let .failure(failure): return .failure(failure)
+        }
+        let plaintext: [UInt8]
+        let key: VerifiedKey
+        switch decrypt(jwe, decryption, nested: envelope.format == .nested) {
+        case let .success(opened): (plaintext, key) = opened
+        case let .failure(failure): return .failure(failure)
+        }
+        if envelope.format == .jwe {
+            return structure { () throws(JOSEError) in
+                let claims = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(plaintext, what: "the JWE payload")
+                return DecodedToken(jws: nil, header: jwe.header, claims: claims, byteCount: token.utf8.count, decryptedBy: key)
+            }
+        }
+        return structure { () throws(JOSEError) in
+            let jws = try CompactJWS(String(decoding: plaintext, as: UTF8.self), limits: limits)
+            return DecodedToken(jws: jws, header: jws.header, claims: try jws.claims(limits: limits), byteCount: token.utf8.count, decryptedBy: key)
+        }
+    }
+
+    /// Checks the JWE's algorithms against the policy, then tries each candidate key.
+    private static func decrypt(_ jwe: CompactJWE, _ decryption: TokenDecryption, nested: Bool) -> Result<([UInt8], VerifiedKey), Failure> {
+        func failure(_ code: FindingCode, _ message: String) -> Result<([UInt8], VerifiedKey), Failure> {
+            .failure(Failure(rule: "token.decryption", code: code, message: message, location: decryption.location))
+        }
+        guard decryption.keyAlgorithms.contains(jwe.keyAlgorithm) else {
+            return failure(.algNotAllowed, "JWE alg \(jwe.keyAlgorithm.rawValue) is not allowed; decryption allows \(decryption.keyAlgorithms.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard decryption.contentEncryptions.contains(jwe.contentEncryption) else {
+            return failure(.algNotAllowed, "JWE enc \(jwe.contentEncryption.rawValue) is not allowed; decryption allows \(decryption.contentEncryptions.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let candidates = decryption.candidates(for: jwe) else {
+            return failure(.kidUnknown, "no decryption key with kid '\(jwe.header.kid ?? "")' in \(decryption.keys.description)")
+        }
+        // A plain JWE's header is the token's header, and the `crit` rule judges it; the outer
+        // header of a nested token has no rule of its own, so nothing in it may be critical.
+        let understood = nested ? [] : Set(jwe.header.critical)
+        var last = JOSEError(.keyNotFound, "no key in \(decryption.keys.description) can decrypt \(jwe.keyAlgorithm.rawValue)")
+        for key in candidates where key.encryptionRestriction(for: jwe.keyAlgorithm, contentEncryption: jwe.contentEncryption, decrypting: true) == nil {
+            do {
+                let plaintext = try jwe.decrypt(with: key, understoodCritical: understood)
+                return .success((plaintext, VerifiedKey(kid: key.kid, source: decryption.keys.description)))
+            } catch {
+                last = error
+            }
+        }
+        switch last.code {
+        case .keyNotFound, .keyMismatch: return failure(.keyUnavailable, last.message)
+        case .unsupportedHeader: return failure(.critUnsupported, last.message)
+        default: return failure(.decryptionFailed, "the token does not decrypt with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys") from \(decryption.keys.description)")
+        }
+    }
+
+    private static func structure<T>(_ body: () throws(JOSEError) -> T) -> Result<T, Failure> {
         do throws(JOSEError) {
-            let jws = try CompactJWS(token, limits: limits)
-            let claims = try jws.claims(limits: limits)
-            return .success(DecodedToken(jws: jws, claims: claims, byteCount: token.utf8.count))
+            return .success(try body())
         } catch {
-            return .failure(Failure(code: findingCode(for: error.code), message: error.message))
+            return .failure(Failure(rule: "token.structure", code: findingCode(for: error.code), message: error.message, location: nil))
         }
     }
 

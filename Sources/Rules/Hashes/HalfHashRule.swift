@@ -13,7 +13,7 @@ struct HalfHashCheck: Sendable {
         }
         guard let present = context.decoded.claims[claim] else { return .fail(.claimMissing, "the token has no \(claim)") }
         guard case let .string(actual) = present else { return .fail(.claimType, "'\(claim)' must be a string, found \(present.typeName)") }
-        let algorithm = context.decoded.jws.algorithm
+        guard let algorithm = context.decoded.jws?.algorithm else { return .unsignedToken }
         guard algorithm.hashForOIDC != nil else {
             return .fail(code, "\(algorithm.rawValue) defines no hash for \(claim)")
         }
@@ -33,7 +33,12 @@ struct CHashRule: Rule {
     let check: HalfHashCheck
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
-        guard let node, let value = compiler.stringValue(node, what: "'c_hash'") else { return [] }
+        guard let node else { return [] }
+        if compiler.tokensAreUnsigned {
+            compiler.refuseForUnsignedTokens(key, node, instead: "the hash is taken with the signature's algorithm; drop it")
+            return []
+        }
+        guard let value = compiler.stringValue(node, what: "'c_hash'") else { return [] }
         return [compiler.finish(CHashRule(check: HalfHashCheck(claim: "c_hash", value: value, code: .cHashMismatch)), at: node.location)]
     }
 
@@ -51,7 +56,12 @@ struct AtHashRule: Rule {
     let check: HalfHashCheck
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
-        guard let node, let value = compiler.stringValue(node, what: "'at_hash'") else { return [] }
+        guard let node else { return [] }
+        if compiler.tokensAreUnsigned {
+            compiler.refuseForUnsignedTokens(key, node, instead: "the hash is taken with the signature's algorithm; drop it")
+            return []
+        }
+        guard let value = compiler.stringValue(node, what: "'at_hash'") else { return [] }
         return [compiler.finish(AtHashRule(check: HalfHashCheck(claim: "at_hash", value: value, code: .atHashMismatch)), at: node.location)]
     }
 

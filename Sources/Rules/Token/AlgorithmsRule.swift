@@ -10,6 +10,10 @@ struct AlgorithmsRule: Rule {
     let allowed: [JWSAlgorithm]
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        if compiler.tokensAreUnsigned {
+            if let node { compiler.refuseForUnsignedTokens(key, node, instead: "list key-management algorithms under decryption.algorithms") }
+            return []
+        }
         guard let node else {
             compiler.error(.missingKey, "the token section needs 'algorithms'", at: compiler.section,
                            hint: "list the algorithms the issuer signs with, e.g. algorithms: [RS256]")
@@ -38,7 +42,7 @@ struct AlgorithmsRule: Rule {
     var explanation: String { "the header's alg is one of \(allowed.map(\.rawValue).joined(separator: ", "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        let algorithm = context.decoded.jws.algorithm
+        guard let algorithm = context.decoded.jws?.algorithm else { return .unsignedToken }
         guard allowed.contains(algorithm) else {
             return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")
         }

@@ -13,6 +13,10 @@ struct SignatureRule: Rule {
     let allowed: [JWSAlgorithm]
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        if compiler.tokensAreUnsigned {
+            if let node { compiler.refuseForUnsignedTokens(key, node, instead: "name the decryption key under decryption.key") }
+            return []
+        }
         guard let node else {
             compiler.error(.missingKey, "the token section needs 'keys'", at: compiler.section,
                            hint: "name where verification keys come from, e.g. keys: {jwks_file: keys/issuer.jwks.json}")
@@ -33,7 +37,7 @@ struct SignatureRule: Rule {
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        let jws = context.decoded.jws
+        guard let jws = context.decoded.jws else { return .unsignedToken }
         guard allowed.contains(jws.algorithm) else {
             return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }

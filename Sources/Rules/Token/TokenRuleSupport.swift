@@ -48,6 +48,15 @@ extension RuleCompiler {
         return duration(node, what: "'leeway'") ?? 60
     }
 
+    /// Whether the section declares `format: jwe`: tokens encrypted, never signed.
+    var tokensAreUnsigned: Bool { setting("format")?.scalar?.string == TokenEnvelope.Format.jwe.rawValue }
+
+    /// Refuses a signature setting in a `format: jwe` section, where nothing is signed.
+    mutating func refuseForUnsignedTokens(_ key: String, _ node: YAMLNode, instead: String) {
+        error(.conflict, "'\(key)' needs signed tokens, and format jwe tokens are only encrypted", at: node,
+              hint: "\(instead), or use format: nested for a signed token inside a JWE")
+    }
+
     /// The section's `algorithms`, read without reporting (the `algorithms` rule reports).
     mutating func allowedAlgorithms() -> [JWSAlgorithm] {
         guard let node = setting("algorithms") else { return [] }
@@ -63,7 +72,6 @@ extension RuleCompiler {
 extension EvaluationContext {
     /// The token; token rules only run when one was decoded.
     var decoded: DecodedToken { token! }
-
     /// Resolved string values; a non-string input value resolves to nil.
     func strings(_ values: [PolicyValue]) -> [String]? {
         var result: [String] = []
@@ -73,4 +81,10 @@ extension EvaluationContext {
         }
         return result
     }
+}
+
+extension RuleOutcome {
+    /// For a rule that needs a signed token and has none. The compiler refuses such rules under
+    /// `format: jwe`, so this guards rather than decides.
+    static var unsignedToken: RuleOutcome { .fail(.malformedToken, "the token is not signed") }
 }

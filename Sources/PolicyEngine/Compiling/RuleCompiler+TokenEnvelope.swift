@@ -1,0 +1,77 @@
+/// Reads the `token` settings that apply before any rule runs: `format`, `decryption`, `limits`.
+extension RuleCompiler {
+    static let decryptionKeys = ["algorithms", "encryption", "key"]
+
+    mutating func tokenEnvelope() -> TokenEnvelope {
+        var envelope = TokenEnvelope.standard
+        if let node = setting("limits") { envelope.limits = tokenLimits(node) }
+        if let node = setting("format") {
+            let formats = TokenEnvelope.Format.allCases.map(\.rawValue)
+            if let text = node.scalar?.string, let format = TokenEnvelope.Format(rawValue: text) {
+                envelope.format = format
+            } else {
+                error(.invalidValue, "'format' must be one of \(formats.joined(separator: ", ")), found \(node.shapeDescription)", at: node,
+                      hint: node.scalar?.string.flatMap { Suggestion.didYouMean($0, among: formats) })
+            }
+        }
+        let decryptionNode = setting("decryption")
+        switch (envelope.format, decryptionNode) {
+        case (.jws, nil):
+            break
+        case let (.jws, node?):
+            error(.conflict, "'decryption' applies to encrypted tokens, and 'format' is jws", at: node,
+                  hint: "set format: nested (a signed token inside a JWE) or format: jwe")
+        case (_, nil):
+            error(.missingKey, "format \(envelope.format.rawValue) needs 'decryption' with algorithms, encryption and key", at: setting("format") ?? section)
+        case let (_, node?):
+            envelope.decryption = decryption(node)
+        }
+        return envelope
+    }
+
+    private mutating func tokenLimits(_ node: YAMLNode) -> TokenLimits {
+        var limits = TokenLimits.standard
+        for field in mapping(node, allowed: ["max_token_bytes", "max_json_depth"], what: "'limits'") ?? [] {
+            guard case let .integer(value)? = field.value.scalar?.value, value > 0, value <= 16 << 20 else {
+                error(.invalidValue, "'\(field.name)' must be a positive integer", at: field.value)
+                continue
+            }
+            if field.name == "max_token_bytes" { limits.maxTokenBytes = Int(value) } else { limits.maxJSONDepth = Int(value) }
+        }
+        return limits
+    }
+
+    private mutating func decryption(_ node: YAMLNode) -> TokenDecryption? {
+        guard let pairs = mapping(node, allowed: Self.decryptionKeys, what: "'decryption'") else { return nil }
+        for key in Self.decryptionKeys where !pairs.contains(where: { $0.name == key }) {
+            error(.missingKey, "'decryption' needs '\(key)'", at: node)
+        }
+        let keyAlgorithms = node["algorithms"].flatMap { names($0, what: "'decryption.algorithms'") { name throws(JOSEError) in try JWEKeyAlgorithm(name: name) } }
+        let encryptions = node["encryption"].flatMap { names($0, what: "'decryption.encryption'") { name throws(JOSEError) in try JWEContentEncryption(name: name) } }
+        let keys = node["key"].flatMap { keySource($0, what: "'decryption.key'") }
+        guard let keyAlgorithms, let encryptions, let keys else { return nil }
+        for key in keys.keys.keys where !key.isPrivate {
+            error(.keySource, "\(keys.description): \(key.kid.map { "key '\($0)'" } ?? "the key") is public; decryption needs the private key", at: node["key"]!)
+            return nil
+        }
+        return TokenDecryption(keyAlgorithms: keyAlgorithms, contentEncryptions: encryptions, keys: keys, location: node.location)
+    }
+
+    /// A list of algorithm names, each read by `parse`; unknown names get a hint.
+    private mutating func names<T: RawRepresentable & CaseIterable>(
+        _ node: YAMLNode, what: String, _ parse: (String) throws(JOSEError) -> T
+    ) -> [T]? where T.RawValue == String {
+        guard let names = literalStrings(node, what: what) else { return nil }
+        var values: [T] = []
+        for (index, name) in names.enumerated() {
+            do {
+                values.append(try parse(name))
+            } catch {
+                let known = T.allCases.map(\.rawValue)
+                self.error(.invalidValue, "\(what): \(error.message)", at: node.items?[index] ?? node,
+                      hint: Suggestion.didYouMean(name, among: known) ?? "use one of \(known.joined(separator: ", "))")
+            }
+        }
+        return values.count == names.count ? values : nil
+    }
+}

@@ -1,0 +1,48 @@
+/// How a policy's tokens are packaged, and the bounds that apply before any rule runs.
+public struct TokenEnvelope: Sendable {
+    /// `token.format`: signed, encrypted, or signed then encrypted.
+    public enum Format: String, Sendable, CaseIterable {
+        /// A compact JWS.
+        case jws
+        /// A compact JWE whose plaintext is the claims; decryption is what authenticates it.
+        case jwe
+        /// A compact JWE whose plaintext is a compact JWS: decrypt, then verify.
+        case nested
+    }
+
+    public var format: Format
+    public var limits: TokenLimits
+    /// The decryption settings; present exactly when `format` is `jwe` or `nested`.
+    public var decryption: TokenDecryption?
+
+    public init(format: Format = .jws, limits: TokenLimits = .standard, decryption: TokenDecryption? = nil) {
+        self.format = format
+        self.limits = limits
+        self.decryption = decryption
+    }
+
+    public static let standard = TokenEnvelope()
+}
+
+/// `token.decryption`: which JWE algorithms are accepted and which keys decrypt.
+public struct TokenDecryption: Sendable {
+    public let keyAlgorithms: [JWEKeyAlgorithm]
+    public let contentEncryptions: [JWEContentEncryption]
+    public let keys: KeySource
+    /// Where `decryption` is written, for findings about it.
+    public let location: SourceLocation
+
+    public init(keyAlgorithms: [JWEKeyAlgorithm], contentEncryptions: [JWEContentEncryption], keys: KeySource, location: SourceLocation) {
+        self.keyAlgorithms = keyAlgorithms
+        self.contentEncryptions = contentEncryptions
+        self.keys = keys
+        self.location = location
+    }
+
+    /// The keys that may decrypt `jwe`: the one its `kid` names, otherwise every key of the source.
+    func candidates(for jwe: CompactJWE) -> [JWK]? {
+        guard let kid = jwe.header.kid, keys.selectsByKid else { return keys.keys.keys }
+        let named = keys.keys.keys.filter { $0.kid == kid }
+        return named.isEmpty ? nil : named
+    }
+}
