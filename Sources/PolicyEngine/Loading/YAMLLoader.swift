@@ -81,8 +81,14 @@ public struct YAMLLoader: Sendable {
             var message = problem
             if let context, !context.text.isEmpty { message += " (\(context.text))" }
             let line = text.lineText(mark.line) ?? ""
-            let hint: String? = line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t")
-                ? "YAML indentation must use spaces, not tabs" : nil
+            let hint: String?
+            if line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+                hint = "YAML indentation must use spaces, not tabs"
+            } else if line.contains("${"), context?.text.contains("flow") == true {
+                hint = "inside { } or [ ], quote a value that refers to an input: '${name}'"
+            } else {
+                hint = nil
+            }
             return Diagnostic(.error, .yamlSyntax, message, at: SourceLocation(file: file, line: mark.line, column: mark.column), hint: hint)
         }
         switch error {

@@ -7,6 +7,8 @@ struct TrustedAudiencesRule: Rule {
     static let summary = "every aud value is an expected or trusted audience"
     static let phase = RulePhase.claims
 
+    /// The `audience` values; their own rule reports a token that lists none of them.
+    let expected: [PolicyValue]
     let trusted: [PolicyValue]
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
@@ -17,16 +19,23 @@ struct TrustedAudiencesRule: Rule {
         let audience = compiler.setting("audience").map { audienceNode in
             compiler.quietly { $0.stringValues(audienceNode, what: "'audience'") ?? [] }
         } ?? []
-        return [compiler.finish(TrustedAudiencesRule(trusted: audience + listed), at: node.location)]
+        return [compiler.finish(TrustedAudiencesRule(expected: audience, trusted: audience + listed), at: node.location)]
     }
 
     var explanation: String { "every aud value is one of \(trusted.map(\.display).joined(separator: ", "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let allowed = context.strings(trusted) else { return .fail(.inputInvalid, "an input used by 'trusted_audiences' is not a string") }
+        guard let allowed = context.strings(trusted), let audience = context.strings(expected) else {
+            return .fail(.inputInvalid, "an input used by 'trusted_audiences' is not a string")
+        }
         let claims = context.decoded.claims
-        guard claims["aud"] != nil else { return .fail(.claimMissing, "the token has no aud") }
+        guard claims["aud"] != nil else {
+            return audience.isEmpty ? .fail(.claimMissing, "the token has no aud") : .blocked("the token has no aud (see token.audience)")
+        }
         guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }
+        if !audience.isEmpty, !present.contains(where: audience.contains) {
+            return .blocked("aud lists none of the expected audiences (see token.audience)")
+        }
         let untrusted = present.filter { !allowed.contains($0) }
         guard untrusted.isEmpty else {
             return .fail(.audienceUntrusted, "aud includes untrusted \(RuleCompiler.show(untrusted))")

@@ -1,0 +1,117 @@
+import Foundation
+import PolicyEngine
+import Rules
+import Testing
+
+/// The reference policies of Policies/, end to end: each bundled sample token is valid, and
+/// the variations their checks exist for fail with their own codes. Variations are re-signed
+/// with the bundled test keys, so only the claim or header under test differs.
+@Suite("Reference policies")
+struct ReferencePolicyTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// 2026-11-21T09:30:00Z, when every sample is valid.
+    static let now: Double = 1_795_253_400
+
+    /// A reference policy with its sample token and the key that signed it.
+    struct Sample {
+        let policy: Policy
+        let token: String
+        let key: JWK
+        let algorithm: JWSAlgorithm
+
+        init(_ policy: String, sample: String, key: String, kid: String) throws {
+            self.policy = try Policy.load(file: ReferencePolicyTests.root.appendingPathComponent("Policies/\(policy).yaml").path, environment: [:])
+            token = try String(contentsOf: ReferencePolicyTests.root.appendingPathComponent("Policies/examples/\(sample)"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let pem = try String(contentsOf: ReferencePolicyTests.root.appendingPathComponent("Policies/keys/\(key)"), encoding: .utf8)
+            self.key = try JWK(pem: pem, kid: kid)
+            algorithm = try CompactJWS(token).algorithm
+        }
+
+        /// The sample re-signed with `claims` set (`.null` removes one) and `header` set.
+        func variant(claims: [String: JSONValue] = [:], header: [String: JSONValue] = [:], signer: JWK? = nil, algorithm: JWSAlgorithm? = nil) throws -> String {
+            let jws = try CompactJWS(token)
+            return try CompactJWS.sign(payload: JSONValue.object(Self.applying(claims, to: jws.claims())).serializedBytes(),
+                                       header: Self.applying(header, to: jws.header.object),
+                                       algorithm: algorithm ?? self.algorithm, key: signer ?? key)
+        }
+
+        static func applying(_ changes: [String: JSONValue], to object: JSONObject) -> JSONObject {
+            var result = JSONObject(members: object.members.filter { changes[$0.name] != .null })
+            for name in changes.keys.sorted() where changes[name] != .null { result.set(name, changes[name]!) }
+            return result
+        }
+
+        func codes(_ token: String, _ inputs: [String: JSONValue] = [:], now: Double = ReferencePolicyTests.now) throws -> [FindingCode] {
+            try policy.evaluate(token: token, inputs: inputs, now: now).codes
+        }
+    }
+
+    @Test("okta-id-token: the sample is valid; expiry, nonce, cid and extra audiences fail")
+    func okta() throws {
+        let sample = try Sample("okta-id-token", sample: "sample-id-token.jwt", key: "test-rs256.key.pem", kid: "test-rs256")
+        let nonce: [String: JSONValue] = ["nonce": .string("n-0S6_WzA2Mj")]
+        let verdict = try sample.policy.evaluate(token: sample.token, inputs: nonce, now: Self.now)
+        #expect(verdict.valid && verdict.verified)
+        #expect(verdict.outputs == ["user": .string("00u1a2b3c4d5e6f7g8"), "methods": .array([.string("pwd"), .string("mfa")])])
+        #expect(try sample.codes(sample.token, nonce, now: Self.now + 5400) == [.tokenExpired, .tokenTooOld])
+        #expect(try sample.codes(sample.token, ["nonce": .string("n-other")]) == [.nonceMismatch])
+        #expect(try sample.codes(sample.variant(claims: ["aud": .string("0oaOTHER")]), nonce) == [.audienceMismatch])
+        #expect(try sample.codes(sample.variant(claims: ["aud": .array([.string("0oa1b2c3d4"), .string("evil")]), "azp": .string("0oa1b2c3d4")]), nonce)
+                == [.audienceUntrusted])
+        #expect(try sample.codes(sample.variant(header: ["kid": .null]), nonce) == [.kidMissing])
+        #expect(try sample.codes(sample.variant(claims: ["amr": .string("pwd")]), nonce) == [.claimType])
+    }
+
+    @Test("rfc9068-access-token: typ at+jwt, audience, required claims and an optional scope")
+    func accessToken() throws {
+        let sample = try Sample("rfc9068-access-token", sample: "sample-access-token.jwt", key: "test-rs256.key.pem", kid: "test-rs256")
+        let verdict = try sample.policy.evaluate(token: sample.token, now: Self.now)
+        #expect(verdict.valid && verdict.verified)
+        #expect(verdict.skipped == ["token.claims.scope"])
+        #expect(try sample.policy.evaluate(token: sample.token, inputs: ["required_scope": .string("orders:read")], now: Self.now).skipped.isEmpty)
+        #expect(try sample.codes(sample.token, ["required_scope": .string("orders:write")]) == [.claimMismatch])
+        #expect(try sample.codes(sample.token, ["resource": .string("https://other.example.com")]) == [.audienceMismatch])
+        #expect(try sample.codes(sample.variant(header: ["typ": .string("JWT")])) == [.typNotAllowed])
+        #expect(try sample.codes(sample.variant(header: ["typ": .string("application/AT+JWT")])) == [])
+        #expect(try sample.codes(sample.variant(claims: ["jti": .null])) == [.claimMissing])
+        #expect(try sample.codes(sample.variant(claims: ["client_id": .number(.integer(7))])) == [.claimType])
+        #expect(try sample.codes(sample.variant(claims: ["iss": .string("https://auth.example.com")])) == [.issuerMismatch])
+        #expect(try sample.codes(sample.variant(claims: ["iat": .number(.integer(1_795_253_500))])) == [.iatInFuture])
+    }
+
+    @Test("id-token-with-code: c_hash binds the token to the code; the key is chosen by a required kid")
+    func idTokenWithCode() throws {
+        let sample = try Sample("id-token-with-code", sample: "sample-id-token-with-code.jwt", key: "test-es256.key.pem", kid: "test-es256")
+        let inputs: [String: JSONValue] = ["nonce": .string("n-0S6_WzA2Mj"), "auth_code": .string("SplxlOBeZQQYbYS6WxSbIA")]
+        let verdict = try sample.policy.evaluate(token: sample.token, inputs: inputs, now: Self.now, trace: true)
+        #expect(verdict.valid && verdict.verified)
+        #expect(verdict.trace?.key == VerifiedKey(kid: "test-es256", source: "jwks_file " + Self.root.appendingPathComponent("Policies/keys/test-es256.jwks.json").path))
+        var otherCode = inputs
+        otherCode["auth_code"] = .string("SplxlOBeZQQYbYS6WxSbIB")
+        #expect(try sample.codes(sample.token, otherCode) == [.cHashMismatch])
+        #expect(try sample.codes(sample.variant(claims: ["c_hash": .null]), inputs) == [.claimMissing])
+        #expect(try sample.codes(sample.variant(header: ["kid": .null]), inputs) == [.kidMissing])
+        #expect(try sample.codes(sample.variant(header: ["kid": .string("rotated")]), inputs) == [.kidUnknown])
+        #expect(try sample.codes(sample.variant(claims: ["iss": .string("https://accounts.example.com/")]), inputs) == [.issuerMismatch])
+        #expect(throws: EvaluationError.self) { try sample.policy.evaluate(token: sample.token, inputs: ["nonce": .string("n-0S6_WzA2Mj")], now: Self.now) }
+    }
+
+    @Test("gematik-discovery-document: BP256R1 only, its kid, its endpoints, a day's lifetime")
+    func discoveryDocument() throws {
+        let sample = try Sample("gematik-discovery-document", sample: "sample-discovery-document.jwt", key: "test-bp256r1.key.pem", kid: "puk_disc_sig")
+        #expect(sample.algorithm == .bp256r1)
+        let verdict = try sample.policy.evaluate(token: sample.token, now: Self.now)
+        #expect(verdict.valid && verdict.verified)
+        #expect(verdict.outputs["token_endpoint"] == .string("https://idp.example-ti.de/token"))
+        #expect(try sample.codes(sample.variant(header: ["kid": .string("puk_idp_sig")])) == [.headerMismatch])
+        #expect(try sample.codes(sample.variant(claims: ["code_challenge_methods_supported": .array([.string("S256"), .string("plain")])])) == [.claimMismatch])
+        #expect(try sample.codes(sample.variant(claims: ["token_endpoint": .string("https://evil.example/token")])) == [.claimMismatch])
+        #expect(try sample.codes(sample.variant(claims: ["exp": .number(.integer(1_795_392_000))])) == [.lifetimeTooLong])
+        #expect(try sample.codes(sample.token, now: Self.now + 86400) == [.tokenExpired])
+        let stranger = try JWK.generate(for: .bp256r1, kid: "puk_disc_sig")
+        #expect(try sample.codes(sample.variant(signer: stranger)) == [.signatureInvalid])
+        let p256 = try JWK.generate(for: .es256, kid: "puk_disc_sig")
+        #expect(try sample.codes(sample.variant(signer: p256, algorithm: .es256)) == [.algNotAllowed])
+    }
+}
