@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["PolicyEngine", "COpenSSL", "CSodium"],
+            dependencies: ["PolicyEngine", "Rules", "COpenSSL", "CSodium"],
             path: "Benchmarks",
             exclude: ["RESULTS.md"],
             swiftSettings: swiftSettings

@@ -4,20 +4,6 @@ import PolicyEngine
 /// Single-core rates for raw verification and whole compact-JWS verification of a typical
 /// token, each next to the primitive's reference rate measured in the same run.
 enum JOSEBenchmark {
-    struct Row {
-        let name: String
-        let ours: Double
-        let reference: Double
-        let referenceName: String
-        let target: Double?
-
-        var ratio: Double { ours / reference }
-        var verdict: String {
-            guard let target else { return "" }
-            return ratio >= target ? "meets ≥ \(target)" : "BELOW \(target)"
-        }
-    }
-
     /// Claims that make a typical ~800-byte RS256 access token (the issue's workload).
     static let claims: [UInt8] = Array("""
     {"iss":"https://login.example.com/oauth2/default","sub":"00u1a2b3c4d5e6f7g8h9",\
@@ -33,8 +19,8 @@ enum JOSEBenchmark {
     /// Interleaved measurement rounds per algorithm; each figure is its best round.
     static let rounds = 3
 
-    static func run() throws -> [Row] {
-        var rows: [Row] = []
+    static func run() throws -> [BenchmarkRow] {
+        var rows: [BenchmarkRow] = []
         for (algorithm, referenceName) in cases {
             let key = try JWK.generate(for: algorithm, kid: "bench-key-2026-11")
             let header = JSONObject(["typ": .string("JWT"), "kid": .string("bench-key-2026-11")])
@@ -76,27 +62,16 @@ enum JOSEBenchmark {
                     }
                 })
             }
-            rows.append(Row(name: "\(algorithm.rawValue) raw verify", ours: raw, reference: reference, referenceName: label, target: 0.9))
-            rows.append(Row(name: "\(algorithm.rawValue) whole JWS (\(token.utf8.count) B)", ours: whole, reference: reference,
+            rows.append(BenchmarkRow(name: "\(algorithm.rawValue) raw verify", ours: raw, reference: reference, referenceName: label, target: 0.9))
+            rows.append(BenchmarkRow(name: "\(algorithm.rawValue) whole JWS (\(token.utf8.count) B)", ours: whole, reference: reference,
                             referenceName: label, target: algorithm == .rs256 ? 0.85 : nil))
         }
         let parser = JSONParser()
         let ours = measureRate { blackHole(try? parser.parse(claims)) }
         let data = Data(claims)
         let foundation = measureRate { blackHole(try? JSONSerialization.jsonObject(with: data)) }
-        rows.append(Row(name: "JSON parse (\(claims.count) B claims)", ours: ours, reference: foundation,
+        rows.append(BenchmarkRow(name: "JSON parse (\(claims.count) B claims)", ours: ours, reference: foundation,
                         referenceName: "Foundation JSONSerialization", target: 3.0))
         return rows
-    }
-
-    static func table(_ rows: [Row]) -> String {
-        var lines = [
-            "| measurement | ours (ops/s) | reference (ops/s) | reference | ratio | target |",
-            "|---|---:|---:|---|---:|---|",
-        ]
-        for row in rows {
-            lines.append("| \(row.name) | \(Int(row.ours)) | \(Int(row.reference)) | \(row.referenceName) | \(String(format: "%.2f", row.ratio)) | \(row.verdict) |")
-        }
-        return lines.joined(separator: "\n")
     }
 }

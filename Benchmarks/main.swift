@@ -1,13 +1,25 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose]`: prints a Markdown table of rates and ratios.
+/// `swift run -c release Benchmarks [jose | policy]`: prints a Markdown table of rates and ratios.
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
 switch suite {
 case "jose":
     print("JOSE benchmark, single core, \(ISO8601DateFormatter().string(from: Date()))")
-    print(JOSEBenchmark.table(try JOSEBenchmark.run()))
+    print(benchmarkTable(try JOSEBenchmark.run()))
+case "policy":
+    print("Policy benchmark, single core, \(ISO8601DateFormatter().string(from: Date()))")
+    do {
+        let result = try PolicyBenchmark.run()
+        print(benchmarkTable(result.rows))
+        let target = 1000.0
+        print("\nCompile after parsing: \(String(format: "%.0f", result.compileMicroseconds)) µs per policy "
+              + "(\(result.compileMicroseconds < target ? "meets" : "ABOVE") the < \(Int(target)) µs target)")
+    } catch {
+        FileHandle.standardError.write(Data("policy benchmark: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy\n".utf8))
     exit(2)
 }

@@ -77,11 +77,27 @@ struct CompileErrorTests {
         #expect(Date().timeIntervalSince(start) < 5)
     }
 
-    @Test("non-UTF-8 and oversized files are refused")
+    @Test("non-UTF-8, oversized and missing files are refused with file_unreadable")
     func unreadable() throws {
         let loader = YAMLLoader(maxFileBytes: 100)
-        #expect(throws: PolicyDiagnostics.self) { try loader.load(bytes: [0x70, 0x3A, 0x20, 0xFF, 0xFE], file: "bad.yaml") }
-        #expect(throws: PolicyDiagnostics.self) { try loader.load(bytes: Array(repeating: 0x20, count: 101), file: "big.yaml") }
+        let attempts: [() throws -> Void] = [
+            { _ = try loader.load(bytes: [0x70, 0x3A, 0x20, 0xFF, 0xFE], file: "bad.yaml") },
+            { _ = try loader.load(bytes: Array(repeating: 0x20, count: 101), file: "big.yaml") },
+            { _ = try Policy.load(file: "/nonexistent/policy.yaml") },
+        ]
+        for attempt in attempts {
+            let error = #expect(throws: PolicyDiagnostics.self) { try attempt() }
+            #expect(error?.items.first?.code == .fileUnreadable, "\(error?.items.map(\.description) ?? [])")
+        }
+    }
+
+    @Test("min_rsa_bits below 2048 compiles with an insecure_setting warning")
+    func insecureSetting() throws {
+        let keys = "keys: {jwks_file: ../../Policies/keys/test-rs256.jwks.json, min_rsa_bits: 1024}"
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("p.yaml").path
+        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [RS256]\n  \(keys)\n", file: file)
+        #expect(policy.warnings.map(\.code) == [.insecureSetting])
+        #expect(policy.warnings.first?.location.line == 4)
     }
 
     @Test("unquoted yes/no/on/off stay strings and draw a lint warning")
@@ -106,15 +122,19 @@ struct CompileErrorTests {
         #expect(child.root.rules.first { $0.id == "token.issuer" }?.location.file.hasSuffix("base.yaml") == true)
         #expect(try child.evaluate(token: TokenFixture.shared.token(), now: TokenFixture.now).valid)
 
+        func compileErrors(_ name: String) -> [Diagnostic] {
+            let error = #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: directory.appendingPathComponent(name).path) }
+            return error?.items ?? []
+        }
         try write("a.yaml", "policy: a\nextends: b\ntoken: {}\n")
         try write("b.yaml", "policy: b\nextends: a\ntoken: {}\n")
-        #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: directory.appendingPathComponent("a.yaml").path) }
-        do { _ = try Policy.load(file: directory.appendingPathComponent("a.yaml").path) } catch {
-            #expect(error.items.contains { $0.code == .extendsCycle })
-        }
+        #expect(compileErrors("a.yaml").contains { $0.code == .extendsCycle && $0.message.contains("b.yaml") })
         try write("orphan.yaml", "policy: orphan\nextends: nowhere\ntoken: {}\n")
-        do { _ = try Policy.load(file: directory.appendingPathComponent("orphan.yaml").path) } catch {
-            #expect(error.items.contains { $0.code == .baseMissing && $0.message.contains("nowhere.yaml") })
-        }
+        #expect(compileErrors("orphan.yaml").contains { $0.code == .baseMissing && $0.message.contains("nowhere.yaml") })
+        try write("requests.yaml", "policy: requests\nrequest: {method: POST}\n")
+        try write("tokens.yaml", "policy: tokens\nextends: requests\ntoken:\n  algorithms: [ES256]\n  \(Self.keys)\n")
+        let mismatch = compileErrors("tokens.yaml").first { $0.code == .baseSubjectMismatch }
+        #expect(mismatch?.location.line == 2)
+        #expect(mismatch?.message.contains("requests.yaml") == true)
     }
 }

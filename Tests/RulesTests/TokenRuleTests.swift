@@ -48,6 +48,7 @@ struct TokenRuleTests {
         RuleCase(name: "subject mismatch", body: "subject: {prefix: admin-}", codes: [.subjectMismatch]),
         RuleCase(name: "nonce from an input", body: "nonce: ${nonce}", inputs: "  nonce: {}", vars: ["nonce": .string("n-123")], codes: []),
         RuleCase(name: "nonce mismatch", body: "nonce: ${nonce}", inputs: "  nonce: {}", vars: ["nonce": .string("n-999")], codes: [.nonceMismatch]),
+        RuleCase(name: "an input of the wrong type", body: "nonce: ${nonce}", inputs: "  nonce: {}", vars: ["nonce": .number(.integer(5))], codes: [.inputInvalid]),
         RuleCase(name: "nonce missing from the token", body: "nonce: n-123", remove: ["nonce"], codes: [.claimMissing]),
         // Times
         RuleCase(name: "expired", body: "leeway: 0", now: TokenFixture.now + 1801, codes: [.tokenExpired]),
@@ -110,6 +111,12 @@ struct TokenRuleTests {
         let withAccess = try policy.evaluate(token: token, inputs: ["code": .string(code), "access": .string("at")], now: TokenFixture.now)
         #expect(withAccess.codes == [.claimMissing])
         #expect(withAccess.findings.first?.rule == "token.at_hash")
+        let access = "jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y"
+        let atHash = try #require(OIDCHash.leftHalf(of: access, algorithm: .es256))
+        let both = try Self.fixture.token(["c_hash": .string(cHash), "at_hash": .string(atHash)])
+        #expect(try policy.evaluate(token: both, inputs: ["code": .string(code), "access": .string(access)], now: TokenFixture.now).valid)
+        let swapped = try policy.evaluate(token: both, inputs: ["code": .string(code), "access": .string(code)], now: TokenFixture.now)
+        #expect(swapped.codes == [.atHashMismatch])
     }
 
     @Test("an absent optional input skips its rule and lists it; it never counts as passed")
@@ -142,6 +149,28 @@ struct TokenRuleTests {
         #expect(confused.codes == [.algNotAllowed])
         #expect(!confused.verified)
         #expect(confused.trace?.entries.first { $0.rule == "token.keys" }?.status == .notRun)
+        // The kid names a P-256 key; a P-384 signature cannot use it, and no other key is tried.
+        let wider = try Policy.load(text: "policy: wide\ntoken:\n  algorithms: [ES256, ES384]\n  keys: {jwks: \(Self.fixture.jwksJSON)}\n", file: "wide.yaml")
+        let p384 = try JWK.generate(for: .es384, kid: "k1")
+        let wrongFamily = try wider.evaluate(token: Self.fixture.token(signer: p384, algorithm: .es384), now: TokenFixture.now)
+        #expect(wrongFamily.codes == [.keyUnavailable])
+    }
+
+    @Test("a trace shows the key source and the rules' comparisons, never the HMAC secret or the authorization code")
+    func traceRedaction() throws {
+        let secret = "c3VwZXItc2VjcmV0LWhtYWMta2V5LWZvci10aGUtdHJhY2U"
+        let code = "the-authorization-code-7f3a"
+        let text = "policy: hs\ninputs:\n  code: {}\ntoken:\n  algorithms: [HS256]\n  keys: {secret: '${env:HS_SECRET}'}\n  c_hash: ${code}\n"
+        let policy = try Policy.load(text: text, file: "hs.yaml", environment: ["HS_SECRET": secret])
+        let key = JWK(secret: try Base64URL.decode(secret))
+        let cHash = try #require(OIDCHash.leftHalf(of: code, algorithm: .hs256))
+        let token = try Self.fixture.token(["c_hash": .string(cHash)], signer: key, algorithm: .hs256)
+        let verdict = try policy.evaluate(token: token, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
+        #expect(verdict.valid)
+        let json = String(decoding: verdict.json.serializedBytes(), as: UTF8.self)
+        #expect(json.contains("secret ${env:HS_SECRET}"))
+        #expect(json.contains("\"token.c_hash\""))
+        #expect(!json.contains(secret) && !json.contains(code))
     }
 
     @Test("malformed, oversized and deeply nested tokens fail with their own codes before any rule runs")

@@ -30,7 +30,6 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case iatInFuture = "iat_in_future"
     case tokenTooOld = "token_too_old"
     case lifetimeTooLong = "lifetime_too_long"
-    case invalidDate = "invalid_date"
     // Hashes
     case cHashMismatch = "c_hash_mismatch"
     case atHashMismatch = "at_hash_mismatch"
