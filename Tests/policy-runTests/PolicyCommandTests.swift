@@ -60,4 +60,25 @@ struct PolicyCommandTests {
         #expect(run.stdout.contains("token.audience [claims] Policies/oidc-id-token.yaml:"))
         #expect(run.stdout.contains("token.keys [signature]"))
     }
+
+    @Test("explain: an encrypted format shows the decryption step before the chain")
+    func explainDecryption() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nested-\(UUID().uuidString).yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try """
+        policy: nested
+        token:
+          format: nested
+          decryption:
+            algorithms: [A256KW]
+            encryption: [A256GCM]
+            key: {jwk: {kty: oct, kid: wrap-1, k: KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio}}
+          algorithms: [RS256]
+          keys: {jwks_file: \(DecodeCommandTests.packageRoot.path)/Policies/keys/test-rs256.jwks.json}
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let run = try DecodeCommandTests.run(["explain", "--policy", file.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("0. token.decryption [format nested] \(file.path):5:5"))
+        #expect(run.stdout.contains("alg A256KW; enc A256GCM) with a key from inline jwk, then reads the signed token inside"))
+    }
 }

@@ -18,6 +18,12 @@ struct ExplainCommand: ParsableCommand {
             let detail = input.defaultValue.map { "default \(String(decoding: $0.serializedBytes(), as: UTF8.self))" } ?? (input.required ? "required" : "optional")
             print("input \(input.name): \(detail)\(input.description.map { " — \($0)" } ?? "")")
         }
+        if let decryption = policy.envelope.decryption {
+            print("0. token.decryption [format \(policy.envelope.format.rawValue)] \(decryption.location)")
+            print("     before any rule runs, decrypts the JWE (alg \(decryption.keyAlgorithms.map(\.rawValue).joined(separator: ", ")); "
+                  + "enc \(decryption.contentEncryptions.map(\.rawValue).joined(separator: ", "))) with a key from \(decryption.keys.description)"
+                  + (policy.envelope.format == .nested ? ", then reads the signed token inside" : "; its claims are the plaintext"))
+        }
         var counter = 0
         print(lines(policy.root, depth: 0, counter: &counter).joined(separator: "\n"))
         for output in policy.outputs {
