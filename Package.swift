@@ -69,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "policy-runTests",
-            dependencies: ["policy-run"],
+            dependencies: ["policy-run", "PolicyEngine"],
             swiftSettings: swiftSettings
         ),
     ]

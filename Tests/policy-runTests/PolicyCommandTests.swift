@@ -1,4 +1,5 @@
 import Foundation
+import PolicyEngine
 import Testing
 
 /// `check`, `lint` and `explain` run as a user would, on the bundled reference policies.
@@ -80,5 +81,31 @@ struct PolicyCommandTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("0. token.decryption [format nested] \(file.path):5:5"))
         #expect(run.stdout.contains("alg A256KW; enc A256GCM) with a key from inline jwk, then reads the signed token inside"))
+    }
+
+    @Test("check: a plain JWE is reported as verified by its decryption, and a wrong key fails")
+    func checkPlainJWE() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = [UInt8](repeating: 0x2A, count: 32)
+        let policy = directory.appendingPathComponent("jwe.yaml")
+        try """
+        policy: jwe
+        token:
+          format: jwe
+          decryption: {algorithms: [dir], encryption: [A256GCM], key: {jwk: {kty: oct, k: \(String(decoding: Base64URL.encodeBytes(secret), as: UTF8.self))}}}
+          issuer: https://issuer.example
+        """.write(to: policy, atomically: true, encoding: .utf8)
+        let claims = Array(#"{"iss":"https://issuer.example","exp":1795255200}"#.utf8)
+        let good = try CompactJWE.encrypt(claims, to: JWK(secret: secret), keyAlgorithm: .direct, contentEncryption: .a256GCM)
+        let run = try DecodeCommandTests.run(["check", "--policy", policy.path, "--now", "1795253400", good])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.hasPrefix("VALID  policy jwe, decryption verified"))
+        let wrong = try CompactJWE.encrypt(claims, to: JWK(secret: [UInt8](repeating: 1, count: 32)), keyAlgorithm: .direct, contentEncryption: .a256GCM)
+        let failed = try DecodeCommandTests.run(["check", "--policy", policy.path, "--now", "1795253400", wrong])
+        #expect(failed.status == 1)
+        #expect(failed.stdout.contains("decryption_failed  token.decryption"))
+        #expect(failed.stdout.contains("at \(policy.path):4:15"))
     }
 }

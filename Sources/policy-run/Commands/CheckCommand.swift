@@ -41,7 +41,7 @@ struct CheckCommand: ParsableCommand {
         }
         switch format {
         case .json: print(verdict.json.prettyPrinted())
-        case .text: print(VerdictText(verdict, colour: isatty(STDOUT_FILENO) == 1).rendered)
+        case .text: print(VerdictText(verdict, proof: policy.envelope.format == .jwe ? "decryption" : "signature", colour: isatty(STDOUT_FILENO) == 1).rendered)
         }
         if !verdict.valid { throw ExitCode(1) }
     }
@@ -50,10 +50,13 @@ struct CheckCommand: ParsableCommand {
 /// A verdict as a person reads it.
 struct VerdictText {
     let verdict: Verdict
+    /// What proves the token's origin: its `signature`, or for a plain JWE its `decryption`.
+    let proof: String
     let colour: Bool
 
-    init(_ verdict: Verdict, colour: Bool) {
+    init(_ verdict: Verdict, proof: String = "signature", colour: Bool) {
         self.verdict = verdict
+        self.proof = proof
         self.colour = colour
     }
 
@@ -64,9 +67,9 @@ struct VerdictText {
         let status = verdict.valid ? paint("VALID", "1;32") : paint("INVALID", "1;31")
         var headline = "\(status)  policy \(verdict.policy)"
         if let key = verdict.trace?.key {
-            headline += ", signature verified with \(key.kid.map { "kid '\($0)'" } ?? "a key") from \(key.source)"
+            headline += ", \(proof) verified with \(key.kid.map { "kid '\($0)'" } ?? "a key") from \(key.source)"
         } else {
-            headline += verdict.verified ? ", signature verified" : ", signature NOT verified"
+            headline += verdict.verified ? ", \(proof) verified" : ", \(proof) NOT verified"
         }
         lines.append(headline)
         for finding in verdict.findings {
