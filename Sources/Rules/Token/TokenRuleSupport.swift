@@ -72,6 +72,7 @@ extension RuleCompiler {
 extension EvaluationContext {
     /// The token; token rules only run when one was decoded.
     var decoded: DecodedToken { token! }
+
     /// Resolved string values; a non-string input value resolves to nil.
     func strings(_ values: [PolicyValue]) -> [String]? {
         var result: [String] = []
