@@ -18,6 +18,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Test-only: a real HTTP server on 127.0.0.1 for the remote key source tests.
+        .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
     ],
     targets: [
         .systemLibrary(
@@ -57,7 +59,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyEngineTests",
-            dependencies: ["PolicyEngine"],
+            dependencies: [
+                "PolicyEngine",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
