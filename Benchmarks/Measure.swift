@@ -1,3 +1,5 @@
+import PolicyEngine
+
 /// Runs `body` repeatedly for about `seconds` and returns operations per second.
 ///
 /// The loop checks the clock every `batch` calls, so clock reads do not dominate fast bodies.
@@ -11,9 +13,7 @@ func measureRate(seconds: Double = 1.5, batch: Int = 64, _ body: () -> Void) -> 
         for _ in 0..<batch { body() }
         operations += batch
     }
-    let elapsed = clock.now - start
-    let secondsElapsed = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return Double(operations) / secondsElapsed
+    return Double(operations) / (clock.now - start).seconds
 }
 
 /// Keeps a value alive and observable so the optimizer cannot delete the work that made it.

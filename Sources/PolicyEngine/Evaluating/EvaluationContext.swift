@@ -52,8 +52,4 @@ public struct DecodedToken: Sendable {
         self.byteCount = byteCount
         self.decryptedBy = decryptedBy
     }
-
-    public init(jws: CompactJWS, claims: JSONObject, byteCount: Int) {
-        self.init(jws: jws, header: jws.header, claims: claims, byteCount: byteCount)
-    }
 }

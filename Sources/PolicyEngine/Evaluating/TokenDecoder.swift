@@ -13,10 +13,7 @@ enum TokenDecoder {
     static func decode(_ token: String, envelope: TokenEnvelope) -> Result<DecodedToken, Failure> {
         let limits = envelope.limits
         guard let decryption = envelope.decryption, envelope.format != .jws else {
-            return structure { () throws(JOSEError) in
-                let jws = try CompactJWS(token, limits: limits)
-                return DecodedToken(jws: jws, claims: try jws.claims(limits: limits), byteCount: token.utf8.count)
-            }
+            return structure { () throws(JOSEError) in try signed(token, byteCount: token.utf8.count, limits: limits, decryptedBy: nil) }
         }
         let jwe: CompactJWE
         switch structure({ () throws(JOSEError) in try CompactJWE(token, limits: limits) }) {
@@ -36,9 +33,14 @@ enum TokenDecoder {
             }
         }
         return structure { () throws(JOSEError) in
-            let jws = try CompactJWS(String(decoding: plaintext, as: UTF8.self), limits: limits)
-            return DecodedToken(jws: jws, header: jws.header, claims: try jws.claims(limits: limits), byteCount: token.utf8.count, decryptedBy: key)
+            try signed(String(decoding: plaintext, as: UTF8.self), byteCount: token.utf8.count, limits: limits, decryptedBy: key)
         }
+    }
+
+    /// A compact JWS and its claims: the token itself, or a nested token's plaintext.
+    private static func signed(_ text: String, byteCount: Int, limits: TokenLimits, decryptedBy key: VerifiedKey?) throws(JOSEError) -> DecodedToken {
+        let jws = try CompactJWS(text, limits: limits)
+        return DecodedToken(jws: jws, header: jws.header, claims: try jws.claims(limits: limits), byteCount: byteCount, decryptedBy: key)
     }
 
     /// Checks the JWE's algorithms against the policy, then tries each candidate key.

@@ -88,7 +88,8 @@ public struct KeyFetchError: Error, Sendable, CustomStringConvertible {
 }
 
 extension Duration {
-    var seconds: TimeInterval {
+    /// The duration in seconds, for Foundation APIs and rate arithmetic.
+    package var seconds: TimeInterval {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -24,13 +24,15 @@ struct HalfHashCheck: Sendable {
     }
 }
 
-/// `c_hash`: binds the ID token to the authorization code returned with it.
-struct CHashRule: Rule {
-    static let key = "c_hash"
-    static let summary = "c_hash is the left-half hash of the authorization code"
-    static let phase = RulePhase.hashes
+/// A rule that checks one half-hash claim: the key names the claim, `code` its finding.
+protocol HalfHashRule: Rule {
+    static var code: FindingCode { get }
+    var check: HalfHashCheck { get }
+    init(check: HalfHashCheck)
+}
 
-    let check: HalfHashCheck
+extension HalfHashRule {
+    static var phase: RulePhase { .hashes }
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }
@@ -38,34 +40,29 @@ struct CHashRule: Rule {
             compiler.refuseForUnsignedTokens(key, node, instead: "the hash is taken with the signature's algorithm; drop it")
             return []
         }
-        guard let value = compiler.stringValue(node, what: "'c_hash'") else { return [] }
-        return [compiler.finish(CHashRule(check: HalfHashCheck(claim: "c_hash", value: value, code: .cHashMismatch)), at: node.location)]
+        guard let value = compiler.stringValue(node, what: "'\(key)'") else { return [] }
+        return [compiler.finish(Self(check: HalfHashCheck(claim: key, value: value, code: code)), at: node.location)]
     }
 
-    var explanation: String { "c_hash is the left half of the alg's hash of \(check.value.display)" }
+    var explanation: String { "\(Self.key) is the left half of the alg's hash of \(check.value.display)" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome { check.evaluate(context) }
 }
 
-/// `at_hash`: binds the ID token to the access token issued with it.
-struct AtHashRule: Rule {
-    static let key = "at_hash"
-    static let summary = "at_hash is the left-half hash of the access token"
-    static let phase = RulePhase.hashes
+/// `c_hash`: binds the ID token to the authorization code returned with it.
+struct CHashRule: HalfHashRule {
+    static let key = "c_hash"
+    static let summary = "c_hash is the left-half hash of the authorization code"
+    static let code = FindingCode.cHashMismatch
 
     let check: HalfHashCheck
+}
 
-    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
-        guard let node else { return [] }
-        if compiler.tokensAreUnsigned {
-            compiler.refuseForUnsignedTokens(key, node, instead: "the hash is taken with the signature's algorithm; drop it")
-            return []
-        }
-        guard let value = compiler.stringValue(node, what: "'at_hash'") else { return [] }
-        return [compiler.finish(AtHashRule(check: HalfHashCheck(claim: "at_hash", value: value, code: .atHashMismatch)), at: node.location)]
-    }
+/// `at_hash`: binds the ID token to the access token issued with it.
+struct AtHashRule: HalfHashRule {
+    static let key = "at_hash"
+    static let summary = "at_hash is the left-half hash of the access token"
+    static let code = FindingCode.atHashMismatch
 
-    var explanation: String { "at_hash is the left half of the alg's hash of \(check.value.display)" }
-
-    func evaluate(_ context: EvaluationContext) -> RuleOutcome { check.evaluate(context) }
+    let check: HalfHashCheck
 }
