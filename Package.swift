@@ -18,6 +18,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Key-cache events (fetches, failures, stale serving) for the service's own log handler.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Test-only: a real HTTP server on 127.0.0.1 for the remote key source tests.
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
     ],
@@ -34,7 +36,11 @@ let package = Package(
         ),
         .target(
             name: "PolicyEngine",
-            dependencies: ["COpenSSL", "CSodium", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "COpenSSL", "CSodium",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -41,6 +41,11 @@ static inline void COpenSSL_sk_X509_pop_free(STACK_OF(X509) *stack) {
     sk_X509_pop_free(stack, X509_free);
 }
 
+/* Frees the stack only; the certificates stay owned by their Swift wrappers. */
+static inline void COpenSSL_sk_X509_free(STACK_OF(X509) *stack) {
+    sk_X509_free(stack);
+}
+
 static inline int COpenSSL_sk_X509_num(const STACK_OF(X509) *stack) {
     return sk_X509_num(stack);
 }

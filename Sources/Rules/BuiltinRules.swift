@@ -27,12 +27,14 @@ public enum BuiltinRules {
 
 extension Policy {
     /// Compiles the policy file with the built-in rules.
-    public static func load(file: String, environment: [String: String]? = nil) throws(PolicyDiagnostics) -> Policy {
-        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment).compile(file: file)
+    /// Pass one `keyCache` to every load so policies naming the same remote source share it.
+    public static func load(file: String, environment: [String: String]? = nil, keyCache: JWKSCache = JWKSCache()) throws(PolicyDiagnostics) -> Policy {
+        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment, keyCache: keyCache).compile(file: file)
     }
 
     /// Compiles policy text with the built-in rules; `file` names it in diagnostics.
-    public static func load(text: String, file: String = "<policy>", environment: [String: String]? = nil) throws(PolicyDiagnostics) -> Policy {
-        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment).compile(text: text, file: file)
+    public static func load(text: String, file: String = "<policy>", environment: [String: String]? = nil,
+                            keyCache: JWKSCache = JWKSCache()) throws(PolicyDiagnostics) -> Policy {
+        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment, keyCache: keyCache).compile(text: text, file: file)
     }
 }

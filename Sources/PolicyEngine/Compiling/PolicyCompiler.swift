@@ -9,12 +9,16 @@ public struct PolicyCompiler: Sendable {
     /// The environment `${env:NAME}` reads (in `keys` only).
     public var environment: [String: String]
     public var loader: YAMLLoader
+    /// The cache every compiled policy fetches its remote keys through. Compile all of a
+    /// process's policies with one cache so policies naming the same source share its keys.
+    public var keyCache: JWKSCache
 
-    /// `environment` defaults to the process environment.
-    public init(registry: RuleRegistry, environment: [String: String]? = nil, loader: YAMLLoader = YAMLLoader()) {
+    /// `environment` defaults to the process environment; `keyCache` to a new cache.
+    public init(registry: RuleRegistry, environment: [String: String]? = nil, loader: YAMLLoader = YAMLLoader(), keyCache: JWKSCache = JWKSCache()) {
         self.registry = registry
         self.environment = environment ?? ProcessInfo.processInfo.environment
         self.loader = loader
+        self.keyCache = keyCache
     }
 
     static let topLevelKeys = ["policy", "description", "extends", "mode", "inputs", "rules", "outputs"]
@@ -37,7 +41,7 @@ public struct PolicyCompiler: Sendable {
     private func finish(_ root: YAMLNode?, resolver: ExtendsResolver) throws(PolicyDiagnostics) -> Policy {
         var diagnostics = resolver.diagnostics
         guard let root, !diagnostics.hasErrors else { throw diagnostics }
-        var state = CompileState(registry: registry, environment: environment, root: root)
+        var state = CompileState(registry: registry, environment: environment, keyCache: keyCache, root: root)
         let policy = state.compile(files: resolver.files)
         diagnostics.append(contentsOf: state.diagnostics)
         guard let policy, !diagnostics.hasErrors else { throw diagnostics }
@@ -49,13 +53,16 @@ public struct PolicyCompiler: Sendable {
 private struct CompileState {
     let registry: RuleRegistry
     let environment: [String: String]
+    let keyCache: JWKSCache
     let root: YAMLNode
     var diagnostics = PolicyDiagnostics()
     var declaredInputs: Set<String> = []
+    var remoteKeySources: [RemoteKeySource] = []
 
-    init(registry: RuleRegistry, environment: [String: String], root: YAMLNode) {
+    init(registry: RuleRegistry, environment: [String: String], keyCache: JWKSCache, root: YAMLNode) {
         self.registry = registry
         self.environment = environment
+        self.keyCache = keyCache
         self.root = root
     }
 
@@ -110,7 +117,8 @@ private struct CompileState {
 
         guard let name else { return nil }
         return Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
-                      root: .all(full, .init(kind: "policy", location: root.location)), files: files, warnings: [])
+                      root: .all(full, .init(kind: "policy", location: root.location)), files: files, warnings: [],
+                      remoteKeySources: remoteKeySources.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }, keyCache: keyCache)
     }
 
     private func phase(of node: ChainNode) -> RulePhase {
@@ -215,6 +223,7 @@ private struct CompileState {
             }
         }
         diagnostics.append(contentsOf: reader.diagnostics)
+        remoteKeySources += reader.remoteKeySources
         return compiled
     }
 

@@ -48,9 +48,9 @@ extension RuleCompiler {
         }
         let keyAlgorithms = node["algorithms"].flatMap { names($0, what: "'decryption.algorithms'") { name throws(JOSEError) in try JWEKeyAlgorithm(name: name) } }
         let encryptions = node["encryption"].flatMap { names($0, what: "'decryption.encryption'") { name throws(JOSEError) in try JWEContentEncryption(name: name) } }
-        let keys = node["key"].flatMap { keySource($0, what: "'decryption.key'") }
+        let keys = node["key"].flatMap { keySource($0, what: "'decryption.key'", purpose: .decryption) }
         guard let keyAlgorithms, let encryptions, let keys else { return nil }
-        for key in keys.keys.keys where !key.isPrivate {
+        for key in keys.localKeys?.keys ?? [] where !key.isPrivate {
             error(.keySource, "\(keys.description): \(key.kid.map { "key '\($0)'" } ?? "the key") is public; decryption needs the private key", at: node["key"]!)
             return nil
         }

@@ -9,13 +9,16 @@ public struct EvaluationContext: Sendable {
     public let inputs: [String: JSONValue]
     /// The decoded token, for token rules.
     public let token: DecodedToken?
+    /// The remote key sets this evaluation resolved, for the signature rule.
+    public let keySets: [RemoteKeySource: KeyResolution]
     /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
     public let tracing: Bool
 
-    public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, tracing: Bool = false) {
+    public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, keySets: [RemoteKeySource: KeyResolution] = [:], tracing: Bool = false) {
         self.now = now
         self.inputs = inputs
         self.token = token
+        self.keySets = keySets
         self.tracing = tracing
     }
 

@@ -13,6 +13,8 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case kidUnknown = "kid_unknown"
     case kidMissing = "kid_missing"
     case keyUnavailable = "key_unavailable"
+    /// A token's `x5c` chain does not verify to the policy's `x5c` trust anchor, or its leaf may not sign.
+    case certificateUntrusted = "certificate_untrusted"
     case signatureInvalid = "signature_invalid"
     /// A JWE (`format: jwe` or `nested`) that no policy key decrypts and authenticates.
     case decryptionFailed = "decryption_failed"

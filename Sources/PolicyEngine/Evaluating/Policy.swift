@@ -22,34 +22,106 @@ public struct Policy: Sendable {
     /// Lint warnings found while compiling (the policy compiled despite them).
     public let warnings: [Diagnostic]
 
+    /// The `jwks_uri` and `discovery` sources the policy's rules name.
+    public let remoteKeySources: [RemoteKeySource]
+    /// Where remote key sets are fetched and kept; shared with every policy compiled with it.
+    public let keyCache: JWKSCache
+
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {
         Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
-               root: root, files: files, warnings: warnings)
+               root: root, files: files, warnings: warnings, remoteKeySources: remoteKeySources, keyCache: keyCache)
     }
 
     /// Evaluates a compact token (a JWS, or a JWE for `format: jwe | nested`) at `now`
-    /// (seconds since the Unix epoch).
+    /// (seconds since the Unix epoch), fetching remote keys when the cache cannot answer.
     ///
     /// Throws only for a caller mistake (a required input missing, an undeclared input); every
-    /// problem with the token itself is a finding in the verdict.
+    /// problem with the token itself, unreachable keys included, is a finding in the verdict.
+    public func evaluate(token: String, inputs supplied: [String: JSONValue] = [:], now: Double,
+                         trace tracing: Bool = false, clockSource: String = "caller") async throws(EvaluationError) -> Verdict {
+        let inputs = try resolveInputs(supplied)
+        let decoded: DecodedToken
+        switch decode(token, now: now, tracing: tracing, clockSource: clockSource) {
+        case let .decoded(token): decoded = token
+        case let .refused(verdict): return verdict
+        }
+        var keySets: [RemoteKeySource: KeyResolution] = [:]
+        if let jws = decoded.jws {
+            for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
+        }
+        return run(decoded, inputs: inputs, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
+    }
+
+    /// Evaluates without waiting for the network: the fast path for policies with local keys, or
+    /// remote keys already cached.
+    ///
+    /// Throws `keys_not_cached` when a remote key set would have to be fetched first (a cold
+    /// cache, an expired set, an unknown `kid` that may be refetched); that fetch is started in
+    /// the background. Call `prefetch()` at start-up, or use the `async` overload.
     public func evaluate(token: String, inputs supplied: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller") throws(EvaluationError) -> Verdict {
         let inputs = try resolveInputs(supplied)
-        var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
         let decoded: DecodedToken
+        switch decode(token, now: now, tracing: tracing, clockSource: clockSource) {
+        case let .decoded(token): decoded = token
+        case let .refused(verdict): return verdict
+        }
+        var keySets: [RemoteKeySource: KeyResolution] = [:]
+        if let jws = decoded.jws {
+            for source in remoteKeySources {
+                guard let resolution = keyCache.cachedResolution(source, kid: jws.header.kid) else {
+                    throw EvaluationError(.keysNotCached, "the keys of \(source) are not cached yet; await prefetch() or use the async evaluate")
+                }
+                keySets[source] = resolution
+            }
+        }
+        return run(decoded, inputs: inputs, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
+    }
+
+    /// Evaluates at a `Date`, fetching remote keys when needed.
+    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) async throws(EvaluationError) -> Verdict {
+        try await evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
+    }
+
+    /// Evaluates at a `Date` without waiting for the network (see the `now:` overload).
+    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) throws(EvaluationError) -> Verdict {
+        try evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
+    }
+
+    /// Fetches every remote key set the policy names, so first evaluations need not wait;
+    /// throws the first source's failure. Sets already cached and fresh are not fetched again.
+    public func prefetch() async throws(KeyFetchError) {
+        for source in remoteKeySources {
+            if case let .unavailable(error) = await keyCache.resolve(source, kid: nil) { throw error }
+        }
+    }
+
+    private enum Decoding {
+        case decoded(DecodedToken)
+        /// The token failed before any rule could run; this is its verdict.
+        case refused(Verdict)
+    }
+
+    private func decode(_ token: String, now: Double, tracing: Bool, clockSource: String) -> Decoding {
         switch TokenDecoder.decode(token, envelope: envelope) {
         case let .success(token):
-            decoded = token
+            return .decoded(token)
         case let .failure(failure):
+            var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
             let at = failure.location?.description ?? (files.first ?? name) + ":1:1"
             let located = Finding(rule: failure.rule, code: failure.code, message: failure.message, at: at)
             if tracing {
                 trace?.entries.append(.init(rule: failure.rule, status: .fail, at: at, detail: failure.message))
                 for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be \(failure.rule == "token.decryption" ? "decrypted" : "decoded")")) }
             }
-            return Verdict(policy: name, valid: false, verified: false, findings: [located], skipped: [], outputs: [:], trace: trace)
+            return .refused(Verdict(policy: name, valid: false, verified: false, keyFreshness: nil, findings: [located], skipped: [], outputs: [:], trace: trace))
         }
-        let context = EvaluationContext(now: now, inputs: inputs, token: decoded, tracing: tracing)
+    }
+
+    private func run(_ decoded: DecodedToken, inputs: [String: JSONValue], keySets: [RemoteKeySource: KeyResolution],
+                     now: Double, tracing: Bool, clockSource: String) -> Verdict {
+        var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
+        let context = EvaluationContext(now: now, inputs: inputs, token: decoded, keySets: keySets, tracing: tracing)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
         // not the same as "no findings".
@@ -68,13 +140,10 @@ public struct Policy: Sendable {
         }
         trace?.entries += evaluator.entries
         trace?.key = provenBy
-        return Verdict(policy: name, valid: valid, verified: verified, findings: findings, skipped: evaluator.skipped,
-                       outputs: valid ? outputValues(decoded) : [:], trace: trace)
-    }
-
-    /// Evaluates at a `Date`.
-    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) throws(EvaluationError) -> Verdict {
-        try evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
+        // Operators watch this field for outages: a verdict reached with stale keys says so.
+        let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
+        return Verdict(policy: name, valid: valid, verified: verified, keyFreshness: keyFreshness, findings: findings,
+                       skipped: evaluator.skipped, outputs: valid ? outputValues(decoded) : [:], trace: trace)
     }
 
     func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
@@ -112,6 +181,8 @@ public struct EvaluationError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case missingInput = "missing_input"
         case unknownInput = "unknown_input"
+        /// The synchronous `evaluate` needs a remote key set that is not in the cache.
+        case keysNotCached = "keys_not_cached"
     }
 
     public let code: Code

@@ -36,10 +36,10 @@ public struct RuleOutcome: Sendable {
 public struct VerifiedKey: Sendable, Codable, Equatable {
     public let kid: String?
     public let source: String
-    /// `fresh`, or `stale` when a remote key set was served past its refresh because the source failed.
-    public let freshness: String
+    /// `stale` when a remote key set was served past its TTL because the source failed.
+    public let freshness: KeyFreshness
 
-    public init(kid: String?, source: String, freshness: String = "fresh") {
+    public init(kid: String?, source: String, freshness: KeyFreshness = .fresh) {
         self.kid = kid
         self.source = source
         self.freshness = freshness

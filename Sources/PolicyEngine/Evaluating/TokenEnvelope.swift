@@ -41,8 +41,9 @@ public struct TokenDecryption: Sendable {
 
     /// The keys that may decrypt `jwe`: the one its `kid` names, otherwise every key of the source.
     func candidates(for jwe: CompactJWE) -> [JWK]? {
-        guard let kid = jwe.header.kid, keys.selectsByKid else { return keys.keys.keys }
-        let named = keys.keys.keys.filter { $0.kid == kid }
+        let all = keys.localKeys?.keys ?? []
+        guard let kid = jwe.header.kid, all.contains(where: { $0.kid != nil }) else { return all }
+        let named = all.filter { $0.kid == kid }
         return named.isEmpty ? nil : named
     }
 }

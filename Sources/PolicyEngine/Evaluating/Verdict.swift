@@ -5,6 +5,9 @@ public struct Verdict: Sendable, Codable {
     public let valid: Bool
     /// Whether the signature verified; a policy cannot turn this requirement off.
     public let verified: Bool
+    /// For policies with remote keys: whether the keys were `fresh`, served `stale` during a
+    /// provider outage, or `unavailable`. Nil when every key is local.
+    public let keyFreshness: KeyFreshness?
     public let findings: [Finding]
     /// Rules that did not run because an optional input was absent: listed, never counted as passed.
     public let skipped: [String]
@@ -13,10 +16,12 @@ public struct Verdict: Sendable, Codable {
     /// Every rule in the order it ran, when tracing was requested.
     public let trace: Trace?
 
-    public init(policy: String, valid: Bool, verified: Bool, findings: [Finding], skipped: [String], outputs: [String: JSONValue], trace: Trace?) {
+    public init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness? = nil, findings: [Finding], skipped: [String],
+                outputs: [String: JSONValue], trace: Trace?) {
         self.policy = policy
         self.valid = valid
         self.verified = verified
+        self.keyFreshness = keyFreshness
         self.findings = findings
         self.skipped = skipped
         self.outputs = outputs
@@ -32,9 +37,10 @@ public struct Verdict: Sendable, Codable {
             "policy": .string(policy),
             "valid": .bool(valid),
             "verified": .bool(verified),
-            "findings": .array(findings.map(\.json)),
-            "skipped": .array(skipped.map { .string($0) }),
         ])
+        if let keyFreshness { object.set("key_freshness", .string(keyFreshness.rawValue)) }
+        object.set("findings", .array(findings.map(\.json)))
+        object.set("skipped", .array(skipped.map { .string($0) }))
         var outputObject = JSONObject()
         for name in outputs.keys.sorted() { outputObject.set(name, outputs[name]!) }
         object.set("outputs", .object(outputObject))
@@ -109,7 +115,7 @@ public struct Trace: Sendable, Codable {
             }),
         ])
         if let key {
-            var keyObject = JSONObject(["source": .string(key.source), "freshness": .string(key.freshness)])
+            var keyObject = JSONObject(["source": .string(key.source), "freshness": .string(key.freshness.rawValue)])
             if let kid = key.kid { keyObject.set("kid", .string(kid)) }
             object.set("key", .object(keyObject))
         }

@@ -1,5 +1,5 @@
 /// Limits applied when keys are loaded from JWKs, PEM or DER.
-public struct KeyLoadingOptions: Sendable, Equatable {
+public struct KeyLoadingOptions: Sendable, Hashable {
     /// The smallest RSA modulus accepted, in bits (policy `min_rsa_bits`; default 2048).
     public var minimumRSABits: Int
 

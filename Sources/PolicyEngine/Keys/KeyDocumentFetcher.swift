@@ -65,28 +65,6 @@ public struct KeyDocumentFetcher: Sendable {
     }
 }
 
-/// Why a key document could not be fetched.
-public struct KeyFetchError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case insecureURL = "insecure_url"
-        case timeout
-        case transport
-        case httpStatus = "http_status"
-        case contentType = "content_type"
-        case tooLarge = "too_large"
-    }
-
-    public let code: Code
-    public let message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
-}
-
 extension Duration {
     /// The duration in seconds, for Foundation APIs and rate arithmetic.
     package var seconds: TimeInterval {

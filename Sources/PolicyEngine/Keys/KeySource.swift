@@ -1,140 +1,106 @@
-internal import Foundation
+public import Foundation
 
-/// Verification keys a policy names, loaded once at compile time (POLICY-FORMAT.md section 4).
+/// Where a policy's verification (or decryption) keys come from (POLICY-FORMAT.md section 4),
+/// and how a token's `alg`, `kid` and `x5c` select among them.
 public struct KeySource: Sendable {
-    /// The parsed keys; each is already restricted to its own algorithm family.
-    public let keys: JWKSet
+    public enum Origin: Sendable {
+        /// Keys written in or beside the policy, loaded once at compile time.
+        case local(JWKSet)
+        /// A `jwks_uri` or `discovery` source, resolved through the policy's `JWKSCache`.
+        case remote(RemoteKeySource)
+        /// Only keys carried in a token's `x5c` chain, under `certificateTrust`.
+        case tokenCertificate
+    }
+
+    public let origin: Origin
     /// How the source was written, for traces and `explain`: `jwks_file Policies/keys/x.json`.
     public let description: String
     /// Whether a token without `kid` is refused instead of trying every matching key.
     public let requireKid: Bool
-    /// Whether a token's `kid` selects among the keys. A source in which no key has a kid (a
-    /// lone PEM key) makes no claim about kids, so every key of the right family is tried.
-    public let selectsByKid: Bool
+    /// `x5c: {trust: …}`: a token carrying `x5c` is verified with its chain's leaf key, and only that.
+    public let certificateTrust: CertificateTrust?
+    /// Limits for keys read at evaluation time (an `x5c` leaf).
+    public let keyOptions: KeyLoadingOptions
 
-    public init(keys: JWKSet, description: String, requireKid: Bool) {
-        self.keys = keys
+    public init(origin: Origin, description: String, requireKid: Bool, certificateTrust: CertificateTrust? = nil,
+                keyOptions: KeyLoadingOptions = .standard) {
+        self.origin = origin
         self.description = description
         self.requireKid = requireKid
-        selectsByKid = keys.keys.contains { $0.kid != nil }
+        self.certificateTrust = certificateTrust
+        self.keyOptions = keyOptions
     }
 
-    /// The keys to try for a token's `alg` and `kid`; throws `key_not_found` when none may be.
-    public func candidates(for algorithm: JWSAlgorithm, kid: String?) throws(JOSEError) -> [JWK] {
-        try keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
+    /// The keys written in or beside the policy; nil for remote and certificate-only sources.
+    public var localKeys: JWKSet? {
+        if case let .local(keys) = origin { return keys }
+        return nil
     }
 
-    static let sourceKinds = ["jwks_file", "jwks", "jwk", "pem_file", "secret", "jwks_uri", "discovery"]
-    static let options = ["min_rsa_bits", "require_kid", "cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http", "x5c"]
+    /// The remote source behind these keys, if any.
+    public var remote: RemoteKeySource? {
+        if case let .remote(source) = origin { return source }
+        return nil
+    }
+
+    /// The keys to try for a JWS in `context`, or the finding that says why there are none.
+    ///
+    /// A token carrying `x5c` under a configured trust anchor is verified with its leaf key and
+    /// nothing else; a `kid` the set does not know is `kid_unknown`, never a quiet fallback to
+    /// other keys.
+    public func selectKeys(for jws: CompactJWS, in context: EvaluationContext) -> KeySelection {
+        let algorithm = jws.algorithm
+        let kid = jws.header.kid
+        if let certificateTrust, let chain = jws.header.object["x5c"] {
+            let items = chain.arrayValue ?? []
+            let entries = items.compactMap(\.stringValue)
+            guard !items.isEmpty, entries.count == items.count else {
+                return .failure(.certificateUntrusted, "the x5c header must be a non-empty array of base64 certificates")
+            }
+            let leaf: JWK
+            do {
+                leaf = try certificateTrust.leafKey(x5c: entries, kid: kid, at: context.now, options: keyOptions)
+            } catch {
+                return .failure(.certificateUntrusted, "\(error.message) (\(certificateTrust.description))")
+            }
+            guard leaf.canVerify(algorithm) else {
+                return .failure(.keyUnavailable, "the x5c leaf key (\(leaf.type)) cannot verify \(algorithm.rawValue)")
+            }
+            return .keys([leaf], freshness: .fresh, source: certificateTrust.description)
+        }
+        let resolved: ResolvedKeys
+        switch origin {
+        case let .local(keys):
+            resolved = ResolvedKeys(keys: keys, fetchedAt: nil, freshness: .fresh)
+        case let .remote(source):
+            switch context.keySets[source] {
+            case let .available(keys)?: resolved = keys
+            case let .unavailable(error)?: return .failure(.keyUnavailable, error.message)
+            case nil: return .failure(.keyUnavailable, "the keys of \(source) were not resolved for this evaluation")
+            }
+        case .tokenCertificate:
+            return .failure(.keyUnavailable, "the token carries no x5c chain, and \(description) accepts only keys from one")
+        }
+        let selectsByKid = resolved.keys.keys.contains { $0.kid != nil }
+        do {
+            let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
+            return .keys(candidates, freshness: resolved.freshness, source: description)
+        } catch {
+            if let kid, selectsByKid, error.code == .keyNotFound {
+                let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
+                return .failure(.kidUnknown, "no key with kid '\(kid)' in \(description)\(fetched)")
+            }
+            if kid == nil, requireKid {
+                return .failure(.kidMissing, "the token has no kid, and \(description) requires one")
+            }
+            return .failure(.keyUnavailable, "\(error.message) (\(description))")
+        }
+    }
 }
 
-extension RuleCompiler {
-    /// Reads a `keys` mapping and loads its keys now. Problems (a missing file, a JWKS with no
-    /// usable key, an unset environment variable) are compile errors at the source's line.
-    public mutating func keySource(_ node: YAMLNode, what: String = "'keys'") -> KeySource? {
-        guard let pairs = mapping(node, allowed: KeySource.sourceKinds + KeySource.options, what: what) else { return nil }
-        let kinds = pairs.filter { KeySource.sourceKinds.contains($0.name) }
-        guard kinds.count == 1, let kind = kinds.first else {
-            error(kinds.isEmpty ? .missingKey : .conflict,
-                  "\(what) needs exactly one source (\(KeySource.sourceKinds.joined(separator: ", "))), found \(kinds.isEmpty ? "none" : kinds.map(\.name).joined(separator: " and "))",
-                  at: node)
-            return nil
-        }
-        var options = KeyLoadingOptions.standard
-        var requireKid = false
-        for option in pairs where KeySource.options.contains(option.name) {
-            switch option.name {
-            case "min_rsa_bits":
-                guard case let .integer(bits)? = option.value.scalar?.value, (1024...16384).contains(bits) else {
-                    error(.invalidValue, "'min_rsa_bits' must be an integer from 1024 to 16384", at: option.value)
-                    continue
-                }
-                if bits < 2048 {
-                    warning(.insecureSetting, "'min_rsa_bits: \(bits)' accepts RSA keys below 2048 bits", at: option.value, hint: "keep the default of 2048 outside tests")
-                }
-                options.minimumRSABits = Int(bits)
-            case "require_kid":
-                requireKid = bool(option.value, what: "'require_kid'") ?? false
-            case "x5c":
-                error(.invalidValue, "'x5c' trust anchors need certificate-chain verification, which comes with remote key sources", at: option.value)
-            default:
-                if kind.name != "jwks_uri", kind.name != "discovery" {
-                    error(.conflict, "'\(option.name)' applies to remote key sources (jwks_uri, discovery), not '\(kind.name)'", at: option.value)
-                }
-            }
-        }
-        let value = kind.value
-        let loaded: JWKSet?
-        let shown: String
-        switch kind.name {
-        case "jwks_file", "pem_file":
-            guard let path = environmentString(value, what: "'\(kind.name)'") else { return nil }
-            let resolved = resolvePath(path, from: value)
-            shown = "\(kind.name) \(resolved)"
-            guard let data = FileManager.default.contents(atPath: resolved) else {
-                error(.keySource, "cannot read the key file \(resolved)", at: value)
-                return nil
-            }
-            guard data.count <= 1 << 20 else {
-                error(.keySource, "the key file \(resolved) is larger than 1 MiB", at: value)
-                return nil
-            }
-            loaded = kind.name == "jwks_file"
-                ? keySet(value, shown) { () throws(JOSEError) in try JWKSet(json: Array(data), options: options) }
-                : keySet(value, shown) { () throws(JOSEError) in
-                    try JWKSet(keys: [JWK(pem: String(decoding: data, as: UTF8.self), options: options)])
-                }
-        case "jwks", "jwk":
-            guard let json = jsonValue(value, what: "'\(kind.name)'"), case let .object(object) = json else {
-                if value.pairs == nil { error(.wrongType, "'\(kind.name)' must be a mapping, found \(value.shapeDescription)", at: value) }
-                return nil
-            }
-            shown = "inline \(kind.name)"
-            loaded = kind.name == "jwks"
-                ? keySet(value, shown) { () throws(JOSEError) in try JWKSet(object: object, options: options) }
-                : keySet(value, shown) { () throws(JOSEError) in try JWKSet(keys: [JWK(object: object, options: options)]) }
-        case "secret":
-            guard value.scalar?.string?.contains("${env:") == true else {
-                error(.invalidValue, "'secret' must come from the environment: secret: ${env:NAME}", at: value,
-                      hint: "never write a secret into a policy file")
-                return nil
-            }
-            guard let text = environmentString(value, what: "'secret'") else { return nil }
-            shown = "secret \(value.scalar!.text)"
-            let bytes: [UInt8]
-            if text.hasPrefix("raw:") {
-                bytes = Array(text.utf8.dropFirst(4))
-            } else {
-                do { bytes = try Base64URL.decode(text) } catch {
-                    self.error(.keySource, "the secret is not base64url (\(error.message))", at: value, hint: "prefix it with raw: to use the text itself")
-                    return nil
-                }
-            }
-            loaded = keySet(value, shown) { () throws(JOSEError) in try JWKSet(keys: [JWK(secret: bytes)]) }
-        default:
-            error(.invalidValue, "'\(kind.name)' fetches keys over the network, which this build does not do yet; use jwks_file, jwks, jwk, pem_file or secret",
-                  at: kind.value)
-            return nil
-        }
-        guard let loaded else { return nil }
-        return KeySource(keys: loaded, description: shown, requireKid: requireKid)
-    }
-
-    private mutating func keySet(_ node: YAMLNode, _ shown: String, _ load: () throws(JOSEError) -> JWKSet) -> JWKSet? {
-        do {
-            let set = try load()
-            guard !set.keys.isEmpty else {
-                let reasons = set.skipped.map { "key \($0.index)\($0.kid.map { " (\($0))" } ?? ""): \($0.error.message)" }
-                error(.keySource, "\(shown) holds no usable key" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")), at: node)
-                return nil
-            }
-            for skipped in set.skipped {
-                warning(.keySource, "\(shown): key \(skipped.index)\(skipped.kid.map { " (\($0))" } ?? "") is ignored: \(skipped.error.message)", at: node)
-            }
-            return set
-        } catch {
-            self.error(.keySource, "\(shown): \(error.message)", at: node)
-            return nil
-        }
-    }
+/// The outcome of choosing keys for one token.
+public enum KeySelection: Sendable {
+    /// Keys to try, whether their set is current, and where they came from, for the trace.
+    case keys([JWK], freshness: KeyFreshness, source: String)
+    case failure(FindingCode, String)
 }

@@ -24,16 +24,28 @@ struct SignatureRule: Rule {
         }
         guard let source = compiler.keySource(node) else { return [] }
         let allowed = compiler.allowedAlgorithms()
-        for algorithm in allowed where !source.keys.keys.contains(where: { $0.canVerify(algorithm) }) {
-            compiler.warning(.keySource, "no key from \(source.description) can verify \(algorithm.rawValue)", at: node,
-                             hint: "tokens signed with \(algorithm.rawValue) will fail with key_unavailable")
+        if let keys = source.localKeys {
+            for algorithm in allowed where !keys.keys.contains(where: { $0.canVerify(algorithm) }) {
+                compiler.warning(.keySource, "no key from \(source.description) can verify \(algorithm.rawValue)", at: node,
+                                 hint: "tokens signed with \(algorithm.rawValue) will fail with key_unavailable")
+            }
         }
         return [compiler.finish(SignatureRule(source: source, allowed: allowed), at: node.location)]
     }
 
     var explanation: String {
-        let kids = source.keys.keys.map { $0.kid ?? "(no kid)" }.joined(separator: ", ")
-        return "the signature verifies with a key from \(source.description) [\(kids)]\(source.requireKid ? ", chosen by kid (required)" : "")"
+        var text = "the signature verifies with a key from \(source.description)"
+        switch source.origin {
+        case let .local(keys): text += " [\(keys.keys.map { $0.kid ?? "(no kid)" }.joined(separator: ", "))]"
+        case let .remote(remote):
+            text += " (cached \(Int(remote.cacheTTL.seconds)) s, refetched on an unknown kid at most every \(Int(remote.minRefreshInterval.seconds)) s, served stale up to \(Int(remote.staleIfError.seconds)) s while it fails)"
+        case .tokenCertificate: break
+        }
+        if source.requireKid { text += ", chosen by kid (required)" }
+        if let trust = source.certificateTrust, source.localKeys != nil || source.remote != nil {
+            text += "; a token carrying x5c is verified with its leaf key once the chain verifies to \(trust.description)"
+        }
+        return text
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
@@ -42,24 +54,16 @@ struct SignatureRule: Rule {
             return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
         let kid = jws.header.kid
-        let candidates: [JWK]
-        do {
-            candidates = try source.candidates(for: jws.algorithm, kid: kid)
-        } catch {
-            if let kid, error.code == .keyNotFound {
-                return .fail(.kidUnknown, "no key with kid '\(kid)' in \(source.description)")
+        switch source.selectKeys(for: jws, in: context) {
+        case let .failure(code, message):
+            return .fail(code, message)
+        case let .keys(candidates, freshness, shown):
+            for key in candidates where (try? jws.verify(with: key)) == true {
+                let served = freshness == .stale ? " from a stale key set (the source is failing)" : ""
+                return .verified(by: VerifiedKey(kid: key.kid, source: shown, freshness: freshness),
+                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
             }
-            if kid == nil, source.requireKid {
-                return .fail(.kidMissing, "the token has no kid, and \(source.description) requires one")
-            }
-            return .fail(.keyUnavailable, "\(error.message) (\(source.description))")
+            return .fail(.signatureInvalid, "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(shown)")
         }
-        for key in candidates {
-            if (try? jws.verify(with: key)) == true {
-                return .verified(by: VerifiedKey(kid: key.kid, source: source.description),
-                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")"))
-            }
-        }
-        return .fail(.signatureInvalid, "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(source.description)")
     }
 }

@@ -1,0 +1,209 @@
+internal import Foundation
+
+extension RuleCompiler {
+    static let keySourceKinds = ["jwks_file", "jwks", "jwk", "pem_file", "secret", "jwks_uri", "discovery"]
+    static let remoteKeySourceKinds = ["jwks_uri", "discovery"]
+    static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http"]
+    static let keyOptions = ["min_rsa_bits", "require_kid", "x5c"] + remoteKeyOptions
+
+    /// What a key source is for: verification may fetch keys or take them from a token's `x5c`;
+    /// decryption keys are private and must be local.
+    public enum KeyPurpose: Sendable {
+        case verification
+        case decryption
+    }
+
+    /// Reads a `keys` mapping. Local keys are loaded now, and their problems (a missing file, a
+    /// JWKS with no usable key, an unset environment variable) are compile errors at the source's
+    /// line; a remote source is checked here and fetched when first needed.
+    public mutating func keySource(_ node: YAMLNode, what: String = "'keys'", purpose: KeyPurpose = .verification) -> KeySource? {
+        guard let pairs = mapping(node, allowed: Self.keySourceKinds + Self.keyOptions, what: what) else { return nil }
+        let kinds = pairs.filter { Self.keySourceKinds.contains($0.name) }
+        let trustNode = node["x5c"]
+        guard kinds.count == 1 || (kinds.isEmpty && trustNode != nil && purpose == .verification) else {
+            error(kinds.isEmpty ? .missingKey : .conflict,
+                  "\(what) needs exactly one source (\(Self.keySourceKinds.joined(separator: ", "))), found \(kinds.isEmpty ? "none" : kinds.map(\.name).joined(separator: " and "))",
+                  at: node)
+            return nil
+        }
+        let kind = kinds.first
+        let isRemote = kind.map { Self.remoteKeySourceKinds.contains($0.name) } ?? false
+        if purpose == .decryption {
+            for pair in pairs where Self.remoteKeySourceKinds.contains(pair.name) || pair.name == "x5c" {
+                error(.invalidValue, "\(what) must be a local private key; '\(pair.name)' supplies public keys for verification", at: pair.value)
+                return nil
+            }
+        }
+        var options = KeyLoadingOptions.standard
+        var requireKid = false
+        var remote = RemoteKeySource(location: .discovery(issuer: ""))
+        for option in pairs where Self.keyOptions.contains(option.name) {
+            if Self.remoteKeyOptions.contains(option.name), !isRemote {
+                error(.conflict, "'\(option.name)' applies to remote key sources (jwks_uri, discovery), not '\(kind?.name ?? "x5c")'", at: option.value)
+                continue
+            }
+            switch option.name {
+            case "min_rsa_bits":
+                guard case let .integer(bits)? = option.value.scalar?.value, (1024...16384).contains(bits) else {
+                    error(.invalidValue, "'min_rsa_bits' must be an integer from 1024 to 16384", at: option.value)
+                    continue
+                }
+                if bits < 2048 {
+                    warning(.insecureSetting, "'min_rsa_bits: \(bits)' accepts RSA keys below 2048 bits", at: option.value, hint: "keep the default of 2048 outside tests")
+                }
+                options.minimumRSABits = Int(bits)
+            case "require_kid":
+                requireKid = bool(option.value, what: "'require_kid'") ?? false
+            case "allow_http":
+                remote.allowHTTP = bool(option.value, what: "'allow_http'") ?? false
+                if remote.allowHTTP {
+                    warning(.insecureSetting, "'allow_http: true' lets keys arrive over plain http, where anyone on the path can replace them",
+                            at: option.value, hint: "use it for loopback tests only")
+                }
+            case "x5c":
+                break
+            default:
+                guard let seconds = duration(option.value, what: "'\(option.name)'") else { continue }
+                let minimum: Int64 = option.name == "stale_if_error" ? 0 : 1
+                guard seconds >= minimum, seconds <= 7 * 86400 else {
+                    error(.invalidValue, "'\(option.name)' must be from \(minimum) s to 7 days", at: option.value)
+                    continue
+                }
+                switch option.name {
+                case "cache_ttl": remote.cacheTTL = .seconds(seconds)
+                case "min_refresh_interval": remote.minRefreshInterval = .seconds(seconds)
+                case "timeout": remote.timeout = .seconds(seconds)
+                default: remote.staleIfError = .seconds(seconds)
+                }
+            }
+        }
+        remote.keyOptions = options
+        let trust = trustNode.flatMap { certificateTrust($0) }
+        if trustNode != nil, trust == nil { return nil }
+        guard let kind else {
+            return KeySource(origin: .tokenCertificate, description: trust!.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
+        }
+        if isRemote {
+            if remote.minRefreshInterval > remote.cacheTTL {
+                error(.conflict, "'min_refresh_interval' is longer than 'cache_ttl', so the set could not be refreshed when it expires", at: node)
+                return nil
+            }
+            guard let location = remoteLocation(kind.name, kind.value, allowHTTP: remote.allowHTTP) else { return nil }
+            remote.location = location
+            remoteKeySources.append(remote)
+            return KeySource(origin: .remote(remote), description: remote.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
+        }
+        guard let (keys, shown) = localKeys(kind.name, kind.value, options: options) else { return nil }
+        return KeySource(origin: .local(keys), description: shown, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
+    }
+
+    /// A `jwks_uri` or `discovery` URL: absolute, with a host, https unless `allow_http`.
+    private mutating func remoteLocation(_ kind: String, _ value: YAMLNode, allowHTTP: Bool) -> RemoteKeySource.Location? {
+        guard let text = environmentString(value, what: "'\(kind)'") else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false,
+              scheme == "https" || scheme == "http" else {
+            error(.invalidValue, "'\(kind)' must be an absolute https URL, found '\(text)'", at: value)
+            return nil
+        }
+        if scheme == "http", !allowHTTP {
+            error(.insecureSetting, "'\(kind)' is plain http; keys must come over https", at: value,
+                  hint: "for a loopback test server, add allow_http: true")
+            return nil
+        }
+        return kind == "jwks_uri" ? .jwksURI(url) : .discovery(issuer: text)
+    }
+
+    /// `x5c: {trust: ca.pem}`: the anchors are read now, so a bad file is a compile error.
+    private mutating func certificateTrust(_ node: YAMLNode) -> CertificateTrust? {
+        guard let pairs = mapping(node, allowed: ["trust"], what: "'x5c'") else { return nil }
+        guard let value = pairs.first?.value else {
+            error(.missingKey, "'x5c' needs 'trust': a PEM file of the certificates to trust", at: node)
+            return nil
+        }
+        guard let path = environmentString(value, what: "'x5c.trust'") else { return nil }
+        let resolved = resolvePath(path, from: value)
+        guard let text = readKeyFile(resolved, at: value) else { return nil }
+        do {
+            return try CertificateTrust(pem: String(decoding: text, as: UTF8.self), description: "x5c trust \(resolved)")
+        } catch {
+            self.error(.keySource, "\(resolved): \(error.message)", at: value)
+            return nil
+        }
+    }
+
+    private mutating func readKeyFile(_ path: String, at node: YAMLNode) -> Data? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            error(.keySource, "cannot read the key file \(path)", at: node)
+            return nil
+        }
+        guard data.count <= 1 << 20 else {
+            error(.keySource, "the key file \(path) is larger than 1 MiB", at: node)
+            return nil
+        }
+        return data
+    }
+
+    /// Loads a local source's keys and says how it is written, for traces.
+    private mutating func localKeys(_ kind: String, _ value: YAMLNode, options: KeyLoadingOptions) -> (JWKSet, String)? {
+        let shown: String
+        let loaded: JWKSet?
+        switch kind {
+        case "jwks_file", "pem_file":
+            guard let path = environmentString(value, what: "'\(kind)'") else { return nil }
+            let resolved = resolvePath(path, from: value)
+            shown = "\(kind) \(resolved)"
+            guard let data = readKeyFile(resolved, at: value) else { return nil }
+            loaded = kind == "jwks_file"
+                ? keySet(value, shown) { () throws(JOSEError) in try JWKSet(json: Array(data), options: options) }
+                : keySet(value, shown) { () throws(JOSEError) in
+                    try JWKSet(keys: [JWK(pem: String(decoding: data, as: UTF8.self), options: options)])
+                }
+        case "jwks", "jwk":
+            guard let json = jsonValue(value, what: "'\(kind)'"), case let .object(object) = json else {
+                if value.pairs == nil { error(.wrongType, "'\(kind)' must be a mapping, found \(value.shapeDescription)", at: value) }
+                return nil
+            }
+            shown = "inline \(kind)"
+            loaded = kind == "jwks"
+                ? keySet(value, shown) { () throws(JOSEError) in try JWKSet(object: object, options: options) }
+                : keySet(value, shown) { () throws(JOSEError) in try JWKSet(keys: [JWK(object: object, options: options)]) }
+        default:
+            guard value.scalar?.string?.contains("${env:") == true else {
+                error(.invalidValue, "'secret' must come from the environment: secret: ${env:NAME}", at: value,
+                      hint: "never write a secret into a policy file")
+                return nil
+            }
+            guard let text = environmentString(value, what: "'secret'") else { return nil }
+            shown = "secret \(value.scalar!.text)"
+            let bytes: [UInt8]
+            if text.hasPrefix("raw:") {
+                bytes = Array(text.utf8.dropFirst(4))
+            } else {
+                do { bytes = try Base64URL.decode(text) } catch {
+                    self.error(.keySource, "the secret is not base64url (\(error.message))", at: value, hint: "prefix it with raw: to use the text itself")
+                    return nil
+                }
+            }
+            loaded = keySet(value, shown) { () throws(JOSEError) in try JWKSet(keys: [JWK(secret: bytes)]) }
+        }
+        return loaded.map { ($0, shown) }
+    }
+
+    private mutating func keySet(_ node: YAMLNode, _ shown: String, _ load: () throws(JOSEError) -> JWKSet) -> JWKSet? {
+        do {
+            let set = try load()
+            guard !set.keys.isEmpty else {
+                let reasons = set.skipped.map { "key \($0.index)\($0.kid.map { " (\($0))" } ?? ""): \($0.error.message)" }
+                error(.keySource, "\(shown) holds no usable key" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")), at: node)
+                return nil
+            }
+            for skipped in set.skipped {
+                warning(.keySource, "\(shown): key \(skipped.index)\(skipped.kid.map { " (\($0))" } ?? "") is ignored: \(skipped.error.message)", at: node)
+            }
+            return set
+        } catch {
+            self.error(.keySource, "\(shown): \(error.message)", at: node)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// `x5c: {trust: ca.pem}`: a key carried in a token's own `x5c` header, accepted only once its
+/// certificate chain verifies to these anchors (as gematik signs its discovery document).
+///
+/// This is the one header-carried key the engine uses, and only under a configured anchor;
+/// `jku`, `x5u` and `jwk` are never followed.
+public struct CertificateTrust: Sendable {
+    /// Where the anchors came from, for traces and listings: `x5c trust Policies/keys/ca.pem`.
+    public let description: String
+    private let verifier: CertificateChainVerifier
+
+    /// Reads the anchors: every certificate in a PEM text.
+    public init(pem: String, description: String) throws(JOSEError) {
+        verifier = CertificateChainVerifier(anchors: try CertificateChainVerifier.certificates(pem: pem))
+        self.description = description
+    }
+
+    /// The anchors' subjects, for `policy-run keys`.
+    public var anchorSubjects: [String] { verifier.anchors.map(\.subject) }
+
+    /// The leaf key of a token's `x5c` chain (leaf first, standard base64 DER), once the chain
+    /// verifies to an anchor at `time` and the leaf may sign. The key keeps the token's `kid`.
+    public func leafKey(x5c: [String], kid: String?, at time: Double, options: KeyLoadingOptions) throws(JOSEError) -> JWK {
+        guard !x5c.isEmpty else { throw JOSEError(.certificateInvalid, "the x5c header is empty") }
+        guard x5c.count <= CertificateChainVerifier.maxChainLength else {
+            throw JOSEError(.certificateInvalid, "the x5c chain has \(x5c.count) certificates; at most \(CertificateChainVerifier.maxChainLength) are accepted")
+        }
+        var chain: [X509Certificate] = []
+        for (index, entry) in x5c.enumerated() {
+            do {
+                chain.append(try X509Certificate(der: StandardBase64.decode(entry)))
+            } catch {
+                throw JOSEError(.certificateInvalid, "x5c entry \(index) is not a base64 DER certificate: \(error.message)")
+            }
+        }
+        try verifier.verify(leaf: chain[0], intermediates: Array(chain.dropFirst()), at: time)
+        return try JWK(evpKey: chain[0].publicKey(), kid: kid, options: options)
+    }
+}

@@ -1,0 +1,145 @@
+public import Foundation
+public import Logging
+internal import Synchronization
+
+/// Remote key sets shared by every policy compiled with this cache: fetched once, served from
+/// memory, refreshed ahead of expiry, and served stale while a provider is down.
+///
+/// Pass one cache to every compile in a process (`PolicyCompiler.keyCache`) so policies naming
+/// the same source share its keys, its refetch limits and its fetches. Concurrent evaluations
+/// that need a fetch wait on a single request. Events go to `logger` (label
+/// `policy-engine.keys`): each fetch at `info` with the running fetch count, each failure at
+/// `warning` with the failure count and the age of the set still being served.
+public final class JWKSCache: Sendable {
+    private let entries = Mutex<[RemoteKeySource: KeyCacheEntry]>([:])
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+
+    /// `now` is the cache's clock (wall time by default): TTLs and refetch limits are measured
+    /// with it, never with an evaluation's `now`, which may be a log record's time.
+    public init(logger: Logger = Logger(label: "policy-engine.keys"), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.logger = logger
+        self.now = now
+    }
+
+    /// The keys for a token with `kid`, fetching when the set is missing, expired, or does not
+    /// know `kid` and the refetch limit allows. Never throws: a source that cannot supply keys
+    /// yields `.unavailable`.
+    public func resolve(_ source: RemoteKeySource, kid: String?) async -> KeyResolution {
+        var fetched = false
+        while true {
+            switch step(source, kid: kid, fetched: fetched) {
+            case let .serve(keys): return .available(keys)
+            case let .fail(error): return .unavailable(error)
+            case let .wait(task):
+                await task.value
+                fetched = true
+            case .fetch:
+                preconditionFailure("step starts fetches itself")
+            }
+        }
+    }
+
+    /// The keys for `kid` if they can be had without waiting for a fetch, else nil. A fetch the
+    /// answer needed is started in the background, so a later call may succeed.
+    public func cachedResolution(_ source: RemoteKeySource, kid: String?) -> KeyResolution? {
+        switch step(source, kid: kid, fetched: false) {
+        case let .serve(keys): .available(keys)
+        case let .fail(error): .unavailable(error)
+        case .wait, .fetch: nil
+        }
+    }
+
+    /// Counts and times for one source, for health checks and dashboards.
+    public func statistics(for source: RemoteKeySource) -> KeyCacheStatistics {
+        entries.withLock { entries in
+            let entry = entries[source] ?? KeyCacheEntry()
+            return KeyCacheStatistics(fetches: entry.fetches, failures: entry.failures,
+                                      fetchedAt: entry.snapshot?.fetchedAt, lastFailure: entry.lastFailure)
+        }
+    }
+
+    /// Decides under the lock and, when the decision is to fetch, starts the one fetch and
+    /// returns it as something to wait on.
+    private func step(_ source: RemoteKeySource, kid: String?, fetched: Bool) -> KeyCacheEntry.Decision {
+        let now = now()
+        return entries.withLock { entries in
+            var entry = entries[source] ?? KeyCacheEntry()
+            defer { entries[source] = entry }
+            let decision = entry.decide(kid: kid, now: now, fetched: fetched, source: source)
+            switch decision {
+            case .fetch:
+                let task = startFetch(source, in: &entry, at: now)
+                return .wait(task)
+            case .serve where entry.wantsRefreshAhead(now: now, source: source):
+                _ = startFetch(source, in: &entry, at: now)
+                return decision
+            default:
+                return decision
+            }
+        }
+    }
+
+    private func startFetch(_ source: RemoteKeySource, in entry: inout KeyCacheEntry, at now: Date) -> Task<Void, Never> {
+        entry.lastAttempt = now
+        let task = Task { await self.fetch(source) }
+        entry.inFlight = task
+        return task
+    }
+
+    private func fetch(_ source: RemoteKeySource) async {
+        let started = ContinuousClock.now
+        let result: Result<JWKSet, KeyFetchError>
+        do { result = .success(try await source.fetchKeys()) } catch { result = .failure(error) }
+        let finished = now()
+        let entry = entries.withLock { entries in
+            var entry = entries[source] ?? KeyCacheEntry()
+            entry.inFlight = nil
+            switch result {
+            case let .success(keys):
+                entry.snapshot = ResolvedKeys(keys: keys, fetchedAt: finished, freshness: .fresh)
+                entry.lastFailure = nil
+                entry.fetches += 1
+            case let .failure(error):
+                entry.lastFailure = error
+                entry.failures += 1
+            }
+            entries[source] = entry
+            return entry
+        }
+        let milliseconds = Int(((ContinuousClock.now - started).seconds * 1000).rounded())
+        switch result {
+        case let .success(keys):
+            logger.info("fetched key set", metadata: [
+                "source": "\(source)", "keys": "\(keys.keys.count)", "skipped": "\(keys.skipped.count)",
+                "fetches": "\(entry.fetches)", "duration_ms": "\(milliseconds)",
+            ])
+        case let .failure(error):
+            var metadata: Logger.Metadata = [
+                "source": "\(source)", "code": "\(error.code.rawValue)", "error": "\(error.message)",
+                "failures": "\(entry.failures)", "duration_ms": "\(milliseconds)",
+            ]
+            if let fetchedAt = entry.snapshot?.fetchedAt {
+                metadata["cache_age_s"] = "\(Int(finished.timeIntervalSince(fetchedAt)))"
+                metadata["stale_until"] = "\(fetchedAt.addingTimeInterval(source.cacheTTL.seconds + source.staleIfError.seconds))"
+            }
+            logger.warning("key set fetch failed", metadata: metadata)
+        }
+    }
+}
+
+/// How a remote source has fared in one cache.
+public struct KeyCacheStatistics: Sendable, Equatable {
+    /// Successful fetches.
+    public let fetches: Int
+    public let failures: Int
+    /// When the set being served was fetched.
+    public let fetchedAt: Date?
+    /// The failure of the last fetch, if it failed.
+    public let lastFailure: KeyFetchError?
+
+    /// The age of the set being served at `now`.
+    public func age(at now: Date = Date()) -> TimeInterval? {
+        fetchedAt.map { now.timeIntervalSince($0) }
+    }
+}

@@ -1,0 +1,32 @@
+/// Why a remote key set could not be fetched or used; the message names the URL involved.
+public struct KeyFetchError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// Plain `http://` without `allow_http`, a redirect leaving https, or not a URL at all.
+        case insecureURL = "insecure_url"
+        case timeout
+        /// The connection failed: refused, reset, DNS.
+        case transport
+        /// Any status but 200.
+        case httpStatus = "http_status"
+        /// The answer is not declared as JSON.
+        case contentType = "content_type"
+        /// The body exceeded the cap and was cut off.
+        case tooLarge = "too_large"
+        /// The body is not the JSON document expected (a JWKS, a discovery document).
+        case invalidDocument = "invalid_document"
+        /// A discovery document names an issuer other than the one configured.
+        case issuerMismatch = "issuer_mismatch"
+        /// The JWKS parsed but none of its keys is usable.
+        case noUsableKey = "no_usable_key"
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,109 @@
+public import Foundation
+
+/// A key set fetched over HTTP(S): a `jwks_uri`, or an issuer's OIDC discovery document that
+/// names one (POLICY-FORMAT.md section 4).
+///
+/// Two policies that write the same source with the same options share one cache entry, so one
+/// provider is fetched once however many policies trust it. Options are part of that identity:
+/// a policy with a different `min_rsa_bits` gets its own parse of the set.
+public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
+    public enum Location: Sendable, Hashable {
+        /// The JWKS itself.
+        case jwksURI(URL)
+        /// An issuer whose `/.well-known/openid-configuration` names the JWKS.
+        case discovery(issuer: String)
+    }
+
+    public var location: Location
+    /// How long a fetched set is used before it is fetched again.
+    public var cacheTTL: Duration
+    /// The least time between two fetches; an unknown `kid` triggers at most one refetch per interval.
+    public var minRefreshInterval: Duration
+    /// How long past its TTL the last good set is still served while the source fails.
+    public var staleIfError: Duration
+    public var timeout: Duration
+    /// Whether plain `http://` URLs are accepted (loopback tests only).
+    public var allowHTTP: Bool
+    public var keyOptions: KeyLoadingOptions
+
+    public init(location: Location, cacheTTL: Duration = .seconds(600), minRefreshInterval: Duration = .seconds(30),
+                staleIfError: Duration = .seconds(3600), timeout: Duration = .seconds(5), allowHTTP: Bool = false,
+                keyOptions: KeyLoadingOptions = .standard) {
+        self.location = location
+        self.cacheTTL = cacheTTL
+        self.minRefreshInterval = minRefreshInterval
+        self.staleIfError = staleIfError
+        self.timeout = timeout
+        self.allowHTTP = allowHTTP
+        self.keyOptions = keyOptions
+    }
+
+    /// As the policy writes it: `jwks_uri https://…` or `discovery https://…`.
+    public var description: String {
+        switch location {
+        case let .jwksURI(url): "jwks_uri \(url.absoluteString)"
+        case let .discovery(issuer): "discovery \(issuer)"
+        }
+    }
+
+    /// Fetches the set and parses every key once, so evaluations only look keys up.
+    ///
+    /// A set holding private or secret keys is refused: a provider publishing those has leaked
+    /// them, and verifying with them would accept tokens anyone could have made.
+    public func fetchKeys() async throws(KeyFetchError) -> JWKSet {
+        let fetcher = KeyDocumentFetcher(timeout: timeout, allowHTTP: allowHTTP)
+        let jwksURL: URL
+        switch location {
+        case let .jwksURI(url): jwksURL = url
+        case let .discovery(issuer): jwksURL = try await discoverJWKSURI(issuer: issuer, with: fetcher)
+        }
+        let body = try await fetcher.fetch(jwksURL)
+        let set: JWKSet
+        do {
+            set = try JWKSet(json: body, options: keyOptions)
+        } catch {
+            throw KeyFetchError(.invalidDocument, "\(jwksURL.absoluteString) is not a usable JWK Set: \(error.message)")
+        }
+        if set.keys.contains(where: \.isPrivate) {
+            throw KeyFetchError(.invalidDocument, "\(jwksURL.absoluteString) publishes private or secret keys; refusing the whole set")
+        }
+        guard !set.keys.isEmpty else {
+            let reasons = set.skipped.map { "key \($0.index)\($0.kid.map { " (\($0))" } ?? ""): \($0.error.message)" }
+            throw KeyFetchError(.noUsableKey, "\(jwksURL.absoluteString) holds no usable key" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")))
+        }
+        return set
+    }
+
+    /// Reads the discovery document and returns its `jwks_uri`, after checking that the document
+    /// speaks for exactly the configured issuer (OpenID Connect Discovery 1.0 §4.3).
+    private func discoverJWKSURI(issuer: String, with fetcher: KeyDocumentFetcher) async throws(KeyFetchError) -> URL {
+        guard let documentURL = Self.discoveryURL(issuer: issuer) else {
+            throw KeyFetchError(.insecureURL, "'\(issuer)' is not an issuer URL")
+        }
+        let body = try await fetcher.fetch(documentURL)
+        let document: JSONObject
+        do {
+            document = try JSONParser().parseObject(body, what: "a discovery document")
+        } catch {
+            throw KeyFetchError(.invalidDocument, "\(documentURL.absoluteString): \(error.message)")
+        }
+        guard let named = document["issuer"]?.stringValue else {
+            throw KeyFetchError(.invalidDocument, "\(documentURL.absoluteString) has no 'issuer' string")
+        }
+        guard named == issuer else {
+            throw KeyFetchError(.issuerMismatch, "\(documentURL.absoluteString) names the issuer '\(named)', not '\(issuer)'; its keys are not used")
+        }
+        guard let text = document["jwks_uri"]?.stringValue, let jwksURL = URL(string: text), jwksURL.host != nil else {
+            throw KeyFetchError(.invalidDocument, "\(documentURL.absoluteString) has no 'jwks_uri' URL")
+        }
+        try fetcher.checkScheme(jwksURL)
+        return jwksURL
+    }
+
+    /// `{issuer}/.well-known/openid-configuration`, with a trailing `/` of the issuer dropped first.
+    static func discoveryURL(issuer: String) -> URL? {
+        let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        guard let url = URL(string: base + "/.well-known/openid-configuration"), url.host != nil else { return nil }
+        return url
+    }
+}
