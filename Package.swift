@@ -63,25 +63,35 @@ let package = Package(
             exclude: ["RESULTS.md"],
             swiftSettings: swiftSettings
         ),
+        // Test-only: a real HTTP server on 127.0.0.1 that counts requests, for remote key sources.
+        .target(
+            name: "KeyServer",
+            dependencies: [
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ],
+            path: "Tests/KeyServer",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: [
-                "PolicyEngine",
+                "PolicyEngine", "KeyServer",
                 .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RulesTests",
-            dependencies: ["Rules", "PolicyEngine"],
+            dependencies: ["Rules", "PolicyEngine", "KeyServer"],
             exclude: ["Keys"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "policy-runTests",
-            dependencies: ["policy-run", "PolicyEngine"],
+            dependencies: ["policy-run", "PolicyEngine", "KeyServer"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,4 +1,5 @@
 import FlyingFox
+import KeyServer
 import Foundation
 import PolicyEngine
 import Testing
