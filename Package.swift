@@ -85,7 +85,11 @@ let package = Package(
         ),
         .testTarget(
             name: "RulesTests",
-            dependencies: ["Rules", "PolicyEngine", "KeyServer"],
+            dependencies: [
+                "Rules", "PolicyEngine", "KeyServer",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Keys"],
             swiftSettings: swiftSettings
         ),

@@ -1,19 +1,9 @@
 import Foundation
+import KeyServer
 import Logging
 import PolicyEngine
 import Synchronization
 import Testing
-
-/// The cache's clock, moved by the test: TTLs and refetch spacing are checked without sleeping.
-final class TestClock: Sendable {
-    private let instant = Mutex(Date(timeIntervalSince1970: 1_795_253_400))
-
-    var now: Date { instant.withLock { $0 } }
-
-    func advance(_ seconds: TimeInterval) {
-        instant.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-}
 
 /// Log records kept in memory, to check what a cache reports to the service's log.
 final class CapturedLog: Sendable {

@@ -1,0 +1,96 @@
+import Foundation
+import PolicyEngine
+import Rules
+import Testing
+
+/// `x5c: {trust: …}` with the chains of Keys/x5c (made by make-chains.py): a token's own
+/// certificate chain, verified with OpenSSL to the anchor at the evaluation time.
+@Suite("x5c trust anchors")
+struct CertificateTrustTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Keys/x5c")
+    let fixture = TokenFixture.shared
+
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// The DER of a PEM certificate in standard base64, as `x5c` carries it.
+    static func x5c(_ name: String) throws -> JSONValue {
+        let pem = try String(contentsOfFile: path("\(name).pem"), encoding: .utf8)
+        return .string(pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined())
+    }
+
+    static func key(_ name: String) throws -> JWK {
+        try JWK(pem: String(contentsOfFile: path("\(name).key.pem"), encoding: .utf8))
+    }
+
+    /// A token signed by `leaf`'s key that carries `chain` in x5c.
+    func token(_ leaf: String, chain: [String]? = nil, signer: JWK? = nil) throws -> String {
+        let names = chain ?? [leaf, "intermediate-ca"]
+        return try fixture.token(header: ["x5c": .array(names.map(Self.x5c))], signer: signer ?? Self.key(leaf))
+    }
+
+    func policy(_ keys: String) throws -> Policy {
+        try Policy.load(text: """
+        policy: x5c
+        token:
+          algorithms: [ES256]
+          keys: \(keys)
+        """, file: "x5c.yaml", environment: [:])
+    }
+
+    var trustOnly: String { "{x5c: {trust: \(Self.path("root-ca.pem"))}}" }
+
+    @Test("a chain to the anchor verifies with its leaf key, at the evaluation time")
+    func validChain() throws {
+        let policy = try policy(trustOnly)
+        let verdict = try policy.evaluate(token: token("leaf"), now: TokenFixture.now, trace: true)
+        #expect(verdict.valid)
+        #expect(verdict.trace?.key?.source == "x5c trust " + Self.path("root-ca.pem"))
+        // In 2031 the same leaf has expired: validity is judged at the evaluation's time.
+        #expect(try policy.evaluate(token: token("leaf"), now: 1_924_992_000).codes.contains(.certificateUntrusted))
+    }
+
+    @Test("an expired leaf, an untrusted root and a leaf that may not sign are certificate_untrusted")
+    func refusedChains() throws {
+        let policy = try policy(trustOnly)
+        let cases: [(String, [String]?, String)] = [
+            ("expired-leaf", nil, "certificate has expired"),
+            ("other-leaf", ["other-leaf", "other-root-ca"], "self-signed certificate in certificate chain"),
+            ("other-leaf", ["other-leaf"], "unable to get local issuer certificate"),
+            ("encipher-leaf", nil, "without digitalSignature"),
+            ("leaf", ["leaf"], "unable to get local issuer certificate"),
+        ]
+        for (leaf, chain, reason) in cases {
+            let verdict = try policy.evaluate(token: token(leaf, chain: chain), now: TokenFixture.now)
+            #expect(verdict.codes == [.certificateUntrusted], "\(leaf)")
+            #expect(verdict.findings.first?.message.contains(reason) == true, "\(leaf): \(verdict.findings.first?.message ?? "")")
+        }
+    }
+
+    @Test("a good chain does not vouch for a signature by another key; garbage x5c is refused")
+    func wrongSignerAndGarbage() throws {
+        let policy = try policy(trustOnly)
+        #expect(try policy.evaluate(token: token("leaf", signer: fixture.key), now: TokenFixture.now).codes == [.signatureInvalid])
+        for header: JSONValue in [.string("MIIB"), .array([]), .array([.string("not base64!")]), .array([.number(.integer(1))])] {
+            let verdict = try policy.evaluate(token: fixture.token(header: ["x5c": header]), now: TokenFixture.now)
+            #expect(verdict.codes == [.certificateUntrusted], "\(header)")
+        }
+        let tooLong = try Array(repeating: Self.x5c("intermediate-ca"), count: 11)
+        #expect(try policy.evaluate(token: fixture.token(header: ["x5c": .array(tooLong)]), now: TokenFixture.now).codes == [.certificateUntrusted])
+    }
+
+    @Test("with trust only, a token without x5c has no key; beside a source, such a token uses the source")
+    func withAndWithoutSource() throws {
+        #expect(try policy(trustOnly).evaluate(token: fixture.token(), now: TokenFixture.now).codes == [.keyUnavailable])
+        let both = try policy("{jwks: \(fixture.jwksJSON), x5c: {trust: \(Self.path("root-ca.pem"))}}")
+        #expect(try both.evaluate(token: fixture.token(), now: TokenFixture.now).valid)
+        #expect(try both.evaluate(token: token("leaf"), now: TokenFixture.now).valid)
+        // A chain that fails is never passed over for the source's keys.
+        #expect(try both.evaluate(token: token("expired-leaf", signer: fixture.key), now: TokenFixture.now).codes == [.certificateUntrusted])
+    }
+
+    @Test("without x5c trust the header is ignored, never followed")
+    func notFollowedWithoutTrust() throws {
+        let policy = try policy("{jwks: \(fixture.jwksJSON)}")
+        #expect(try policy.evaluate(token: token("leaf"), now: TokenFixture.now).codes == [.signatureInvalid])
+    }
+}
