@@ -53,6 +53,7 @@ let package = Package(
             dependencies: [
                 "PolicyEngine", "Rules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

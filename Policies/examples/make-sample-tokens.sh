@@ -49,6 +49,8 @@ sign '{"alg":"ES256","typ":"JWT","kid":"test-es256"}' \
      ../keys/test-es256.key.pem ec > sample-id-token-with-code.jwt
 
 # gematik-discovery-document (no inputs); iat 2026-11-21T00:00:00Z, valid for 24 hours.
-sign '{"alg":"BP256R1","typ":"JWT","kid":"puk_disc_sig"}' \
+# Its header carries the signer's certificate (../keys/test-bp256r1.cert.pem) in x5c.
+x5c=$(grep -v -- ----- ../keys/test-bp256r1.cert.pem | tr -d '\n')
+sign '{"alg":"BP256R1","typ":"JWT","kid":"puk_disc_sig","x5c":["'"$x5c"'"]}' \
      '{"iss":"https://idp.example-ti.de","iat":1795219200,"exp":1795305600,"authorization_endpoint":"https://idp.example-ti.de/sign_response","sso_endpoint":"https://idp.example-ti.de/sso_response","token_endpoint":"https://idp.example-ti.de/token","uri_disc":"https://idp.example-ti.de/.well-known/openid-configuration","uri_puk_idp_enc":"https://idp.example-ti.de/idpEnc/jwk.json","uri_puk_idp_sig":"https://idp.example-ti.de/idpSig/jwk.json","jwks_uri":"https://idp.example-ti.de/jwks","subject_types_supported":["pairwise"],"id_token_signing_alg_values_supported":["BP256R1"],"response_types_supported":["code"],"scopes_supported":["openid","e-rezept"],"response_modes_supported":["query"],"grant_types_supported":["authorization_code"],"acr_values_supported":["gematik-ehealth-loa-high"],"token_endpoint_auth_methods_supported":["none"],"code_challenge_methods_supported":["S256"]}' \
      ../keys/test-bp256r1.key.pem ec > sample-discovery-document.jwt

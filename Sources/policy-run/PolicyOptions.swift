@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PolicyEngine
 import Rules
 
@@ -21,13 +22,21 @@ struct PolicyOptions: ParsableArguments {
 
     static func compile(file: String) throws -> Policy {
         do {
-            let policy = try Policy.load(file: file)
+            let policy = try Policy.load(file: file, keyCache: JWKSCache(logger: warningsOnly))
             Diagnostics.print(policy.warnings)
             return policy
         } catch {
             Diagnostics.print(error.sorted)
             throw ExitCode(2)
         }
+    }
+
+    /// Key-cache events at `warning` and above (failed fetches) on standard error; a fetch that
+    /// works is not news on a command line.
+    static var warningsOnly: Logger {
+        var logger = Logger(label: "policy-engine.keys")
+        logger.logLevel = .warning
+        return logger
     }
 
     /// `--var` values as string inputs.

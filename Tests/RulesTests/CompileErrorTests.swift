@@ -52,6 +52,15 @@ struct CompileErrorTests {
         ErrorCase(name: "bad policy name", text: "policy: My Policy\ntoken: {}\n", code: .invalidValue, line: 1),
         ErrorCase(name: "unsupported tag", text: "policy: p\ntoken:\n  algorithms: !!binary AAAA\n", code: .unsupportedTag, line: 3),
         ErrorCase(name: "nothing to check", text: "policy: p\n", code: .missingKey, line: 1),
+        ErrorCase(name: "plain http key source", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys:\n    jwks_uri: http://127.0.0.1:8080/jwks\n", code: .insecureSetting, line: 5,
+                  hint: "for a loopback test server, add allow_http: true"),
+        ErrorCase(name: "relative key source URL", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {discovery: idp.example.com}\n", code: .invalidValue, line: 4),
+        ErrorCase(name: "remote option on a local source", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {\(keys.dropFirst(7).dropLast()), cache_ttl: 5m}\n", code: .conflict, line: 4),
+        ErrorCase(name: "refetch spacing longer than the TTL", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {jwks_uri: https://idp.example/jwks, cache_ttl: 1m, min_refresh_interval: 2m}\n", code: .conflict, line: 4),
+        ErrorCase(name: "zero timeout", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {jwks_uri: https://idp.example/jwks, timeout: 0}\n", code: .invalidValue, line: 4),
+        ErrorCase(name: "x5c without trust", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {x5c: {}}\n", code: .missingKey, line: 4),
+        ErrorCase(name: "unreadable x5c trust file", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {x5c: {trust: nowhere.pem}}\n", code: .keySource, line: 4),
+        ErrorCase(name: "remote decryption key", text: "policy: p\ntoken:\n  format: jwe\n  decryption:\n    algorithms: [RSA-OAEP-256]\n    encryption: [A256GCM]\n    key: {jwks_uri: https://idp.example/jwks}\n", code: .invalidValue, line: 7),
         ErrorCase(name: "bad combinator", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(keys)\nrules:\n  - any_of: {}\n", code: .wrongType, line: 6),
     ]
 
@@ -98,6 +107,14 @@ struct CompileErrorTests {
         let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [RS256]\n  \(keys)\n", file: file)
         #expect(policy.warnings.map(\.code) == [.insecureSetting])
         #expect(policy.warnings.first?.location.line == 4)
+    }
+
+    @Test("allow_http compiles for loopback tests with an insecure_setting warning")
+    func allowHTTP() throws {
+        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys:\n    jwks_uri: http://127.0.0.1:8080/jwks\n    allow_http: true\n", file: "p.yaml")
+        #expect(policy.warnings.map(\.code) == [.insecureSetting])
+        #expect(policy.warnings.first?.location.line == 6)
+        #expect(policy.remoteKeySources.map(\.description) == ["jwks_uri http://127.0.0.1:8080/jwks"])
     }
 
     @Test("unquoted yes/no/on/off stay strings and draw a lint warning")

@@ -97,12 +97,16 @@ struct ReferencePolicyTests {
         #expect(throws: EvaluationError.self) { try sample.policy.evaluate(token: sample.token, inputs: ["nonce": .string("n-0S6_WzA2Mj")], now: Self.now) }
     }
 
-    @Test("gematik-discovery-document: BP256R1 only, its kid, its endpoints, a day's lifetime")
+    @Test("gematik-discovery-document: BP256R1 only, its x5c signer under the trust anchor, its kid, its endpoints, a day's lifetime")
     func discoveryDocument() throws {
         let sample = try Sample("gematik-discovery-document", sample: "sample-discovery-document.jwt", key: "test-bp256r1.key.pem", kid: "puk_disc_sig")
         #expect(sample.algorithm == .bp256r1)
-        let verdict = try sample.policy.evaluate(token: sample.token, now: Self.now)
+        let verdict = try sample.policy.evaluate(token: sample.token, now: Self.now, trace: true)
         #expect(verdict.valid && verdict.verified)
+        #expect(verdict.trace?.key?.source == "x5c trust " + Self.root.appendingPathComponent("Policies/keys/test-idp-ca.pem").path)
+        #expect(try sample.codes(sample.variant(header: ["x5c": .null])) == [.keyUnavailable])
+        #expect(try sample.codes(sample.variant(header: ["x5c": .array([])])) == [.certificateUntrusted])
+        #expect(try sample.codes(sample.variant(signer: JWK.generate(for: .bp256r1))) == [.signatureInvalid])
         #expect(verdict.outputs["token_endpoint"] == .string("https://idp.example-ti.de/token"))
         #expect(try sample.codes(sample.variant(header: ["kid": .string("puk_idp_sig")])) == [.headerMismatch])
         #expect(try sample.codes(sample.variant(claims: ["code_challenge_methods_supported": .array([.string("S256"), .string("plain")])])) == [.claimMismatch])

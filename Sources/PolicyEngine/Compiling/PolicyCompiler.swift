@@ -57,7 +57,7 @@ private struct CompileState {
     let root: YAMLNode
     var diagnostics = PolicyDiagnostics()
     var declaredInputs: Set<String> = []
-    var remoteKeySources: [RemoteKeySource] = []
+    var keySources: [KeySource] = []
 
     init(registry: RuleRegistry, environment: [String: String], keyCache: JWKSCache, root: YAMLNode) {
         self.registry = registry
@@ -118,7 +118,7 @@ private struct CompileState {
         guard let name else { return nil }
         return Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
                       root: .all(full, .init(kind: "policy", location: root.location)), files: files, warnings: [],
-                      remoteKeySources: remoteKeySources.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }, keyCache: keyCache)
+                      keySources: keySources, keyCache: keyCache)
     }
 
     private func phase(of node: ChainNode) -> RulePhase {
@@ -202,6 +202,7 @@ private struct CompileState {
         var reader = makeReader(section: "token", node: section)
         let envelope = reader.tokenEnvelope()
         diagnostics.append(contentsOf: reader.diagnostics)
+        keySources += reader.keySources
         return envelope
     }
 
@@ -223,7 +224,7 @@ private struct CompileState {
             }
         }
         diagnostics.append(contentsOf: reader.diagnostics)
-        remoteKeySources += reader.remoteKeySources
+        keySources += reader.keySources
         return compiled
     }
 

@@ -6,17 +6,17 @@ extension RuleCompiler {
     static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http"]
     static let keyOptions = ["min_rsa_bits", "require_kid", "x5c"] + remoteKeyOptions
 
-    /// What a key source is for: verification may fetch keys or take them from a token's `x5c`;
-    /// decryption keys are private and must be local.
-    public enum KeyPurpose: Sendable {
-        case verification
-        case decryption
-    }
-
     /// Reads a `keys` mapping. Local keys are loaded now, and their problems (a missing file, a
     /// JWKS with no usable key, an unset environment variable) are compile errors at the source's
-    /// line; a remote source is checked here and fetched when first needed.
-    public mutating func keySource(_ node: YAMLNode, what: String = "'keys'", purpose: KeyPurpose = .verification) -> KeySource? {
+    /// line; a remote source is checked here and fetched when first needed. Verification keys may
+    /// be fetched or come from a token's `x5c`; decryption keys are private and must be local.
+    public mutating func keySource(_ node: YAMLNode, what: String = "'keys'", purpose: KeySource.Purpose = .verification) -> KeySource? {
+        let source = readKeySource(node, what: what, purpose: purpose)
+        if let source { keySources.append(source) }
+        return source
+    }
+
+    private mutating func readKeySource(_ node: YAMLNode, what: String, purpose: KeySource.Purpose) -> KeySource? {
         guard let pairs = mapping(node, allowed: Self.keySourceKinds + Self.keyOptions, what: what) else { return nil }
         let kinds = pairs.filter { Self.keySourceKinds.contains($0.name) }
         let trustNode = node["x5c"]
@@ -81,7 +81,7 @@ extension RuleCompiler {
         let trust = trustNode.flatMap { certificateTrust($0) }
         if trustNode != nil, trust == nil { return nil }
         guard let kind else {
-            return KeySource(origin: .tokenCertificate, description: trust!.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
+            return KeySource(origin: .tokenCertificate, purpose: purpose, description: trust!.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
         }
         if isRemote {
             if remote.minRefreshInterval > remote.cacheTTL {
@@ -90,11 +90,10 @@ extension RuleCompiler {
             }
             guard let location = remoteLocation(kind.name, kind.value, allowHTTP: remote.allowHTTP) else { return nil }
             remote.location = location
-            remoteKeySources.append(remote)
-            return KeySource(origin: .remote(remote), description: remote.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
+            return KeySource(origin: .remote(remote), purpose: purpose, description: remote.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
         }
         guard let (keys, shown) = localKeys(kind.name, kind.value, options: options) else { return nil }
-        return KeySource(origin: .local(keys), description: shown, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
+        return KeySource(origin: .local(keys), purpose: purpose, description: shown, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
     }
 
     /// A `jwks_uri` or `discovery` URL: absolute, with a host, https unless `allow_http`.

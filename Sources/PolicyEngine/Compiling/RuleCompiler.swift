@@ -13,8 +13,8 @@ public struct RuleCompiler: Sendable {
     let environment: [String: String]
     var diagnostics = PolicyDiagnostics()
     private var usedInputs: [String] = []
-    /// The `jwks_uri` and `discovery` sources read so far, for the policy to resolve and prefetch.
-    var remoteKeySources: [RemoteKeySource] = []
+    /// The key sources read so far, for the policy to list, resolve and prefetch.
+    var keySources: [KeySource] = []
 
     init(sectionName: String, section: YAMLNode, declaredInputs: Set<String>, environment: [String: String]) {
         self.sectionName = sectionName

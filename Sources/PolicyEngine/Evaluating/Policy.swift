@@ -22,14 +22,32 @@ public struct Policy: Sendable {
     /// Lint warnings found while compiling (the policy compiled despite them).
     public let warnings: [Diagnostic]
 
-    /// The `jwks_uri` and `discovery` sources the policy's rules name.
-    public let remoteKeySources: [RemoteKeySource]
+    /// Every key source the policy names, for verification and decryption, in policy order.
+    public let keySources: [KeySource]
     /// Where remote key sets are fetched and kept; shared with every policy compiled with it.
     public let keyCache: JWKSCache
+    /// The `jwks_uri` and `discovery` sources among `keySources`, each once.
+    public let remoteKeySources: [RemoteKeySource]
+
+    init(name: String, description: String?, mode: EvaluationMode, inputs: [InputDeclaration], outputs: [OutputDeclaration],
+         envelope: TokenEnvelope, root: ChainNode, files: [String], warnings: [Diagnostic], keySources: [KeySource], keyCache: JWKSCache) {
+        self.name = name
+        self.description = description
+        self.mode = mode
+        self.inputs = inputs
+        self.outputs = outputs
+        self.envelope = envelope
+        self.root = root
+        self.files = files
+        self.warnings = warnings
+        self.keySources = keySources
+        self.keyCache = keyCache
+        remoteKeySources = keySources.compactMap(\.remote).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {
         Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
-               root: root, files: files, warnings: warnings, remoteKeySources: remoteKeySources, keyCache: keyCache)
+               root: root, files: files, warnings: warnings, keySources: keySources, keyCache: keyCache)
     }
 
     /// Evaluates a compact token (a JWS, or a JWE for `format: jwe | nested`) at `now`

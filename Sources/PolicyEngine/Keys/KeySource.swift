@@ -12,7 +12,14 @@ public struct KeySource: Sendable {
         case tokenCertificate
     }
 
+    /// What the keys are for, as `policy-run keys` lists them.
+    public enum Purpose: String, Sendable {
+        case verification
+        case decryption
+    }
+
     public let origin: Origin
+    public let purpose: Purpose
     /// How the source was written, for traces and `explain`: `jwks_file Policies/keys/x.json`.
     public let description: String
     /// Whether a token without `kid` is refused instead of trying every matching key.
@@ -22,9 +29,10 @@ public struct KeySource: Sendable {
     /// Limits for keys read at evaluation time (an `x5c` leaf).
     public let keyOptions: KeyLoadingOptions
 
-    public init(origin: Origin, description: String, requireKid: Bool, certificateTrust: CertificateTrust? = nil,
-                keyOptions: KeyLoadingOptions = .standard) {
+    public init(origin: Origin, purpose: Purpose = .verification, description: String, requireKid: Bool,
+                certificateTrust: CertificateTrust? = nil, keyOptions: KeyLoadingOptions = .standard) {
         self.origin = origin
+        self.purpose = purpose
         self.description = description
         self.requireKid = requireKid
         self.certificateTrust = certificateTrust

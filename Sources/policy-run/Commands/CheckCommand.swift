@@ -3,7 +3,7 @@ import Foundation
 import PolicyEngine
 
 /// `policy-run check`: evaluates one token against a policy and prints the verdict.
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check a token against a policy.",
@@ -28,13 +28,13 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "The token, '-' for standard input, or @FILE.")
     var token: String
 
-    func run() throws {
+    func run() async throws {
         let policy = try options.compiledPolicy()
         let text = try TokenArgument.read(token)
         let (now, source) = try options.instant()
         let verdict: Verdict
         do {
-            verdict = try policy.evaluate(token: text, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
+            verdict = try await policy.evaluate(token: text, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
         } catch let error as EvaluationError {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode(2)
@@ -70,6 +70,9 @@ struct VerdictText {
             headline += ", \(proof) verified with \(key.kid.map { "kid '\($0)'" } ?? "a key") from \(key.source)"
         } else {
             headline += verdict.verified ? ", \(proof) verified" : ", \(proof) NOT verified"
+        }
+        if let freshness = verdict.keyFreshness, freshness != .fresh {
+            headline += paint(" (keys \(freshness.rawValue): the key source is failing)", "33")
         }
         lines.append(headline)
         for finding in verdict.findings {

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import PolicyEngine
+
+/// `policy-run keys`: fetches and lists every key a policy would use, to debug rotation.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "List the keys a policy resolves: kid, type, alg, size, source and when they were fetched.",
+        discussion: """
+        Remote sources (jwks_uri, discovery) are fetched now, as the policy would fetch them. \
+        Exit status: 0 every source supplied keys, 1 a source failed, 2 usage or policy error.
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @OptionGroup var options: PolicyOptionsForExplain
+
+    @Option(help: "Output format: text (a table) or json (one object per key).")
+    var format: Format = .text
+
+    func run() async throws {
+        let policy = try options.compiledPolicy()
+        var rows: [KeyRow] = []
+        var notes: [String] = []
+        var failed = false
+        for source in policy.keySources {
+            let keys: JWKSet
+            var fetchedAt = "-"
+            switch source.origin {
+            case let .local(local):
+                keys = local
+            case let .remote(remote):
+                switch await policy.keyCache.resolve(remote, kid: nil) {
+                case let .available(resolved):
+                    keys = resolved.keys
+                    fetchedAt = resolved.fetchedAt.map { UnixTime.iso8601($0.timeIntervalSince1970.rounded(.down)) } ?? "-"
+                case let .unavailable(error):
+                    FileHandle.standardError.write(Data("error: \(remote): \(error.code.rawValue): \(error.message)\n".utf8))
+                    failed = true
+                    continue
+                }
+            case .tokenCertificate:
+                keys = try JWKSet(keys: [])
+            }
+            rows += keys.keys.map { KeyRow($0, source: source.description, purpose: source.purpose, fetchedAt: fetchedAt) }
+            for skipped in keys.skipped {
+                notes.append("\(source.description): key \(skipped.index)\(skipped.kid.map { " (\($0))" } ?? "") ignored: \(skipped.error.message)")
+            }
+            if let trust = source.certificateTrust {
+                notes.append("\(trust.description): keys from a token's x5c chain issued under \(trust.anchorSubjects.joined(separator: "; "))")
+            }
+        }
+        switch format {
+        case .json:
+            print(JSONValue.array(rows.map(\.json)).prettyPrinted())
+        case .text:
+            if !rows.isEmpty { print(KeyRow.table(rows)) }
+            for note in notes { print(note) }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+/// One key as `keys` lists it.
+struct KeyRow {
+    let kid: String
+    let type: String
+    let algorithms: String
+    let size: String
+    let use: String
+    let source: String
+    let fetchedAt: String
+
+    init(_ key: JWK, source: String, purpose: KeySource.Purpose, fetchedAt: String) {
+        kid = key.kid ?? "-"
+        switch key.type {
+        case .rsa: (type, size) = ("RSA", "\(key.bits) bits")
+        case let .ec(curve): (type, size) = ("EC", curve.jwkName)
+        case let .okp(curve): (type, size) = ("OKP", curve.rawValue)
+        case .oct: (type, size) = ("oct", "\(key.bits) bits")
+        }
+        // The declared alg, else every algorithm the key may verify (its family's).
+        algorithms = key.algorithm ?? (purpose == .verification ? key.verifiableAlgorithms.map(\.rawValue).joined(separator: ",") : "-")
+        use = purpose == .verification ? "verify" : "decrypt"
+        self.source = source
+        self.fetchedAt = fetchedAt
+    }
+
+    var json: JSONValue {
+        .object(JSONObject([
+            "kid": .string(kid), "kty": .string(type), "alg": .string(algorithms), "size": .string(size),
+            "use": .string(use), "source": .string(source), "fetched_at": .string(fetchedAt),
+        ]))
+    }
+
+    static func table(_ rows: [KeyRow]) -> String {
+        let header = ["KID", "KTY", "ALG", "SIZE", "USE", "SOURCE", "FETCHED"]
+        let cells = [header] + rows.map { [$0.kid, $0.type, $0.algorithms, $0.size, $0.use, $0.source, $0.fetchedAt] }
+        let widths = header.indices.map { column in cells.map { $0[column].count }.max()! }
+        return cells.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
