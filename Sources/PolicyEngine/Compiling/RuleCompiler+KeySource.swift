@@ -36,7 +36,8 @@ extension RuleCompiler {
         }
         var options = KeyLoadingOptions.standard
         var requireKid = false
-        var remote = RemoteKeySource(location: .discovery(issuer: ""))
+        var allowHTTP = false
+        var durations: [String: Duration] = [:]
         for option in pairs where Self.keyOptions.contains(option.name) {
             if Self.remoteKeyOptions.contains(option.name), !isRemote {
                 error(.conflict, "'\(option.name)' applies to remote key sources (jwks_uri, discovery), not '\(kind?.name ?? "x5c")'", at: option.value)
@@ -55,8 +56,8 @@ extension RuleCompiler {
             case "require_kid":
                 requireKid = bool(option.value, what: "'require_kid'") ?? false
             case "allow_http":
-                remote.allowHTTP = bool(option.value, what: "'allow_http'") ?? false
-                if remote.allowHTTP {
+                allowHTTP = bool(option.value, what: "'allow_http'") ?? false
+                if allowHTTP {
                     warning(.insecureSetting, "'allow_http: true' lets keys arrive over plain http, where anyone on the path can replace them",
                             at: option.value, hint: "use it for loopback tests only")
                 }
@@ -69,27 +70,25 @@ extension RuleCompiler {
                     error(.invalidValue, "'\(option.name)' must be from \(minimum) s to 7 days", at: option.value)
                     continue
                 }
-                switch option.name {
-                case "cache_ttl": remote.cacheTTL = .seconds(seconds)
-                case "min_refresh_interval": remote.minRefreshInterval = .seconds(seconds)
-                case "timeout": remote.timeout = .seconds(seconds)
-                default: remote.staleIfError = .seconds(seconds)
-                }
+                durations[option.name] = .seconds(seconds)
             }
         }
-        remote.keyOptions = options
         let trust = trustNode.flatMap { certificateTrust($0) }
         if trustNode != nil, trust == nil { return nil }
         guard let kind else {
             return KeySource(origin: .tokenCertificate, purpose: purpose, description: trust!.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
         }
         if isRemote {
+            guard let location = remoteLocation(kind.name, kind.value, allowHTTP: allowHTTP) else { return nil }
+            var remote = RemoteKeySource(location: location, allowHTTP: allowHTTP, keyOptions: options)
+            remote.cacheTTL = durations["cache_ttl"] ?? remote.cacheTTL
+            remote.minRefreshInterval = durations["min_refresh_interval"] ?? remote.minRefreshInterval
+            remote.timeout = durations["timeout"] ?? remote.timeout
+            remote.staleIfError = durations["stale_if_error"] ?? remote.staleIfError
             if remote.minRefreshInterval > remote.cacheTTL {
                 error(.conflict, "'min_refresh_interval' is longer than 'cache_ttl', so the set could not be refreshed when it expires", at: node)
                 return nil
             }
-            guard let location = remoteLocation(kind.name, kind.value, allowHTTP: remote.allowHTTP) else { return nil }
-            remote.location = location
             return KeySource(origin: .remote(remote), purpose: purpose, description: remote.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
         }
         guard let (keys, shown) = localKeys(kind.name, kind.value, options: options) else { return nil }
