@@ -122,7 +122,7 @@ extension RuleCompiler {
         let resolved = resolvePath(path, from: value)
         guard let text = readKeyFile(resolved, at: value) else { return nil }
         do {
-            return try CertificateTrust(pem: String(decoding: text, as: UTF8.self), description: "x5c trust \(resolved)")
+            return try CertificateTrust(pem: String(decoding: text, as: UTF8.self), file: resolved)
         } catch {
             self.error(.keySource, "\(resolved): \(error.message)", at: value)
             return nil

@@ -4,15 +4,18 @@
 /// This is the one header-carried key the engine uses, and only under a configured anchor;
 /// `jku`, `x5u` and `jwk` are never followed.
 public struct CertificateTrust: Sendable {
-    /// Where the anchors came from, for traces and listings: `x5c trust Policies/keys/ca.pem`.
-    public let description: String
+    /// The file the anchors were read from.
+    public let file: String
     private let verifier: CertificateChainVerifier
 
-    /// Reads the anchors: every certificate in a PEM text.
-    public init(pem: String, description: String) throws(JOSEError) {
+    /// Reads the anchors: every certificate in the PEM text of `file`.
+    public init(pem: String, file: String) throws(JOSEError) {
         verifier = CertificateChainVerifier(anchors: try CertificateChainVerifier.certificates(pem: pem))
-        self.description = description
+        self.file = file
     }
+
+    /// For traces and listings: `x5c trust Policies/keys/ca.pem`.
+    public var description: String { "x5c trust \(file)" }
 
     /// The anchors' subjects, for `policy-run keys`.
     public var anchorSubjects: [String] { verifier.anchors.map(\.subject) }

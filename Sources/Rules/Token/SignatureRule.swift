@@ -39,11 +39,14 @@ struct SignatureRule: Rule {
         case let .local(keys): text += " [\(keys.keys.map { $0.kid ?? "(no kid)" }.joined(separator: ", "))]"
         case let .remote(remote):
             text += " (cached \(Int(remote.cacheTTL.seconds)) s, refetched on an unknown kid at most every \(Int(remote.minRefreshInterval.seconds)) s, served stale up to \(Int(remote.staleIfError.seconds)) s while it fails)"
-        case .tokenCertificate: break
+        case .tokenCertificate:
+            text = "the signature verifies with the leaf key of the token's x5c chain"
         }
         if source.requireKid { text += ", chosen by kid (required)" }
-        if let trust = source.certificateTrust, source.localKeys != nil || source.remote != nil {
-            text += "; a token carrying x5c is verified with its leaf key once the chain verifies to \(trust.description)"
+        if let trust = source.certificateTrust {
+            text += source.localKeys == nil && source.remote == nil
+                ? ", once the chain verifies to \(trust.file) at the evaluation time"
+                : "; a token carrying x5c is verified with its leaf key once the chain verifies to \(trust.description)"
         }
         return text
     }
