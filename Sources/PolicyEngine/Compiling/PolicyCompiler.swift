@@ -58,6 +58,8 @@ private struct CompileState {
     var diagnostics = PolicyDiagnostics()
     var declaredInputs: Set<String> = []
     var keySources: [KeySource] = []
+    /// The sections the policy uses, at the top level or in `rules:` fragments.
+    var sectionsUsed: Set<String> = []
 
     init(registry: RuleRegistry, environment: [String: String], keyCache: JWKSCache, root: YAMLNode) {
         self.registry = registry
@@ -87,10 +89,8 @@ private struct CompileState {
 
         var chain: [ChainNode] = []
         var envelope = TokenEnvelope.standard
-        var subjects: [String] = []
         for sectionName in sectionNames {
             guard let node = root[sectionName] else { continue }
-            subjects.append(sectionName)
             if sectionName == "token" { envelope = tokenEnvelope(node) }
             chain += compileSection(sectionName, node, includeDefaults: true).map { .rule($0) }
         }
@@ -102,7 +102,7 @@ private struct CompileState {
                 diagnostics.error(.wrongType, "'rules' must be a list of rules, found \(rulesNode.shapeDescription)", at: rulesNode)
             }
         }
-        if subjects.isEmpty {
+        if sectionsUsed.isEmpty {
             diagnostics.error(.missingKey, "the policy checks nothing: it needs a section such as 'token'", at: root,
                               hint: "add 'token:' with at least 'algorithms' and 'keys'")
         }
@@ -118,7 +118,8 @@ private struct CompileState {
         guard let name else { return nil }
         return Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
                       root: .all(full, .init(kind: "policy", location: root.location)), files: files, warnings: [],
-                      keySources: keySources, keyCache: keyCache)
+                      keySources: keySources, keyCache: keyCache,
+                      subjects: sectionNames.filter { sectionsUsed.contains($0) && registry.sections[$0]!.needsSubject })
     }
 
     private func phase(of node: ChainNode) -> RulePhase {
@@ -210,6 +211,7 @@ private struct CompileState {
     /// the policy's own section, not to fragments inside `rules:`.
     private mutating func compileSection(_ name: String, _ node: YAMLNode, includeDefaults: Bool) -> [CompiledRule] {
         guard let section = registry.sections[name] else { return [] }
+        sectionsUsed.insert(name)
         var reader = makeReader(section: name, node: node)
         guard let pairs = reader.mapping(node, allowed: section.keys, what: "the '\(name)' section") else {
             diagnostics.append(contentsOf: reader.diagnostics)

@@ -8,11 +8,15 @@ public struct RuleRegistry: Sendable {
         /// Keys that configure the section rather than check something (`leeway`, `limits`),
         /// with a one-line summary each.
         public let settings: [String: String]
+        /// Whether evaluating the section needs a subject from the caller (a token, a request, a
+        /// callback URL); a `pkce` section reads only inputs.
+        public let needsSubject: Bool
 
-        public init(name: String, rules: [any Rule.Type], settings: [String: String] = [:]) {
+        public init(name: String, rules: [any Rule.Type], settings: [String: String] = [:], needsSubject: Bool = true) {
             self.name = name
             self.rules = rules
             self.settings = settings
+            self.needsSubject = needsSubject
         }
 
         /// Every key the section accepts.

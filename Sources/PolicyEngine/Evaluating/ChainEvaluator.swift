@@ -11,6 +11,8 @@ struct ChainEvaluator {
     var entries: [Trace.Entry] = []
     var skipped: [String] = []
     var verifiedKey: VerifiedKey?
+    /// Values passing rules handed over, for a valid verdict's `outputs`.
+    var outputs: [String: JSONValue] = [:]
 
     init(context: EvaluationContext, failFast: Bool) {
         self.context = context
@@ -96,6 +98,7 @@ struct ChainEvaluator {
         switch outcome.status {
         case .pass:
             if let key = outcome.verifiedKey { verifiedKey = key }
+            outputs.merge(outcome.outputs) { $1 }
             record(rule, .pass, outcome.detail)
             return .pass
         case .fail:

@@ -9,17 +9,27 @@ public struct EvaluationContext: Sendable {
     public let inputs: [String: JSONValue]
     /// The decoded token, for token rules.
     public let token: DecodedToken?
+    /// The non-token subjects of this evaluation, by section.
+    public let subjects: [String: any PolicySubject]
     /// The remote key sets this evaluation resolved, for the signature rule.
     public let keySets: [RemoteKeySource: KeyResolution]
     /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
     public let tracing: Bool
 
-    public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, keySets: [RemoteKeySource: KeyResolution] = [:], tracing: Bool = false) {
+    public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
+                keySets: [RemoteKeySource: KeyResolution] = [:], tracing: Bool = false) {
         self.now = now
         self.inputs = inputs
         self.token = token
+        self.subjects = subjects
         self.keySets = keySets
         self.tracing = tracing
+    }
+
+    /// The subject of type `S`; the engine supplies every subject a policy's sections need
+    /// before rules run, so a section's own rules may rely on it.
+    public func subject<S: PolicySubject>(_ type: S.Type) -> S? {
+        subjects[S.section] as? S
     }
 
     /// A trace detail, built only when tracing: describing a comparison (dates, lists, JSON)

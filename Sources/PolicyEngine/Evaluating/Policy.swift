@@ -28,9 +28,12 @@ public struct Policy: Sendable {
     public let keyCache: JWKSCache
     /// The `jwks_uri` and `discovery` sources among `keySources`, each once.
     public let remoteKeySources: [RemoteKeySource]
+    /// The sections whose subject every evaluation must supply: `token`, `request`, `callback`.
+    public let subjects: [String]
 
     init(name: String, description: String?, mode: EvaluationMode, inputs: [InputDeclaration], outputs: [OutputDeclaration],
-         envelope: TokenEnvelope, root: ChainNode, files: [String], warnings: [Diagnostic], keySources: [KeySource], keyCache: JWKSCache) {
+         envelope: TokenEnvelope, root: ChainNode, files: [String], warnings: [Diagnostic], keySources: [KeySource], keyCache: JWKSCache,
+         subjects: [String]) {
         self.name = name
         self.description = description
         self.mode = mode
@@ -42,32 +45,35 @@ public struct Policy: Sendable {
         self.warnings = warnings
         self.keySources = keySources
         self.keyCache = keyCache
+        self.subjects = subjects
         remoteKeySources = keySources.compactMap(\.remote).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {
         Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
-               root: root, files: files, warnings: warnings, keySources: keySources, keyCache: keyCache)
+               root: root, files: files, warnings: warnings, keySources: keySources, keyCache: keyCache,
+               subjects: subjects)
     }
 
-    /// Evaluates a compact token (a JWS, or a JWE for `format: jwe | nested`) at `now`
-    /// (seconds since the Unix epoch), fetching remote keys when the cache cannot answer.
+    /// Evaluates the policy's subjects at `now` (seconds since the Unix epoch): a compact token
+    /// (a JWS, or a JWE for `format: jwe | nested`) for a `token` section, and the subjects other
+    /// sections read (a request, a callback). Remote keys are fetched when the cache cannot answer.
     ///
-    /// Throws only for a caller mistake (a required input missing, an undeclared input); every
-    /// problem with the token itself, unreachable keys included, is a finding in the verdict.
-    public func evaluate(token: String, inputs supplied: [String: JSONValue] = [:], now: Double,
+    /// Throws only for a caller mistake (a required input or subject missing, an undeclared
+    /// input, a subject the policy does not check); every problem with the subjects themselves,
+    /// unreachable keys included, is a finding in the verdict.
+    public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller") async throws(EvaluationError) -> Verdict {
-        let inputs = try resolveInputs(supplied)
-        let decoded: DecodedToken
-        switch decode(token, now: now, tracing: tracing, clockSource: clockSource) {
-        case let .decoded(token): decoded = token
+        let prepared: Prepared
+        switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
+        case let .ready(ready): prepared = ready
         case let .refused(verdict): return verdict
         }
         var keySets: [RemoteKeySource: KeyResolution] = [:]
-        if let jws = decoded.jws {
+        if let jws = prepared.token?.jws {
             for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
         }
-        return run(decoded, inputs: inputs, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
+        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
     }
 
     /// Evaluates without waiting for the network: the fast path for policies with local keys, or
@@ -76,16 +82,15 @@ public struct Policy: Sendable {
     /// Throws `keys_not_cached` when a remote key set would have to be fetched first (a cold
     /// cache, an expired set, an unknown `kid` that may be refetched); that fetch is started in
     /// the background. Call `prefetch()` at start-up, or use the `async` overload.
-    public func evaluate(token: String, inputs supplied: [String: JSONValue] = [:], now: Double,
+    public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller") throws(EvaluationError) -> Verdict {
-        let inputs = try resolveInputs(supplied)
-        let decoded: DecodedToken
-        switch decode(token, now: now, tracing: tracing, clockSource: clockSource) {
-        case let .decoded(token): decoded = token
+        let prepared: Prepared
+        switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
+        case let .ready(ready): prepared = ready
         case let .refused(verdict): return verdict
         }
         var keySets: [RemoteKeySource: KeyResolution] = [:]
-        if let jws = decoded.jws {
+        if let jws = prepared.token?.jws {
             for source in remoteKeySources {
                 guard let resolution = keyCache.cachedResolution(source, kid: jws.header.kid) else {
                     throw EvaluationError(.keysNotCached, "the keys of \(source) are not cached yet; await prefetch() or use the async evaluate")
@@ -93,7 +98,7 @@ public struct Policy: Sendable {
                 keySets[source] = resolution
             }
         }
-        return run(decoded, inputs: inputs, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
+        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
     }
 
     /// Evaluates at a `Date`, fetching remote keys when needed.
@@ -114,16 +119,40 @@ public struct Policy: Sendable {
         }
     }
 
-    private enum Decoding {
-        case decoded(DecodedToken)
+    /// What an evaluation works on once its subjects are checked and its token decoded.
+    private struct Prepared {
+        let inputs: [String: JSONValue]
+        let token: DecodedToken?
+        let subjects: [String: any PolicySubject]
+    }
+
+    private enum Preparation {
+        case ready(Prepared)
         /// The token failed before any rule could run; this is its verdict.
         case refused(Verdict)
     }
 
-    private func decode(_ token: String, now: Double, tracing: Bool, clockSource: String) -> Decoding {
+    private func prepare(token: String?, subjects given: [any PolicySubject], inputs supplied: [String: JSONValue],
+                         now: Double, tracing: Bool, clockSource: String) throws(EvaluationError) -> Preparation {
+        let inputs = try resolveInputs(supplied)
+        var bySection: [String: any PolicySubject] = [:]
+        for subject in given {
+            let section = type(of: subject).section
+            guard subjects.contains(section) else {
+                throw EvaluationError(.unexpectedSubject, "the policy has no '\(section)' section to check a \(section) with")
+            }
+            bySection[section] = subject
+        }
+        if token != nil, !subjects.contains("token") {
+            throw EvaluationError(.unexpectedSubject, "the policy has no 'token' section to check a token with")
+        }
+        for section in subjects where section == "token" ? token == nil : bySection[section] == nil {
+            throw EvaluationError(.missingSubject, "the policy checks a \(section), and none was given")
+        }
+        guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
         switch TokenDecoder.decode(token, envelope: envelope) {
-        case let .success(token):
-            return .decoded(token)
+        case let .success(decoded):
+            return .ready(Prepared(inputs: inputs, token: decoded, subjects: bySection))
         case let .failure(failure):
             var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
             let at = failure.location?.description ?? (files.first ?? name) + ":1:1"
@@ -136,10 +165,11 @@ public struct Policy: Sendable {
         }
     }
 
-    private func run(_ decoded: DecodedToken, inputs: [String: JSONValue], keySets: [RemoteKeySource: KeyResolution],
-                     now: Double, tracing: Bool, clockSource: String) -> Verdict {
+    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], now: Double, tracing: Bool, clockSource: String) -> Verdict {
         var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
-        let context = EvaluationContext(now: now, inputs: inputs, token: decoded, keySets: keySets, tracing: tracing)
+        let decoded = prepared.token
+        let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, subjects: prepared.subjects,
+                                        keySets: keySets, tracing: tracing)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
         // not the same as "no findings".
@@ -149,10 +179,11 @@ public struct Policy: Sendable {
         case let .fail(found): (passed, findings) = (false, found)
         }
         // A plain JWE carries no signature: authenticated decryption is what proves its origin.
-        let provenBy = envelope.format == .jwe ? decoded.decryptedBy : evaluator.verifiedKey
+        let provenBy = envelope.format == .jwe ? decoded?.decryptedBy : evaluator.verifiedKey
         let verified = provenBy != nil
-        let valid = passed && verified
-        if let decryption = envelope.decryption, let key = decoded.decryptedBy {
+        // A token must prove its origin; requests, callbacks and PKCE values carry no signature.
+        let valid = passed && (verified || decoded == nil)
+        if let decryption = envelope.decryption, let key = decoded?.decryptedBy {
             trace?.entries.append(.init(rule: "token.decryption", status: .pass, at: decryption.location.description,
                                         detail: "decrypted with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(key.source)"))
         }
@@ -161,7 +192,7 @@ public struct Policy: Sendable {
         // Operators watch this field for outages: a verdict reached with stale keys says so.
         let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
         return Verdict(policy: name, valid: valid, verified: verified, keyFreshness: keyFreshness, findings: findings,
-                       skipped: evaluator.skipped, outputs: valid ? outputValues(decoded) : [:], trace: trace)
+                       skipped: evaluator.skipped, outputs: valid ? evaluator.outputs.merging(outputValues(decoded)) { $1 } : [:], trace: trace)
     }
 
     func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
@@ -181,8 +212,9 @@ public struct Policy: Sendable {
         return resolved
     }
 
-    private func outputValues(_ token: DecodedToken) -> [String: JSONValue] {
+    private func outputValues(_ token: DecodedToken?) -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
+        guard let token else { return values }
         for output in outputs {
             switch output.source {
             case let .claim(path): values[output.name] = path.value(in: token.claims)
@@ -201,6 +233,10 @@ public struct EvaluationError: Error, Sendable, CustomStringConvertible {
         case unknownInput = "unknown_input"
         /// The synchronous `evaluate` needs a remote key set that is not in the cache.
         case keysNotCached = "keys_not_cached"
+        /// A section's subject (token, request, callback) was not given.
+        case missingSubject = "missing_subject"
+        /// A subject was given that no section of the policy checks.
+        case unexpectedSubject = "unexpected_subject"
     }
 
     public let code: Code

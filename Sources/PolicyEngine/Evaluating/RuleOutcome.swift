@@ -14,9 +14,11 @@ public struct RuleOutcome: Sendable {
     public let detail: String?
     /// For the signature rule: the key that verified.
     public let verifiedKey: VerifiedKey?
+    /// Values a passing rule hands to the verdict's `outputs` (a callback's `code` and `state`).
+    public var outputs: [String: JSONValue] = [:]
 
-    public static func pass(_ detail: String? = nil) -> RuleOutcome {
-        RuleOutcome(status: .pass, code: nil, message: nil, detail: detail, verifiedKey: nil)
+    public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:]) -> RuleOutcome {
+        RuleOutcome(status: .pass, code: nil, message: nil, detail: detail, verifiedKey: nil, outputs: outputs)
     }
 
     public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil) -> RuleOutcome {

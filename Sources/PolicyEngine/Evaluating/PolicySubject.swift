@@ -1,0 +1,9 @@
+/// Something other than a token that a policy section checks — an HTTP request, an
+/// authorization-response callback — decoded once before any rule runs.
+///
+/// Subject types live with the rules that read them; the engine only carries them, keyed by
+/// their section, so a new kind of subject needs no engine change.
+public protocol PolicySubject: Sendable {
+    /// The section whose rules read this subject: `request`, `callback`.
+    static var section: String { get }
+}
