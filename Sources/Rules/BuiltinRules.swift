@@ -19,9 +19,17 @@ public enum BuiltinRules {
         "limits": "max_token_bytes and max_json_depth for the presented token",
     ]
 
+    /// Rule types of the `pkce` section (RFC 7636), which reads inputs only.
+    public static let pkceRules: [any Rule.Type] = [PKCEMethodRule.self, PKCEVerifierRule.self, PKCEChallengeRule.self]
+
+    public static let pkceSettings: [String: String] = [
+        "methods": "allowed challenge methods (default [S256]; plain only if listed)",
+    ]
+
     /// Every built-in rule, by section.
     public static let registry = RuleRegistry(sections: [
         RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings),
+        RuleRegistry.Section(name: "pkce", rules: pkceRules, settings: pkceSettings, needsSubject: false),
     ])
 }
 

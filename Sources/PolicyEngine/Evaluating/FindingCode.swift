@@ -45,4 +45,11 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case inputInvalid = "input_invalid"
     /// A failure reported by a custom (`x-`) rule.
     case customRuleFailed = "custom_rule_failed"
+    // PKCE (RFC 7636)
+    /// The client's `code_challenge_method` is not among the policy's `methods` (absent means `plain`).
+    case pkceMethodNotAllowed = "pkce_method_not_allowed"
+    /// The verifier is not 43–128 characters of `[A-Za-z0-9-._~]`.
+    case pkceVerifierInvalid = "pkce_verifier_invalid"
+    /// The challenge is not the one the verifier makes.
+    case pkceMismatch = "pkce_mismatch"
 }

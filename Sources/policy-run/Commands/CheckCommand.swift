@@ -8,7 +8,8 @@ struct CheckCommand: AsyncParsableCommand {
         commandName: "check",
         abstract: "Check a token against a policy.",
         discussion: """
-        TOKEN is a compact JWS, '-' to read it from standard input, or @FILE. \
+        TOKEN is a compact JWS or JWE, '-' to read it from standard input, or @FILE; a policy \
+        without a token section takes none (a pkce policy reads only --var inputs). \
         Exit status: 0 valid, 1 invalid, 2 usage or policy error.
         """
     )
@@ -25,12 +26,12 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "Add every rule, in order, with what it compared, to the verdict.")
     var trace = false
 
-    @Argument(help: "The token, '-' for standard input, or @FILE.")
-    var token: String
+    @Argument(help: "The token, '-' for standard input, or @FILE (for policies with a token section).")
+    var token: String?
 
     func run() async throws {
         let policy = try options.compiledPolicy()
-        let text = try TokenArgument.read(token)
+        let text = try token.map { try TokenArgument.read($0) }
         let (now, source) = try options.instant()
         let verdict: Verdict
         do {
@@ -41,7 +42,9 @@ struct CheckCommand: AsyncParsableCommand {
         }
         switch format {
         case .json: print(verdict.json.prettyPrinted())
-        case .text: print(VerdictText(verdict, proof: policy.envelope.format == .jwe ? "decryption" : "signature", colour: isatty(STDOUT_FILENO) == 1).rendered)
+        case .text:
+            let proof = !policy.subjects.contains("token") ? nil : policy.envelope.format == .jwe ? "decryption" : "signature"
+            print(VerdictText(verdict, proof: proof, colour: isatty(STDOUT_FILENO) == 1).rendered)
         }
         if !verdict.valid { throw ExitCode(1) }
     }
@@ -50,11 +53,12 @@ struct CheckCommand: AsyncParsableCommand {
 /// A verdict as a person reads it.
 struct VerdictText {
     let verdict: Verdict
-    /// What proves the token's origin: its `signature`, or for a plain JWE its `decryption`.
-    let proof: String
+    /// What proves the token's origin: its `signature`, or for a plain JWE its `decryption`;
+    /// nil for policies that check no token.
+    let proof: String?
     let colour: Bool
 
-    init(_ verdict: Verdict, proof: String = "signature", colour: Bool) {
+    init(_ verdict: Verdict, proof: String? = "signature", colour: Bool) {
         self.verdict = verdict
         self.proof = proof
         self.colour = colour
@@ -66,9 +70,9 @@ struct VerdictText {
         var lines: [String] = []
         let status = verdict.valid ? paint("VALID", "1;32") : paint("INVALID", "1;31")
         var headline = "\(status)  policy \(verdict.policy)"
-        if let key = verdict.trace?.key {
+        if let proof, let key = verdict.trace?.key {
             headline += ", \(proof) verified with \(key.kid.map { "kid '\($0)'" } ?? "a key") from \(key.source)"
-        } else {
+        } else if let proof {
             headline += verdict.verified ? ", \(proof) verified" : ", \(proof) NOT verified"
         }
         if let freshness = verdict.keyFreshness, freshness != .fresh {
