@@ -31,15 +31,15 @@ enum PKCEMethod: String, Sendable, CaseIterable {
 }
 
 extension RuleCompiler {
-    /// The section's `methods` (default `[S256]`), read without reporting: the setting is
-    /// checked once, by `pkceMethodsReported()`.
+    /// The section's `methods` (default `[S256]`). Every pkce rule reads it, so problems are
+    /// reported whichever rules a section holds; the compiler keeps one copy of each.
     mutating func pkceMethods() -> [PKCEMethod] {
         guard let node = setting("methods") else { return [.s256] }
-        return quietly { $0.pkceMethodsReported(node) } ?? [.s256]
+        return reportedPKCEMethods(node) ?? [.s256]
     }
 
     /// Reads `methods`, reporting unknown names, an empty list, and `plain`.
-    mutating func pkceMethodsReported(_ node: YAMLNode) -> [PKCEMethod]? {
+    private mutating func reportedPKCEMethods(_ node: YAMLNode) -> [PKCEMethod]? {
         guard let names = literalStrings(node, what: "'methods'") else { return nil }
         guard !names.isEmpty else {
             error(.invalidValue, "'methods' must list at least one method", at: node, hint: "write methods: [S256]")

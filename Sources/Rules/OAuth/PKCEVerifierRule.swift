@@ -11,7 +11,7 @@ struct PKCEVerifierRule: Rule {
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node, let verifier = compiler.stringValue(node, what: "'verifier'") else { return [] }
-        if let methods = compiler.setting("methods") { _ = compiler.pkceMethodsReported(methods) }
+        _ = compiler.pkceMethods()
         return [compiler.finish(PKCEVerifierRule(verifier: verifier), at: node.location)]
     }
 
