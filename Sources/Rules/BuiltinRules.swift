@@ -26,9 +26,20 @@ public enum BuiltinRules {
         "methods": "allowed challenge methods (default [S256]; plain only if listed)",
     ]
 
+    /// Rule types of the `callback` section: an authorization response at the redirect URI.
+    public static let callbackRules: [any Rule.Type] = [
+        CallbackResponseRule.self, RedirectURIRule.self, CallbackStateRule.self, CallbackIssuerRule.self,
+    ]
+
+    public static let callbackSettings: [String: String] = [
+        "response_mode": "query (default) or fragment: where the response parameters are",
+        "require_issuer": "true: the RFC 9207 iss parameter must be present (default false)",
+    ]
+
     /// Every built-in rule, by section.
     public static let registry = RuleRegistry(sections: [
         RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings),
+        RuleRegistry.Section(name: "callback", rules: callbackRules, settings: callbackSettings),
         RuleRegistry.Section(name: "pkce", rules: pkceRules, settings: pkceSettings, needsSubject: false),
     ])
 }

@@ -1,29 +1,30 @@
 import ArgumentParser
 import Foundation
 
-/// Reads a token given on the command line as text, `-` for standard input, or `@FILE`.
+/// Reads a subject (a token, a callback URL) given on the command line as text, `-` for
+/// standard input, or `@FILE`.
 enum TokenArgument {
     /// The largest token input read, so a wrong file or an endless pipe cannot exhaust memory.
     static let maximumInputBytes = 1 << 20
 
-    static func read(_ argument: String) throws -> String {
+    static func read(_ argument: String, what: String = "token") throws -> String {
         let text: String
         if argument == "-" {
             let data = FileHandle.standardInput.readData(ofLength: maximumInputBytes + 1)
-            guard data.count <= maximumInputBytes else { throw ValidationError("standard input holds more than \(maximumInputBytes) bytes; expected one token") }
+            guard data.count <= maximumInputBytes else { throw ValidationError("standard input holds more than \(maximumInputBytes) bytes; expected one \(what)") }
             text = String(decoding: data, as: UTF8.self)
         } else if argument.hasPrefix("@") {
             let path = String(argument.dropFirst())
-            guard let handle = FileHandle(forReadingAtPath: path) else { throw ValidationError("cannot read token file '\(path)'") }
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw ValidationError("cannot read \(what) file '\(path)'") }
             defer { try? handle.close() }
             let data = handle.readData(ofLength: maximumInputBytes + 1)
-            guard data.count <= maximumInputBytes else { throw ValidationError("'\(path)' holds more than \(maximumInputBytes) bytes; expected one token") }
+            guard data.count <= maximumInputBytes else { throw ValidationError("'\(path)' holds more than \(maximumInputBytes) bytes; expected one \(what)") }
             text = String(decoding: data, as: UTF8.self)
         } else {
             text = argument
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty else { throw ValidationError("the token is empty") }
+        guard !token.isEmpty else { throw ValidationError("the \(what) is empty") }
         return token
     }
 }

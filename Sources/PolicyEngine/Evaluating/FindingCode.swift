@@ -45,6 +45,22 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case inputInvalid = "input_invalid"
     /// A failure reported by a custom (`x-`) rule.
     case customRuleFailed = "custom_rule_failed"
+    // Callbacks (authorization responses)
+    /// The callback is not a URL, or its parameters are not valid form encoding.
+    case callbackMalformed = "callback_malformed"
+    /// A parameter appears more than once (a callback's, or a request's query).
+    case parameterRepeated = "parameter_repeated"
+    /// The authorization server answered with `error`; the finding carries it and `error_description`.
+    case callbackError = "callback_error"
+    /// No `code`, or an empty one.
+    case codeMissing = "code_missing"
+    /// No `state`, or an empty one.
+    case stateMissing = "state_missing"
+    case stateMismatch = "state_mismatch"
+    /// The callback did not arrive at the registered redirect URI (scheme, host, port, path).
+    case redirectURIMismatch = "redirect_uri_mismatch"
+    /// `require_issuer` and the response has no RFC 9207 `iss`.
+    case issuerMissing = "issuer_missing"
     // PKCE (RFC 7636)
     /// The client's `code_challenge_method` is not among the policy's `methods` (absent means `plain`).
     case pkceMethodNotAllowed = "pkce_method_not_allowed"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyEngine
+import Rules
 
 /// `policy-run check`: evaluates one token against a policy and prints the verdict.
 struct CheckCommand: AsyncParsableCommand {
@@ -26,16 +27,22 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "Add every rule, in order, with what it compared, to the verdict.")
     var trace = false
 
+    @Option(help: ArgumentHelp("An authorization response: the URL the browser was redirected to, or @FILE (for policies with a callback section).",
+                               valueName: "URL"))
+    var callback: String?
+
     @Argument(help: "The token, '-' for standard input, or @FILE (for policies with a token section).")
     var token: String?
 
     func run() async throws {
         let policy = try options.compiledPolicy()
         let text = try token.map { try TokenArgument.read($0) }
+        var subjects: [any PolicySubject] = []
+        if let callback { subjects.append(CallbackSubject(url: try TokenArgument.read(callback, what: "callback"))) }
         let (now, source) = try options.instant()
         let verdict: Verdict
         do {
-            verdict = try await policy.evaluate(token: text, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
+            verdict = try await policy.evaluate(token: text, subjects: subjects, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
         } catch let error as EvaluationError {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode(2)

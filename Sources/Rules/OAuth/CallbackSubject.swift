@@ -1,0 +1,77 @@
+public import Foundation
+public import PolicyEngine
+
+/// An authorization response as it reaches the client: the redirect URL, parsed once, with
+/// the form-decoded parameters of its query and of its fragment (POLICY-FORMAT.md section 5).
+public struct CallbackSubject: PolicySubject {
+    public static let section = "callback"
+    /// Callback URLs longer than this are refused as malformed rather than parsed.
+    public static let maxBytes = 16 * 1024
+
+    /// The URL as given.
+    public let url: String
+    /// The parsed URL; nil when `url` is not an absolute URL (then `problem` says why).
+    public let components: URLComponents?
+    /// Parameters of the query and of the fragment; a part that fails to decode is its error.
+    public let query: Result<FormParameters, FormEncodingError>
+    public let fragment: Result<FormParameters, FormEncodingError>
+    /// Why the URL cannot be used at all.
+    public let problem: String?
+
+    public init(url: String) {
+        self.url = url
+        let parsed = url.utf8.count <= Self.maxBytes ? URLComponents(string: url) : nil
+        if url.utf8.count > Self.maxBytes {
+            problem = "the callback URL has \(url.utf8.count) bytes; at most \(Self.maxBytes) are accepted"
+        } else if let parsed, parsed.scheme != nil, parsed.host?.isEmpty == false {
+            problem = nil
+        } else {
+            problem = "the callback is not an absolute URL with a scheme and host"
+        }
+        components = problem == nil ? parsed : nil
+        func decode(_ text: String?) -> Result<FormParameters, FormEncodingError> {
+            Result { () throws(FormEncodingError) in try FormParameters(decoding: Substring(text ?? "")) }
+        }
+        query = decode(components?.percentEncodedQuery)
+        fragment = decode(components?.percentEncodedFragment)
+    }
+}
+
+/// Where the authorization server put its response parameters (OAuth 2.0 Multiple Response Types §2.1).
+enum ResponseMode: String, Sendable, CaseIterable {
+    case query
+    case fragment
+
+    /// This mode's parameters of `callback`; nil when they cannot be read (see `problem(of:)`).
+    func parameters(of callback: CallbackSubject) -> FormParameters? {
+        guard callback.problem == nil else { return nil }
+        return try? (self == .query ? callback.query : callback.fragment).get()
+    }
+
+    /// Why this mode's parameters of `callback` cannot be read; nil when they can.
+    func problem(of callback: CallbackSubject) -> String? {
+        if let problem = callback.problem { return problem }
+        guard case let .failure(error) = self == .query ? callback.query : callback.fragment else { return nil }
+        return "in the \(rawValue), \(error.description)"
+    }
+}
+
+extension RuleCompiler {
+    /// The callback section's `response_mode` (default `query`); every callback rule reads it,
+    /// and the compiler keeps one copy of its diagnostics.
+    mutating func responseMode() -> ResponseMode {
+        guard let node = setting("response_mode") else { return .query }
+        guard let text = literalString(node, what: "'response_mode'") else { return .query }
+        guard let mode = ResponseMode(rawValue: text) else {
+            error(.invalidValue, "'response_mode' must be query or fragment, found '\(text)'", at: node,
+                  hint: Suggestion.didYouMean(text, among: ResponseMode.allCases.map(\.rawValue)))
+            return .query
+        }
+        return mode
+    }
+}
+
+extension EvaluationContext {
+    /// The callback; callback rules only run when the caller supplied one.
+    var callback: CallbackSubject { subject(CallbackSubject.self)! }
+}
