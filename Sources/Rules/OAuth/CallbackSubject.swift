@@ -20,21 +20,35 @@ public struct CallbackSubject: PolicySubject {
 
     public init(url: String) {
         self.url = url
-        let parsed = url.utf8.count <= Self.maxBytes ? URLComponents(string: url) : nil
-        if url.utf8.count > Self.maxBytes {
-            problem = "the callback URL has \(url.utf8.count) bytes; at most \(Self.maxBytes) are accepted"
-        } else if let parsed, parsed.scheme != nil, parsed.host?.isEmpty == false {
-            problem = nil
-        } else {
-            problem = "the callback is not an absolute URL with a scheme and host"
+        problem = Self.problem(url)
+        components = problem == nil ? URLComponents(string: url) : nil
+        // Query and fragment are split from the text itself: Foundation's parser repairs what
+        // it does not like (it re-escapes a stray `%`), and a check must see what was sent.
+        let beforeFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let rawQuery = beforeFragment[0].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
+        let rawFragment = beforeFragment.dropFirst().first ?? ""
+        func decode(_ text: Substring) -> Result<FormParameters, FormEncodingError> {
+            Result { () throws(FormEncodingError) in try FormParameters(decoding: text) }
         }
-        components = problem == nil ? parsed : nil
-        func decode(_ text: String?) -> Result<FormParameters, FormEncodingError> {
-            Result { () throws(FormEncodingError) in try FormParameters(decoding: Substring(text ?? "")) }
-        }
-        query = decode(components?.percentEncodedQuery)
-        fragment = decode(components?.percentEncodedFragment)
+        query = decode(rawQuery)
+        fragment = decode(rawFragment)
     }
+
+    /// Why `url` is not a usable absolute URL: too long, a character RFC 3986 does not allow, or
+    /// no scheme and host.
+    static func problem(_ url: String) -> String? {
+        let bytes = Array(url.utf8)
+        guard bytes.count <= maxBytes else { return "the callback URL has \(bytes.count) bytes; at most \(maxBytes) are accepted" }
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%".utf8)
+        if let index = bytes.firstIndex(where: { !allowed.contains($0) }) {
+            return "the callback URL has a character URLs do not allow (byte 0x\(String(bytes[index], radix: 16)) at position \(index + 1))"
+        }
+        guard let parsed = URLComponents(string: url), parsed.scheme != nil, parsed.host?.isEmpty == false else {
+            return "the callback is not an absolute URL with a scheme and host"
+        }
+        return nil
+    }
+
 }
 
 /// Where the authorization server put its response parameters (OAuth 2.0 Multiple Response Types §2.1).
