@@ -118,4 +118,33 @@ struct ReferencePolicyTests {
         let p256 = try JWK.generate(for: .es256, kid: "puk_disc_sig")
         #expect(try sample.codes(sample.variant(signer: p256, algorithm: .es256)) == [.algNotAllowed])
     }
+
+    @Test("oidc-callback: the example responses, a wrong state and a mix-up are told apart")
+    func callback() throws {
+        let policy = try Policy.load(file: Self.root.appendingPathComponent("Policies/oidc-callback.yaml").path, environment: [:])
+        func verdict(_ example: String, state: String = "af0ifjsldkj") throws -> Verdict {
+            let url = try String(contentsOf: Self.root.appendingPathComponent("Policies/examples/\(example)"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            return try policy.evaluate(subjects: [CallbackSubject(url: url)], inputs: ["state": .string(state)], now: Self.now)
+        }
+        #expect(try verdict("callback-success.url").outputs["code"] == .string("SplxlOBeZQQYbYS6WxSbIA"))
+        #expect(try verdict("callback-denied.url").codes == [.callbackError])
+        #expect(try verdict("callback-success.url", state: "other").codes == [.stateMismatch])
+    }
+
+    @Test("pkce-s256: RFC 7636 Appendix B passes; plain and an undeclared method do not")
+    func pkce() throws {
+        let policy = try Policy.load(file: Self.root.appendingPathComponent("Policies/pkce-s256.yaml").path, environment: [:])
+        var inputs: [String: JSONValue] = [
+            "code_verifier": .string("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "code_challenge": .string("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
+            "code_challenge_method": .string("S256"),
+        ]
+        #expect(try policy.evaluate(inputs: inputs, now: Self.now).valid)
+        inputs["code_challenge_method"] = nil
+        #expect(try policy.evaluate(inputs: inputs, now: Self.now).codes == [.pkceMethodNotAllowed])
+        inputs["code_challenge_method"] = .string("plain")
+        inputs["code_challenge"] = inputs["code_verifier"]
+        #expect(try policy.evaluate(inputs: inputs, now: Self.now).codes == [.pkceMethodNotAllowed])
+    }
 }
