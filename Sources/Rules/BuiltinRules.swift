@@ -26,6 +26,11 @@ public enum BuiltinRules {
         "methods": "allowed challenge methods (default [S256]; plain only if listed)",
     ]
 
+    /// Rule types of the `request` section: an HTTP request.
+    public static let requestRules: [any Rule.Type] = [
+        RequestStructureRule.self, MethodRule.self, PathRule.self, RequestHeadersRule.self, QueryRule.self, BodyRule.self,
+    ]
+
     /// Rule types of the `callback` section: an authorization response at the redirect URI.
     public static let callbackRules: [any Rule.Type] = [
         CallbackResponseRule.self, RedirectURIRule.self, CallbackStateRule.self, CallbackIssuerRule.self,
@@ -39,6 +44,7 @@ public enum BuiltinRules {
     /// Every built-in rule, by section.
     public static let registry = RuleRegistry(sections: [
         RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings),
+        RuleRegistry.Section(name: "request", rules: requestRules),
         RuleRegistry.Section(name: "callback", rules: callbackRules, settings: callbackSettings),
         RuleRegistry.Section(name: "pkce", rules: pkceRules, settings: pkceSettings, needsSubject: false),
     ])

@@ -27,4 +27,13 @@ enum TokenArgument {
         guard !token.isEmpty else { throw ValidationError("the \(what) is empty") }
         return token
     }
+
+    /// The bytes of FILE, or of standard input for `-`, up to one byte past the cap so the
+    /// reader can tell an oversized input from one that fits.
+    static func bytes(_ argument: String, what: String) throws -> [UInt8] {
+        if argument == "-" { return Array(FileHandle.standardInput.readData(ofLength: maximumInputBytes + 1)) }
+        guard let handle = FileHandle(forReadingAtPath: argument) else { throw ValidationError("cannot read \(what) file '\(argument)'") }
+        defer { try? handle.close() }
+        return Array(handle.readData(ofLength: maximumInputBytes + 1))
+    }
 }

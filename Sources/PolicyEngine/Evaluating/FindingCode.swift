@@ -45,6 +45,24 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case inputInvalid = "input_invalid"
     /// A failure reported by a custom (`x-`) rule.
     case customRuleFailed = "custom_rule_failed"
+    // Requests
+    /// The request document is not `{method, url, headers, body}` with the right types.
+    case requestMalformed = "request_malformed"
+    /// The request URL is not an http(s) URL or origin-form target, or does not decode.
+    case urlInvalid = "url_invalid"
+    /// A header name is not a token, or a value holds control or non-ASCII bytes.
+    case headerInvalid = "header_invalid"
+    /// The request (or its body) exceeds the size cap.
+    case bodyTooLarge = "body_too_large"
+    /// The body is declared or needed as JSON and is not JSON.
+    case bodyNotJSON = "body_not_json"
+    case methodNotAllowed = "method_not_allowed"
+    case pathMismatch = "path_mismatch"
+    case queryMismatch = "query_mismatch"
+    /// A body field does not match its matcher.
+    case bodyMismatch = "body_mismatch"
+    /// A body field the policy names is absent.
+    case fieldMissing = "field_missing"
     // Callbacks (authorization responses)
     /// The callback is not a URL, or its parameters are not valid form encoding.
     case callbackMalformed = "callback_malformed"

@@ -5,9 +5,6 @@ public import PolicyEngine
 /// the form-decoded parameters of its query and of its fragment (POLICY-FORMAT.md section 5).
 public struct CallbackSubject: PolicySubject {
     public static let section = "callback"
-    /// Callback URLs longer than this are refused as malformed rather than parsed.
-    public static let maxBytes = 16 * 1024
-
     /// The URL as given.
     public let url: String
     /// The parsed URL; nil when `url` is not an absolute URL (then `problem` says why).
@@ -37,18 +34,12 @@ public struct CallbackSubject: PolicySubject {
     /// Why `url` is not a usable absolute URL: too long, a character RFC 3986 does not allow, or
     /// no scheme and host.
     static func problem(_ url: String) -> String? {
-        let bytes = Array(url.utf8)
-        guard bytes.count <= maxBytes else { return "the callback URL has \(bytes.count) bytes; at most \(maxBytes) are accepted" }
-        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%".utf8)
-        if let index = bytes.firstIndex(where: { !allowed.contains($0) }) {
-            return "the callback URL has a character URLs do not allow (byte 0x\(String(bytes[index], radix: 16)) at position \(index + 1))"
-        }
+        if let problem = URLText.problem(url, what: "the callback URL") { return problem }
         guard let parsed = URLComponents(string: url), parsed.scheme != nil, parsed.host?.isEmpty == false else {
             return "the callback is not an absolute URL with a scheme and host"
         }
         return nil
     }
-
 }
 
 /// Where the authorization server put its response parameters (OAuth 2.0 Multiple Response Types §2.1).

@@ -46,14 +46,15 @@ public struct FormParameters: Sendable, Equatable {
         return repeated
     }
 
-    /// `+` as space, then `%XX` escapes; nil for a broken escape or bytes that are not UTF-8.
-    static func decode(_ text: Substring) -> String? {
+    /// `+` as space (form encoding only), then `%XX` escapes; nil for a broken escape or bytes
+    /// that are not UTF-8.
+    static func decode(_ text: Substring, plusIsSpace: Bool = true) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
             switch byte {
-            case UInt8(ascii: "+"):
+            case UInt8(ascii: "+") where plusIsSpace:
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
                 guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }

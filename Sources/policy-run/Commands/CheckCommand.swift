@@ -27,6 +27,10 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "Add every rule, in order, with what it compared, to the verdict.")
     var trace = false
 
+    @Option(help: ArgumentHelp("An HTTP request as JSON {method, url, headers, body}, or '-' for standard input (for policies with a request section).",
+                               valueName: "FILE"))
+    var request: String?
+
     @Option(help: ArgumentHelp("An authorization response: the URL the browser was redirected to, or @FILE (for policies with a callback section).",
                                valueName: "URL"))
     var callback: String?
@@ -38,6 +42,7 @@ struct CheckCommand: AsyncParsableCommand {
         let policy = try options.compiledPolicy()
         let text = try token.map { try TokenArgument.read($0) }
         var subjects: [any PolicySubject] = []
+        if let request { subjects.append(RequestSubject(json: try TokenArgument.bytes(request, what: "request"))) }
         if let callback { subjects.append(CallbackSubject(url: try TokenArgument.read(callback, what: "callback"))) }
         let (now, source) = try options.instant()
         let verdict: Verdict

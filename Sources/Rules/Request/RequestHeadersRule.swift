@@ -1,0 +1,41 @@
+import PolicyEngine
+
+/// `headers`: a matcher per header, names case-insensitive, one rule each. A header sent once
+/// is matched as a string; one sent several times as the list of its values.
+struct RequestHeadersRule: Rule {
+    static let key = "headers"
+    static let summary = "named headers (case-insensitive) match their matchers"
+    static let phase = RulePhase.header
+
+    let name: String
+    let matcher: Matcher
+
+    static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
+        guard let node else { return [] }
+        guard let pairs = node.pairs else {
+            compiler.error(.wrongType, "'headers' must map header names to matchers, found \(node.shapeDescription)", at: node)
+            return []
+        }
+        return pairs.compactMap { pair in
+            guard RequestSubject.headerProblem(name: pair.name, value: "") == nil else {
+                let keyNode = YAMLNode(.scalar(YAMLScalar(text: pair.name, isPlain: false)), location: pair.keyLocation, path: pair.value.path)
+                compiler.error(.invalidValue, "'\(pair.name)' is not a valid header name", at: keyNode)
+                return nil
+            }
+            guard let matcher = compiler.matcher(pair.value, what: "header '\(pair.name)'") else { return nil }
+            return compiler.finish(RequestHeadersRule(name: pair.name, matcher: matcher), id: pair.name.lowercased(), at: pair.keyLocation)
+        }
+    }
+
+    var explanation: String { "header \(name) \(matcher.explanation)" }
+
+    func evaluate(_ context: EvaluationContext) -> RuleOutcome {
+        let values = context.request.header(name)
+        let value: JSONValue? = values.isEmpty ? nil : values.count == 1 ? .string(values[0]) : .array(values.map { .string($0) })
+        switch matcher.check(value, inputs: context.inputs) {
+        case nil: return .pass(context.detail("header \(name) \(matcher.explanation)"))
+        case .missing: return .fail(.headerMismatch, "the request has no \(name) header")
+        case let .type(message), let .value(message): return .fail(.headerMismatch, "header \(name): \(message)")
+        }
+    }
+}

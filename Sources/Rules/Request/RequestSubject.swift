@@ -1,0 +1,156 @@
+public import PolicyEngine
+
+/// An HTTP request as a policy checks it (POLICY-FORMAT.md section 5), decoded once: the query
+/// split and percent-decoded, header names folded to lower case, a JSON body parsed once.
+///
+/// Decoding never throws: what cannot be decoded is recorded in `problems` (reported by the
+/// `request.structure` rule), and the parts that did decode stay usable for the other rules.
+public struct RequestSubject: PolicySubject {
+    public static let section = "request"
+    /// The largest request document read, and the largest body within it.
+    public static let maxBytes = 1 << 20
+
+    /// Something the request's own structure gets wrong, with the finding code it is reported as.
+    public struct Problem: Sendable, Equatable {
+        public let code: FindingCode
+        public let message: String
+    }
+
+    public let method: String?
+    /// The path, percent-decoded; nil when the URL is missing or does not decode.
+    public let path: String?
+    /// The query parameters; nil when the URL is missing or its query does not decode.
+    public let query: FormParameters?
+    /// Header values by lower-cased name, in order; a header sent twice has two values.
+    public let headers: [String: [String]]
+    /// The body as sent: a JSON value, or text.
+    public let body: Body?
+    /// What could not be decoded, in request order.
+    public let problems: [Problem]
+
+    public enum Body: Sendable {
+        case json(JSONValue)
+        /// Text, with the result of parsing it as JSON (strictly) for rules that need a JSON body.
+        case text(String, parsed: Result<JSONValue, JOSEError>)
+
+        /// The body as JSON, if it is JSON or text that parses as JSON.
+        public var json: JSONValue? {
+            switch self {
+            case let .json(value): value
+            case let .text(_, parsed): try? parsed.get()
+            }
+        }
+    }
+
+    /// Decodes a request document `{"method", "url", "headers", "body"}`.
+    public init(json bytes: [UInt8]) {
+        guard bytes.count <= Self.maxBytes else {
+            self.init(problem: Problem(code: .bodyTooLarge, message: "the request has \(bytes.count) bytes; at most \(Self.maxBytes) are accepted"))
+            return
+        }
+        do {
+            self.init(object: try JSONParser().parseObject(bytes, what: "a request"))
+        } catch {
+            self.init(problem: Problem(code: .requestMalformed, message: "the request is not a JSON object {method, url, headers, body}: \(error.message)"))
+        }
+    }
+
+    private init(problem: Problem) {
+        method = nil
+        path = nil
+        query = nil
+        headers = [:]
+        body = nil
+        problems = [problem]
+    }
+
+    /// Decodes a request from its members.
+    public init(object: JSONObject) {
+        var problems: [Problem] = []
+        func malformed(_ message: String) { problems.append(Problem(code: .requestMalformed, message: message)) }
+        for member in object.members where !["method", "url", "headers", "body"].contains(member.name) {
+            malformed("the request has an unknown member '\(member.name)' (expected method, url, headers, body)")
+        }
+
+        switch object["method"] {
+        case let .string(text)?: method = text
+        case nil: method = nil; malformed("the request has no method")
+        case let other?: method = nil; malformed("the request's method is \(other.typeName), not a string")
+        }
+
+        var headers: [String: [String]] = [:]
+        switch object["headers"] {
+        case nil: break
+        case let .object(fields)?:
+            for field in fields.members {
+                let values: [JSONValue] = field.value.arrayValue ?? [field.value]
+                for value in values {
+                    guard let text = value.stringValue else {
+                        malformed("header '\(field.name)' is \(value.typeName); header values are strings (a list for a repeated header)")
+                        continue
+                    }
+                    if let problem = Self.headerProblem(name: field.name, value: text) {
+                        problems.append(Problem(code: .headerInvalid, message: problem))
+                        continue
+                    }
+                    headers[field.name.lowercased(), default: []].append(text)
+                }
+            }
+        case let other?: malformed("the request's headers are \(other.typeName), not an object")
+        }
+        self.headers = headers
+
+        var path: String?
+        var query: FormParameters?
+        switch object["url"] {
+        case let .string(url)?:
+            switch RequestTarget.parse(url) {
+            case let .success(target): (path, query) = (target.path, target.query)
+            case let .failure(problem): problems.append(Problem(code: .urlInvalid, message: problem.message))
+            }
+        case nil: malformed("the request has no url")
+        case let other?: malformed("the request's url is \(other.typeName), not a string")
+        }
+        self.path = path
+        self.query = query
+
+        switch object["body"] {
+        case nil, .null?:
+            body = nil
+        case let .string(text)?:
+            let parsed = Result { () throws(JOSEError) in try JSONParser().parse(Array(text.utf8)) }
+            body = .text(text, parsed: parsed)
+            let declared = headers["content-type"]?.first?.lowercased() ?? ""
+            if case let .failure(error) = parsed, declared.hasPrefix("application/json") || declared.contains("+json") {
+                problems.append(Problem(code: .bodyNotJSON, message: "the body is declared \(declared) but is not JSON: \(error.message)"))
+            }
+        case let value?:
+            body = .json(value)
+        }
+        self.problems = problems
+    }
+
+    /// The value of a header sent once, by case-insensitive name.
+    public func header(_ name: String) -> [String] {
+        headers[name.lowercased()] ?? []
+    }
+
+    /// Why a header cannot be used: a name that is not an RFC 9110 token, or a value with
+    /// control characters or bytes outside visible ASCII (obsolete text is refused, not guessed).
+    static func headerProblem(name: String, value: String) -> String? {
+        let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        guard !name.isEmpty, name.utf8.allSatisfy({ tokenCharacters.contains($0) }) else {
+            return "'\(String(name.unicodeScalars.prefix(40).map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" }))' is not a valid header name"
+        }
+        if let bad = value.utf8.firstIndex(where: { !(0x20...0x7E).contains($0) && $0 != 0x09 }) {
+            let position = value.utf8.distance(from: value.utf8.startIndex, to: bad)
+            return "header '\(name)' has a control or non-ASCII byte at position \(position + 1)"
+        }
+        return nil
+    }
+}
+
+extension EvaluationContext {
+    /// The request; request rules only run when the caller supplied one.
+    var request: RequestSubject { subject(RequestSubject.self)! }
+}

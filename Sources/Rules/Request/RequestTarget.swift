@@ -1,0 +1,66 @@
+/// A request's URL as policies read it: an absolute `http(s)` URL or an origin-form target
+/// (`/path?query`), checked as sent and split without Foundation's repairs.
+struct RequestTarget: Sendable {
+    /// The path, percent-decoded (a `+` stays a `+` in a path).
+    let path: String
+    let query: FormParameters
+
+    struct Problem: Error {
+        let message: String
+    }
+
+    static func parse(_ url: String) -> Result<RequestTarget, Problem> {
+        if let problem = URLText.problem(url, what: "the request URL") { return .failure(Problem(message: problem)) }
+        let withoutFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var rawPath = parts[0]
+        if !rawPath.hasPrefix("/") {
+            let lowered = rawPath.lowercased()
+            guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
+                return .failure(Problem(message: "the request URL must be an http(s) URL or start with '/'"))
+            }
+            let afterScheme = rawPath[rawPath.index(rawPath.startIndex, offsetBy: lowered.hasPrefix("https://") ? 8 : 7)...]
+            guard let slash = afterScheme.firstIndex(of: "/") else {
+                rawPath = "/"
+                return decode(path: rawPath, query: parts.dropFirst().first)
+            }
+            guard slash > afterScheme.startIndex else { return .failure(Problem(message: "the request URL has no host")) }
+            rawPath = afterScheme[slash...]
+        }
+        return decode(path: rawPath, query: parts.dropFirst().first)
+    }
+
+    private static func decode(path rawPath: Substring, query rawQuery: Substring?) -> Result<RequestTarget, Problem> {
+        guard let path = URLText.percentDecoded(rawPath) else {
+            return .failure(Problem(message: "the request path has a broken percent escape or is not UTF-8"))
+        }
+        do {
+            return .success(RequestTarget(path: path, query: try FormParameters(decoding: rawQuery ?? "")))
+        } catch {
+            return .failure(Problem(message: "in the query, \(error.description)"))
+        }
+    }
+}
+
+/// Checks on URL text shared by callbacks and requests.
+enum URLText {
+    /// Longest URL accepted.
+    static let maxBytes = 16 * 1024
+    private static let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%".utf8)
+
+    /// Why `url` cannot be read: too long, or a character RFC 3986 does not allow.
+    static func problem(_ url: String, what: String) -> String? {
+        let bytes = Array(url.utf8)
+        guard bytes.count <= maxBytes else { return "\(what) has \(bytes.count) bytes; at most \(maxBytes) are accepted" }
+        guard !bytes.isEmpty else { return "\(what) is empty" }
+        if let index = bytes.firstIndex(where: { !allowed.contains($0) }) {
+            return "\(what) has a character URLs do not allow (byte 0x\(String(bytes[index], radix: 16)) at position \(index + 1))"
+        }
+        return nil
+    }
+
+    /// `%XX` escapes decoded, strictly; nil for a broken escape or bytes that are not UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        FormParameters.decode(text, plusIsSpace: false)
+    }
+}
