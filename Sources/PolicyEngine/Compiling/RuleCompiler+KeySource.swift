@@ -28,9 +28,9 @@ extension RuleCompiler {
         }
         let kind = kinds.first
         let isRemote = kind.map { Self.remoteKeySourceKinds.contains($0.name) } ?? false
-        if purpose == .decryption {
+        if purpose != .verification {
             for pair in pairs where Self.remoteKeySourceKinds.contains(pair.name) || pair.name == "x5c" {
-                error(.invalidValue, "\(what) must be a local private key; '\(pair.name)' supplies public keys for verification", at: pair.value)
+                error(.invalidValue, "\(what) must be a local key; '\(pair.name)' supplies public keys for verification", at: pair.value)
                 return nil
             }
         }

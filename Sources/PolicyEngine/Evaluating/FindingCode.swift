@@ -63,6 +63,10 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case bodyMismatch = "body_mismatch"
     /// A body field the policy names is absent.
     case fieldMissing = "field_missing"
+    /// A field listed in `encrypted_fields` is not a well-formed compact JWE.
+    case fieldNotEncrypted = "field_not_encrypted"
+    /// An encrypted field uses a JWE `alg` or `enc` the policy does not allow (RSA1_5 included).
+    case encryptionNotAllowed = "encryption_not_allowed"
     // Callbacks (authorization responses)
     /// The callback is not a URL, or its parameters are not valid form encoding.
     case callbackMalformed = "callback_malformed"

@@ -43,6 +43,33 @@ public struct CompactJWE: Sendable {
         additionalData = Array(bytes[0..<dots[0]])
     }
 
+    /// Why the parts cannot belong to this `alg` and `enc`, checked without a key: the IV and
+    /// tag lengths the content encryption requires, and an encrypted key that is empty exactly
+    /// when the key management puts none there (`dir`, `ECDH-ES`). Nil when the shape fits.
+    public var shapeProblem: String? {
+        guard initializationVector.count == contentEncryption.ivByteCount else {
+            return "\(contentEncryption.rawValue) needs a \(contentEncryption.ivByteCount)-byte IV, found \(initializationVector.count)"
+        }
+        guard authenticationTag.count == contentEncryption.tagByteCount else {
+            return "\(contentEncryption.rawValue) needs a \(contentEncryption.tagByteCount)-byte tag, found \(authenticationTag.count)"
+        }
+        guard !ciphertext.isEmpty || contentEncryption.isGCM else { return "the ciphertext is empty, which CBC never produces" }
+        switch keyAlgorithm {
+        case .direct, .ecdhES:
+            guard encryptedKey.isEmpty else { return "\(keyAlgorithm.rawValue) carries no encrypted key, found \(encryptedKey.count) bytes" }
+        case .a128KW, .a192KW, .a256KW, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW:
+            let expected = contentEncryption.keyByteCount + 8
+            guard encryptedKey.count == expected else { return "\(keyAlgorithm.rawValue) wraps the content key into \(expected) bytes, found \(encryptedKey.count)" }
+        case .a128GCMKW, .a192GCMKW, .a256GCMKW:
+            guard encryptedKey.count == contentEncryption.keyByteCount else {
+                return "\(keyAlgorithm.rawValue) encrypts the content key into \(contentEncryption.keyByteCount) bytes, found \(encryptedKey.count)"
+            }
+        case .rsaOAEP, .rsaOAEP256:
+            guard encryptedKey.count >= 256 else { return "\(keyAlgorithm.rawValue) needs an encrypted key as long as an RSA-2048 modulus at least, found \(encryptedKey.count) bytes" }
+        }
+        return nil
+    }
+
     /// Decrypts with `key`. `understoodCritical` lists the `crit` extensions the caller processes.
     public func decrypt(with key: JWK, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
         if let unknown = header.critical.first(where: { !understoodCritical.contains($0) }) {

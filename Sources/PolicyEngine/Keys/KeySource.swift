@@ -16,6 +16,9 @@ public struct KeySource: Sendable {
     public enum Purpose: String, Sendable {
         case verification
         case decryption
+        /// Request fields: a public key encrypts them (`policy-run encrypt`), a private key also
+        /// proves they decrypt.
+        case encryption
     }
 
     public let origin: Origin

@@ -85,7 +85,11 @@ struct KeyRow {
         }
         // The declared alg, else every algorithm the key may verify (its family's).
         algorithms = key.algorithm ?? (purpose == .verification ? key.verifiableAlgorithms.map(\.rawValue).joined(separator: ",") : "-")
-        use = purpose == .verification ? "verify" : "decrypt"
+        use = switch purpose {
+        case .verification: "verify"
+        case .decryption: "decrypt"
+        case .encryption: "encrypt"
+        }
         self.source = source
         self.fetchedAt = fetchedAt
     }
