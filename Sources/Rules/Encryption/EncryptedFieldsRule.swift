@@ -18,9 +18,10 @@ struct EncryptedFieldsRule: Rule {
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node, let (settings, fields) = compiler.encryptedFieldSettings(node) else { return [] }
         return fields.flatMap { field, location in
-            var rules = [compiler.finish(EncryptedFieldsRule(field: field, settings: settings), id: field.description, at: location)]
+            var rules = [compiler.finish(EncryptedFieldsRule(field: field, settings: settings), id: field.description, at: location, inputs: [])]
             if let nonce = settings.nonce {
-                rules.append(compiler.finish(EncryptedFieldNonceRule(field: field, nonce: nonce, settings: settings), id: "\(field).nonce", at: location))
+                rules.append(compiler.finish(EncryptedFieldNonceRule(field: field, nonce: nonce, settings: settings), id: "\(field).nonce", at: location,
+                                             inputs: nonce.inputNames))
             }
             return rules
         }

@@ -60,12 +60,4 @@ extension RuleCompiler {
         }
         return methods
     }
-
-    /// A rule compiled so that the absence of `value`'s input does not skip it: for
-    /// `challenge_method`, whose absent value means `plain`.
-    mutating func finish(_ rule: some Rule, at location: SourceLocation, evenWithout value: PolicyValue?) -> CompiledRule {
-        let compiled = finish(rule, at: location)
-        let kept = compiled.inputs.filter { !(value?.inputNames.contains($0) ?? false) }
-        return CompiledRule(rule: compiled.rule, id: compiled.id, location: compiled.location, phase: compiled.phase, inputs: kept)
-    }
 }
