@@ -16,6 +16,8 @@ generate() {
 generate test-rs256 -algorithm RSA -pkeyopt rsa_keygen_bits:2048
 generate test-es256 -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -pkeyopt ec_param_enc:named_curve
 generate test-bp256r1 -algorithm EC -pkeyopt ec_paramgen_curve:brainpoolP256r1 -pkeyopt ec_param_enc:named_curve
+# The tenant key Authentication Hub clients encrypt request fields to (RSA-OAEP-256).
+generate test-tenant-enc -algorithm RSA -pkeyopt rsa_keygen_bits:2048
 
 # The RSA and P-256 public keys as JWK Sets with their kid, as an identity provider publishes them.
 # (gematik publishes its brainpool discovery key as a certificate, so that one stays PEM.)

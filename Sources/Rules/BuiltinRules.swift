@@ -29,7 +29,7 @@ public enum BuiltinRules {
     /// Rule types of the `request` section: an HTTP request.
     public static let requestRules: [any Rule.Type] = [
         RequestStructureRule.self, MethodRule.self, PathRule.self, RequestHeadersRule.self, QueryRule.self, BodyRule.self,
-        EncryptedFieldsRule.self,
+        EncryptedFieldsRule.self, BearerRule.self,
     ]
 
     /// Rule types of the `callback` section: an authorization response at the redirect URI.

@@ -12,6 +12,10 @@ public struct PolicyCompiler: Sendable {
     /// The cache every compiled policy fetches its remote keys through. Compile all of a
     /// process's policies with one cache so policies naming the same source share its keys.
     public var keyCache: JWKSCache
+    /// How deep this compile sits inside policies that name other policies (`bearer`).
+    var nesting = 0
+    /// The deepest chain of policies naming policies: deeper is taken for a cycle.
+    static let maxNesting = 4
 
     /// `environment` defaults to the process environment; `keyCache` to a new cache.
     public init(registry: RuleRegistry, environment: [String: String]? = nil, loader: YAMLLoader = YAMLLoader(), keyCache: JWKSCache = JWKSCache()) {
@@ -38,10 +42,15 @@ public struct PolicyCompiler: Sendable {
         return try finish(root, resolver: resolver)
     }
 
+    /// Compiles a policy already in node form (an inline section another policy holds).
+    func compile(root: YAMLNode, file: String) throws(PolicyDiagnostics) -> Policy {
+        try finish(root, resolver: ExtendsResolver(loader: loader, policyDirectory: (file as NSString).deletingLastPathComponent))
+    }
+
     private func finish(_ root: YAMLNode?, resolver: ExtendsResolver) throws(PolicyDiagnostics) -> Policy {
         var diagnostics = resolver.diagnostics
         guard let root, !diagnostics.hasErrors else { throw diagnostics }
-        var state = CompileState(registry: registry, environment: environment, keyCache: keyCache, root: root)
+        var state = CompileState(compiler: self, root: root)
         let policy = state.compile(files: resolver.files)
         diagnostics.append(contentsOf: state.diagnostics)
         guard let policy, !diagnostics.hasErrors else { throw diagnostics }
@@ -51,20 +60,19 @@ public struct PolicyCompiler: Sendable {
 
 /// The work of one compile: reads the merged tree top-down and accumulates diagnostics.
 private struct CompileState {
-    let registry: RuleRegistry
-    let environment: [String: String]
-    let keyCache: JWKSCache
+    let compiler: PolicyCompiler
     let root: YAMLNode
+    var registry: RuleRegistry { compiler.registry }
+    var environment: [String: String] { compiler.environment }
+    var keyCache: JWKSCache { compiler.keyCache }
     var diagnostics = PolicyDiagnostics()
     var declaredInputs: Set<String> = []
     var keySources: [KeySource] = []
     /// The sections the policy uses, at the top level or in `rules:` fragments.
     var sectionsUsed: Set<String> = []
 
-    init(registry: RuleRegistry, environment: [String: String], keyCache: JWKSCache, root: YAMLNode) {
-        self.registry = registry
-        self.environment = environment
-        self.keyCache = keyCache
+    init(compiler: PolicyCompiler, root: YAMLNode) {
+        self.compiler = compiler
         self.root = root
     }
 
@@ -128,7 +136,7 @@ private struct CompileState {
     }
 
     private func makeReader(section: String, node: YAMLNode) -> RuleCompiler {
-        RuleCompiler(sectionName: section, section: node, declaredInputs: declaredInputs, environment: environment)
+        RuleCompiler(sectionName: section, section: node, declaredInputs: declaredInputs, environment: environment, policyCompiler: compiler)
     }
 
     private mutating func policyName() -> String? {

@@ -9,18 +9,22 @@ public struct RuleCompiler: Sendable {
     /// The section being compiled (`token`), and its YAML mapping for settings such as `leeway`.
     public let sectionName: String
     public let section: YAMLNode
-    let declaredInputs: Set<String>
+    /// The inputs the policy declares.
+    public let declaredInputs: Set<String>
     let environment: [String: String]
     var diagnostics = PolicyDiagnostics()
     private var usedInputs: [String] = []
     /// The key sources read so far, for the policy to list, resolve and prefetch.
     var keySources: [KeySource] = []
+    /// The compiler of the policy being compiled, for policies it names (`bearer`).
+    let policyCompiler: PolicyCompiler
 
-    init(sectionName: String, section: YAMLNode, declaredInputs: Set<String>, environment: [String: String]) {
+    init(sectionName: String, section: YAMLNode, declaredInputs: Set<String>, environment: [String: String], policyCompiler: PolicyCompiler) {
         self.sectionName = sectionName
         self.section = section
         self.declaredInputs = declaredInputs
         self.environment = environment
+        self.policyCompiler = policyCompiler
     }
 
     // MARK: - Diagnostics

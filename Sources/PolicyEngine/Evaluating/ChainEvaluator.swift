@@ -103,7 +103,7 @@ struct ChainEvaluator {
             return .pass
         case .fail:
             let finding = Finding(rule: rule.id, code: outcome.code ?? .customRuleFailed, message: outcome.message ?? "the rule failed",
-                                  at: rule.location.description)
+                                  at: rule.location.description, nested: outcome.nested)
             record(rule, .fail, outcome.detail ?? outcome.message)
             return .fail([finding])
         case .blocked:
@@ -125,7 +125,7 @@ struct ChainEvaluator {
     private func overridden(_ findings: [Finding], _ composite: ChainNode.Composite) -> [Finding] {
         guard composite.message != nil || composite.id != nil, let first = findings.first else { return findings }
         return [Finding(rule: composite.id ?? first.rule, code: first.code, message: composite.message ?? first.message,
-                        at: composite.location.description)]
+                        at: composite.location.description, nested: first.nested)]
     }
 
     /// The failure that says the most: a concrete mismatch outranks "claim missing".

@@ -63,6 +63,10 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case bodyMismatch = "body_mismatch"
     /// A body field the policy names is absent.
     case fieldMissing = "field_missing"
+    /// `bearer` and the request carries no single `Authorization: Bearer` token.
+    case bearerMissing = "bearer_missing"
+    /// The bearer token fails the policy `bearer` names; its findings are nested.
+    case bearerInvalid = "bearer_invalid"
     /// A field listed in `encrypted_fields` is not a well-formed compact JWE.
     case fieldNotEncrypted = "field_not_encrypted"
     /// An encrypted field uses a JWE `alg` or `enc` the policy does not allow (RSA1_5 included).

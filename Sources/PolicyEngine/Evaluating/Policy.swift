@@ -73,6 +73,12 @@ public struct Policy: Sendable {
         if let jws = prepared.token?.jws {
             for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
         }
+        // Tokens inside subjects are checked by policies these rules name, which share the cache
+        // and answer from it synchronously: fetch what they will need now.
+        for token in prepared.subjects.values.flatMap(\.embeddedTokens) {
+            let kid = (try? CompactJWS(token))?.header.kid
+            for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
+        }
         return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
     }
 

@@ -6,4 +6,11 @@
 public protocol PolicySubject: Sendable {
     /// The section whose rules read this subject: `request`, `callback`.
     static var section: String { get }
+    /// Compact tokens the subject carries that rules may verify with another policy (a
+    /// request's bearer token), so remote keys for them are fetched before rules run.
+    var embeddedTokens: [String] { get }
+}
+
+extension PolicySubject {
+    public var embeddedTokens: [String] { [] }
 }

@@ -16,13 +16,15 @@ public struct RuleOutcome: Sendable {
     public let verifiedKey: VerifiedKey?
     /// Values a passing rule hands to the verdict's `outputs` (a callback's `code` and `state`).
     public var outputs: [String: JSONValue] = [:]
+    /// For a failing rule that evaluated another policy: that policy's findings.
+    public var nested: [Finding] = []
 
     public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:]) -> RuleOutcome {
         RuleOutcome(status: .pass, code: nil, message: nil, detail: detail, verifiedKey: nil, outputs: outputs)
     }
 
-    public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil) -> RuleOutcome {
-        RuleOutcome(status: .fail, code: code, message: message, detail: detail, verifiedKey: nil)
+    public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil, nested: [Finding] = []) -> RuleOutcome {
+        RuleOutcome(status: .fail, code: code, message: message, detail: detail, verifiedKey: nil, nested: nested)
     }
 
     public static func blocked(_ reason: String) -> RuleOutcome {

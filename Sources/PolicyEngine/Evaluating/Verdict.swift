@@ -57,18 +57,23 @@ public struct Finding: Sendable, Codable, Equatable {
     public let message: String
     /// Where the rule is written: `file:line:column`.
     public let at: String
+    /// The findings of a policy this rule evaluated in turn (a request's `bearer` token).
+    public let nested: [Finding]
 
-    public init(rule: String, code: FindingCode, message: String, at: String) {
+    public init(rule: String, code: FindingCode, message: String, at: String, nested: [Finding] = []) {
         self.rule = rule
         self.code = code
         self.message = message
         self.at = at
+        self.nested = nested
     }
 
     var json: JSONValue {
-        .object(JSONObject([
+        var object = JSONObject([
             "rule": .string(rule), "code": .string(code.rawValue), "message": .string(message), "at": .string(at),
-        ]))
+        ])
+        if !nested.isEmpty { object.set("findings", .array(nested.map(\.json))) }
+        return .object(object)
     }
 }
 

@@ -32,12 +32,15 @@ public struct RequestSubject: PolicySubject {
         case json(JSONValue)
         /// Text, with the result of parsing it as JSON (strictly) for rules that need a JSON body.
         case text(String, parsed: Result<JSONValue, JOSEError>)
+        /// An `application/x-www-form-urlencoded` body, read as an object of strings.
+        case form(FormParameters)
 
-        /// The body as JSON, if it is JSON or text that parses as JSON.
+        /// The body as JSON, if it is JSON, text that parses as JSON, or a form.
         public var json: JSONValue? {
             switch self {
             case let .json(value): value
             case let .text(_, parsed): try? parsed.get()
+            case let .form(parameters): .object(JSONObject(members: parameters.pairs.map { JSONMember(name: $0.name, value: .string($0.value)) }))
             }
         }
     }
@@ -117,6 +120,17 @@ public struct RequestSubject: PolicySubject {
         switch object["body"] {
         case nil, .null?:
             body = nil
+        case let .string(text)? where (headers["content-type"]?.first?.lowercased() ?? "").hasPrefix("application/x-www-form-urlencoded"):
+            do {
+                let form = try FormParameters(decoding: Substring(text))
+                if let repeated = form.repeatedNames.first {
+                    problems.append(Problem(code: .parameterRepeated, message: "the form body repeats the parameter '\(repeated)'"))
+                }
+                body = .form(form)
+            } catch {
+                body = .text(text, parsed: .failure(JOSEError(.invalidJSON, "not a form")))
+                problems.append(Problem(code: .bodyNotJSON, message: "the body is declared a form, but \(error.description)"))
+            }
         case let .string(text)?:
             let parsed = Result { () throws(JOSEError) in try JSONParser().parse(Array(text.utf8)) }
             body = .text(text, parsed: parsed)
