@@ -147,4 +147,55 @@ struct ReferencePolicyTests {
         inputs["code_challenge"] = inputs["code_verifier"]
         #expect(try policy.evaluate(inputs: inputs, now: Self.now).codes == [.pkceMethodNotAllowed])
     }
+
+    static func request(_ example: String, edit: (inout JSONObject) -> Void = { _ in }) throws -> RequestSubject {
+        var object = try JSONParser().parseObject(Array(Data(contentsOf: root.appendingPathComponent("Policies/examples/\(example)"))), what: "a request")
+        edit(&object)
+        return RequestSubject(object: object)
+    }
+
+    @Test("oidc-authorize-request: the example passes; implicit flow, short state, plain PKCE and a repeated parameter fail")
+    func authorizeRequest() throws {
+        let policy = try Policy.load(file: Self.root.appendingPathComponent("Policies/oidc-authorize-request.yaml").path, environment: [:])
+        #expect(try policy.evaluate(subjects: [Self.request("oidc-authorize-request.request.json")], now: Self.now).valid)
+        func codes(_ from: String, _ to: String) throws -> [FindingCode] {
+            let request = try Self.request("oidc-authorize-request.request.json") { object in
+                object.set("url", .string(object["url"]!.stringValue!.replacingOccurrences(of: from, with: to)))
+            }
+            return try policy.evaluate(subjects: [request], now: Self.now).codes
+        }
+        #expect(try codes("response_type=code", "response_type=id_token") == [.queryMismatch])
+        #expect(try codes("scope=openid%20profile", "scope=profile") == [.queryMismatch])
+        #expect(try codes("state=af0ifjsldkjQ7xV2mN9pLw", "state=short") == [.queryMismatch])
+        #expect(try codes("code_challenge_method=S256", "code_challenge_method=plain") == [.queryMismatch])
+        #expect(try codes("&nonce=", "&state=again&nonce=") == [.parameterRepeated])
+    }
+
+    @Test("gematik-idp-token-exchange: the form request and its verifier pass; another verifier or grant fails")
+    func tokenExchange() throws {
+        let policy = try Policy.load(file: Self.root.appendingPathComponent("Policies/gematik-idp-token-exchange.yaml").path, environment: [:])
+        let inputs: [String: JSONValue] = ["code_verifier": .string("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+                                           "code_challenge": .string("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")]
+        let request = try Self.request("gematik-token-request.request.json")
+        #expect(try policy.evaluate(subjects: [request], inputs: inputs, now: Self.now).valid)
+        var otherVerifier = inputs
+        otherVerifier["code_verifier"] = .string(String(repeating: "a", count: 43))
+        #expect(try policy.evaluate(subjects: [request], inputs: otherVerifier, now: Self.now).codes == [.bodyMismatch, .pkceMismatch])
+        let implicit = try Self.request("gematik-token-request.request.json") { object in
+            object.set("body", .string(object["body"]!.stringValue!.replacingOccurrences(of: "grant_type=authorization_code", with: "grant_type=password")))
+        }
+        #expect(try policy.evaluate(subjects: [implicit], inputs: inputs, now: Self.now).codes == [.bodyMismatch])
+    }
+
+    @Test("authhub-authenticate: the plaintext example fails field by field; encrypted with the tenant key it passes")
+    func authHub() throws {
+        let policy = try Policy.load(file: Self.root.appendingPathComponent("Policies/authhub-authenticate.yaml").path, environment: [:])
+        let inputs: [String: JSONValue] = ["server_nonce": .string("Qm9uam91cg")]
+        let plain = try Self.request("authhub-authenticate.request.json")
+        #expect(try policy.evaluate(subjects: [plain], inputs: inputs, now: Self.now).codes == [.fieldNotEncrypted, .fieldNotEncrypted])
+        let document = try JSONParser().parseObject(Array(Data(contentsOf: Self.root.appendingPathComponent("Policies/examples/authhub-authenticate.request.json"))), what: "a request")
+        let encrypted = try RequestEncryptor(policy: policy).encrypt(request: document, inputs: inputs)
+        let verdict = try policy.evaluate(subjects: [RequestSubject(object: encrypted)], inputs: inputs, now: Self.now)
+        #expect(verdict.valid && verdict.verified)
+    }
 }

@@ -131,4 +131,24 @@ struct RemoteKeyPolicyTests {
         #expect(await server.requests("/jwks") == 2)
         await server.stop()
     }
+
+    @Test("a request's bearer token checked with remote keys: fetched before rules run, kid_unknown nested")
+    func bearerWithRemoteKeys() async throws {
+        let server = try await KeyServer()
+        await server.json("/jwks", fixture.jwksJSON)
+        let policy = try Policy.load(text: """
+        policy: api
+        request:
+          bearer: {token: {algorithms: [ES256], keys: {jwks_uri: "\(server.url("/jwks").absoluteString)", allow_http: true}}}
+        """, file: "api.yaml", environment: [:], keyCache: cache())
+        #expect(policy.remoteKeySources.count == 1)
+        func request(_ token: String) -> RequestSubject {
+            RequestSubject(json: Array(#"{"method": "GET", "url": "/", "headers": {"Authorization": "Bearer \#(token)"}}"#.utf8))
+        }
+        #expect(try await policy.evaluate(subjects: [request(fixture.token())], now: TokenFixture.now).valid)
+        let unknown = try await policy.evaluate(subjects: [request(fixture.token(header: ["kid": .string("rotated")]))], now: TokenFixture.now)
+        #expect(unknown.codes == [.bearerInvalid] && unknown.findings[0].nested.map(\.code) == [.kidUnknown])
+        #expect(await server.requests("/jwks") == 1)
+        await server.stop()
+    }
 }

@@ -38,4 +38,39 @@ struct RequestCommandTests {
         #expect(plain.status == 1)
         #expect(plain.stdout.contains("pkce_method_not_allowed"))
     }
+
+    @Test("encrypt then check the Authentication Hub example: valid; the plaintext never appears; the raw request fails")
+    func authHubRoundTrip() throws {
+        let nonce = ["--var", "server_nonce=Qm9uam91cg"]
+        let encrypt = try DecodeCommandTests.run(["encrypt", "--policy", "Policies/authhub-authenticate.yaml"] + nonce + ["Policies/examples/authhub-authenticate.request.json"])
+        #expect(encrypt.status == 0, "\(encrypt.stderr)")
+        #expect(!encrypt.stdout.contains("correct horse") && !encrypt.stdout.contains("MEUCIQDq3"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authenticate-\(UUID().uuidString).json")
+        try encrypt.stdout.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let check = ["check", "--policy", "Policies/authhub-authenticate.yaml"] + nonce + ["--now", "2026-11-21T09:30:00Z", "--request"]
+        let valid = try DecodeCommandTests.run(check + [file.path])
+        print("policy-run encrypt … | policy-run check --request:\n\(valid.stdout)")
+        #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
+        #expect(valid.stdout.hasPrefix("VALID  policy authhub-authenticate, bearer token verified"))
+        let otherNonce = try DecodeCommandTests.run(["check", "--policy", "Policies/authhub-authenticate.yaml", "--var", "server_nonce=other",
+                                                     "--now", "2026-11-21T09:30:00Z", "--request", file.path])
+        #expect(otherNonce.status == 1 && otherNonce.stdout.contains("nonce_mismatch"))
+        let raw = try DecodeCommandTests.run(check + ["Policies/examples/authhub-authenticate.request.json"])
+        #expect(raw.status == 1 && raw.stdout.contains("field_not_encrypted"))
+        #expect(!raw.stdout.contains("correct horse"))
+        let noNonce = try DecodeCommandTests.run(["encrypt", "--policy", "Policies/authhub-authenticate.yaml", "Policies/examples/authhub-authenticate.request.json"])
+        #expect(noNonce.status == 2 && noNonce.stderr.contains("server_nonce"))
+    }
+
+    @Test("check --request reads standard input; a request policy refuses a missing request")
+    func requestFromStandardInput() throws {
+        let request = try String(contentsOfFile: DecodeCommandTests.packageRoot.appendingPathComponent("Policies/examples/oidc-authorize-request.request.json").path, encoding: .utf8)
+        let run = try DecodeCommandTests.run(["check", "--policy", "Policies/oidc-authorize-request.yaml", "--request", "-"], stdin: request)
+        #expect(run.status == 0, "\(run.stdout)")
+        let missing = try DecodeCommandTests.run(["check", "--policy", "Policies/oidc-authorize-request.yaml"])
+        #expect(missing.status == 2 && missing.stderr.contains("checks a request"))
+        let garbage = try DecodeCommandTests.run(["check", "--policy", "Policies/oidc-authorize-request.yaml", "--request", "-"], stdin: "{\"method\": ")
+        #expect(garbage.status == 1 && garbage.stdout.contains("request_malformed"))
+    }
 }

@@ -55,7 +55,9 @@ struct CheckCommand: AsyncParsableCommand {
         switch format {
         case .json: print(verdict.json.prettyPrinted())
         case .text:
-            let proof = !policy.subjects.contains("token") ? nil : policy.envelope.format == .jwe ? "decryption" : "signature"
+            // A request is proven by its bearer token when it has one; callbacks and PKCE by nothing.
+            let proof = !policy.subjects.contains("token") ? (verdict.verified ? "bearer token" : nil)
+                : policy.envelope.format == .jwe ? "decryption" : "signature"
             print(VerdictText(verdict, proof: proof, colour: isatty(STDOUT_FILENO) == 1).rendered)
         }
         if !verdict.valid { throw ExitCode(1) }
