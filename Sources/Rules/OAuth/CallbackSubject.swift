@@ -21,14 +21,12 @@ public struct CallbackSubject: PolicySubject {
         components = problem == nil ? URLComponents(string: url) : nil
         // Query and fragment are split from the text itself: Foundation's parser repairs what
         // it does not like (it re-escapes a stray `%`), and a check must see what was sent.
-        let beforeFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        let rawQuery = beforeFragment[0].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
-        let rawFragment = beforeFragment.dropFirst().first ?? ""
+        let parts = URLText.split(url)
         func decode(_ text: Substring) -> Result<FormParameters, FormEncodingError> {
             Result { () throws(FormEncodingError) in try FormParameters(decoding: text) }
         }
-        query = decode(rawQuery)
-        fragment = decode(rawFragment)
+        query = decode(parts.query)
+        fragment = decode(parts.fragment)
     }
 
     /// Why `url` is not a usable absolute URL: too long, a character RFC 3986 does not allow, or

@@ -11,31 +11,27 @@ struct RequestTarget: Sendable {
 
     static func parse(_ url: String) -> Result<RequestTarget, Problem> {
         if let problem = URLText.problem(url, what: "the request URL") { return .failure(Problem(message: problem)) }
-        let withoutFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var rawPath = parts[0]
+        let parts = URLText.split(url)
+        var rawPath = parts.beforeQuery
         if !rawPath.hasPrefix("/") {
             let lowered = rawPath.lowercased()
             guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
                 return .failure(Problem(message: "the request URL must be an http(s) URL or start with '/'"))
             }
             let afterScheme = rawPath[rawPath.index(rawPath.startIndex, offsetBy: lowered.hasPrefix("https://") ? 8 : 7)...]
-            guard let slash = afterScheme.firstIndex(of: "/") else {
-                rawPath = "/"
-                return decode(path: rawPath, query: parts.dropFirst().first)
-            }
+            guard let slash = afterScheme.firstIndex(of: "/") else { return decode(path: "/", query: parts.query) }
             guard slash > afterScheme.startIndex else { return .failure(Problem(message: "the request URL has no host")) }
             rawPath = afterScheme[slash...]
         }
-        return decode(path: rawPath, query: parts.dropFirst().first)
+        return decode(path: rawPath, query: parts.query)
     }
 
-    private static func decode(path rawPath: Substring, query rawQuery: Substring?) -> Result<RequestTarget, Problem> {
+    private static func decode(path rawPath: Substring, query rawQuery: Substring) -> Result<RequestTarget, Problem> {
         guard let path = URLText.percentDecoded(rawPath) else {
             return .failure(Problem(message: "the request path has a broken percent escape or is not UTF-8"))
         }
         do {
-            return .success(RequestTarget(path: path, query: try FormParameters(decoding: rawQuery ?? "")))
+            return .success(RequestTarget(path: path, query: try FormParameters(decoding: rawQuery)))
         } catch {
             return .failure(Problem(message: "in the query, \(error.description)"))
         }
@@ -57,6 +53,13 @@ enum URLText {
             return "\(what) has a character URLs do not allow (byte 0x\(String(bytes[index], radix: 16)) at position \(index + 1))"
         }
         return nil
+    }
+
+    /// The text before the query, the query and the fragment, split as sent (without `?`, `#`).
+    static func split(_ url: String) -> (beforeQuery: Substring, query: Substring, fragment: Substring) {
+        let atFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let atQuery = atFragment[0].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return (atQuery[0], atQuery.dropFirst().first ?? "", atFragment.dropFirst().first ?? "")
     }
 
     /// `%XX` escapes decoded, strictly; nil for a broken escape or bytes that are not UTF-8.
