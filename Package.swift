@@ -30,6 +30,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
@@ -37,7 +42,7 @@ let package = Package(
         .target(
             name: "PolicyEngine",
             dependencies: [
-                "COpenSSL", "CSodium",
+                "COpenSSL", "CSodium", "CZlib",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],

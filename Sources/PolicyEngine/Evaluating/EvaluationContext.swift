@@ -13,15 +13,18 @@ public struct EvaluationContext: Sendable {
     public let subjects: [String: any PolicySubject]
     /// The remote key sets this evaluation resolved, for the signature rule.
     public let keySets: [RemoteKeySource: KeyResolution]
+    /// Remembered signature checks, for batches where tokens repeat; nil checks every time.
+    public let signatureCache: SignatureCache?
     /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
     public let tracing: Bool
 
     public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
-                keySets: [RemoteKeySource: KeyResolution] = [:], tracing: Bool = false) {
+                keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false) {
         self.now = now
         self.inputs = inputs
         self.token = token
         self.subjects = subjects
+        self.signatureCache = signatureCache
         self.keySets = keySets
         self.tracing = tracing
     }
@@ -30,6 +33,21 @@ public struct EvaluationContext: Sendable {
     /// before rules run, so a section's own rules may rely on it.
     public func subject<S: PolicySubject>(_ type: S.Type) -> S? {
         subjects[S.section] as? S
+    }
+
+    /// The key of `candidates` that verifies `jws`, or nil when none does, asking the signature
+    /// cache first. `keySet` identifies the set the candidates came from.
+    public func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: String, verified: (JWK) -> VerifiedKey) -> VerifiedKey? {
+        func check() -> VerifiedKey? {
+            for key in candidates where (try? jws.verify(with: key)) == true { return verified(key) }
+            return nil
+        }
+        guard let signatureCache else { return check() }
+        let cacheKey = SignatureCache.Key(signed: jws.signedBytes, keySet: keySet)
+        if let known = signatureCache.outcome(for: cacheKey) { return known }
+        let result = check()
+        signatureCache.remember(result, for: cacheKey)
+        return result
     }
 
     /// A trace detail, built only when tracing: describing a comparison (dates, lists, JSON)

@@ -63,7 +63,8 @@ public struct Policy: Sendable {
     /// input, a subject the policy does not check); every problem with the subjects themselves,
     /// unreachable keys included, is a finding in the verdict.
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
-                         trace tracing: Bool = false, clockSource: String = "caller") async throws(EvaluationError) -> Verdict {
+                         trace tracing: Bool = false, clockSource: String = "caller",
+                         signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Verdict {
         let prepared: Prepared
         switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
         case let .ready(ready): prepared = ready
@@ -79,7 +80,7 @@ public struct Policy: Sendable {
             let kid = (try? CompactJWS(token))?.header.kid
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
-        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
+        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache)
     }
 
     /// Evaluates without waiting for the network: the fast path for policies with local keys, or
@@ -89,7 +90,8 @@ public struct Policy: Sendable {
     /// cache, an expired set, an unknown `kid` that may be refetched); that fetch is started in
     /// the background. Call `prefetch()` at start-up, or use the `async` overload.
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
-                         trace tracing: Bool = false, clockSource: String = "caller") throws(EvaluationError) -> Verdict {
+                         trace tracing: Bool = false, clockSource: String = "caller",
+                         signatureCache: SignatureCache? = nil) throws(EvaluationError) -> Verdict {
         let prepared: Prepared
         switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
         case let .ready(ready): prepared = ready
@@ -104,7 +106,7 @@ public struct Policy: Sendable {
                 keySets[source] = resolution
             }
         }
-        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource)
+        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache)
     }
 
     /// Evaluates at a `Date`, fetching remote keys when needed.
@@ -171,11 +173,12 @@ public struct Policy: Sendable {
         }
     }
 
-    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], now: Double, tracing: Bool, clockSource: String) -> Verdict {
+    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], now: Double, tracing: Bool, clockSource: String,
+                     signatureCache: SignatureCache?) -> Verdict {
         var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
         let decoded = prepared.token
         let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, subjects: prepared.subjects,
-                                        keySets: keySets, tracing: tracing)
+                                        keySets: keySets, signatureCache: signatureCache, tracing: tracing)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
         // not the same as "no findings".

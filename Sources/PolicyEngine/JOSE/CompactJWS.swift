@@ -20,6 +20,8 @@ public struct CompactJWS: Sendable {
     public var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
     /// The decoded signature bytes.
     public var signature: ArraySlice<UInt8> { storage[signingInputCount...] }
+    /// The signing input and the signature together: what identifies a signature check.
+    package var signedBytes: [UInt8] { storage }
 
     /// Parses a compact JWS from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {

@@ -77,7 +77,7 @@ public struct KeySource: Sendable {
             guard leaf.canVerify(algorithm) else {
                 return .failure(.keyUnavailable, "the x5c leaf key (\(leaf.type)) cannot verify \(algorithm.rawValue)")
             }
-            return .keys([leaf], freshness: .fresh, source: certificateTrust.description)
+            return .keys([leaf], freshness: .fresh, source: certificateTrust.description, keySet: "x5c \(entries.joined(separator: ","))")
         }
         let resolved: ResolvedKeys
         switch origin {
@@ -95,7 +95,8 @@ public struct KeySource: Sendable {
         let selectsByKid = resolved.keys.keys.contains { $0.kid != nil }
         do {
             let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
-            return .keys(candidates, freshness: resolved.freshness, source: description)
+            return .keys(candidates, freshness: resolved.freshness, source: description,
+                         keySet: "\(description)@\(resolved.fetchedAt?.timeIntervalSince1970 ?? 0)")
         } catch {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
@@ -111,7 +112,8 @@ public struct KeySource: Sendable {
 
 /// The outcome of choosing keys for one token.
 public enum KeySelection: Sendable {
-    /// Keys to try, whether their set is current, and where they came from, for the trace.
-    case keys([JWK], freshness: KeyFreshness, source: String)
+    /// Keys to try, whether their set is current, where they came from (for the trace), and
+    /// an identity of the exact set (for remembering signature checks).
+    case keys([JWK], freshness: KeyFreshness, source: String, keySet: String)
     case failure(FindingCode, String)
 }

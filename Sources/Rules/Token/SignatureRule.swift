@@ -60,11 +60,14 @@ struct SignatureRule: Rule {
         switch source.selectKeys(for: jws, in: context) {
         case let .failure(code, message):
             return .fail(code, message)
-        case let .keys(candidates, freshness, shown):
-            for key in candidates where (try? jws.verify(with: key)) == true {
+        case let .keys(candidates, freshness, shown, keySet):
+            let verified = context.verifyingKey(jws, among: candidates, keySet: keySet) { key in
+                VerifiedKey(kid: key.kid, source: shown, freshness: freshness)
+            }
+            if let verified {
                 let served = freshness == .stale ? " from a stale key set (the source is failing)" : ""
-                return .verified(by: VerifiedKey(kid: key.kid, source: shown, freshness: freshness),
-                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
+                return .verified(by: verified,
+                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(verified.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
             }
             return .fail(.signatureInvalid, "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(shown)")
         }

@@ -1,0 +1,60 @@
+internal import Synchronization
+
+/// Outcomes of signature checks, so a token seen again — one access token in many log records —
+/// is verified once. Time and claim rules still run for every record; only the cryptography is
+/// remembered.
+///
+/// An entry is keyed by the signed bytes and by the identity of the key set that judged them
+/// (its source and, for remote sets, when it was fetched), so a rotated key set never inherits
+/// an old answer. The cache is bounded: when full, it starts over, which costs one extra
+/// verification per token and never a wrong answer.
+public final class SignatureCache: Sendable {
+    public struct Statistics: Sendable, Equatable {
+        /// Checks answered from the cache.
+        public var hits = 0
+        /// Checks that ran the cryptography.
+        public var misses = 0
+
+        public init(hits: Int = 0, misses: Int = 0) {
+            self.hits = hits
+            self.misses = misses
+        }
+    }
+
+    struct Key: Hashable {
+        let signed: [UInt8]
+        let keySet: String
+    }
+
+    private struct State {
+        var entries: [Key: VerifiedKey?] = [:]
+        var statistics = Statistics()
+    }
+
+    /// The most entries kept.
+    public let capacity: Int
+    private let state = Mutex(State())
+
+    public init(capacity: Int = 4096) {
+        self.capacity = max(1, capacity)
+    }
+
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// The remembered outcome of checking `signed` against `keySet`: `.some(key)` for a key that
+    /// verified, `.some(nil)` for a signature no key verified, nil when not seen.
+    func outcome(for key: Key) -> VerifiedKey?? {
+        state.withLock { state in
+            let found = state.entries[key]
+            if found != nil { state.statistics.hits += 1 } else { state.statistics.misses += 1 }
+            return found
+        }
+    }
+
+    func remember(_ verified: VerifiedKey?, for key: Key) {
+        state.withLock { state in
+            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[key] = .some(verified)
+        }
+    }
+}
