@@ -1,5 +1,13 @@
 /// The stable code of a failed check, as verdicts report it.
 public enum FindingCode: String, Sendable, Codable, CaseIterable {
+    // Batch records
+    /// A log record that cannot be read: not UTF-8, binary, not a JSON object, over the line cap.
+    case recordMalformed = "record_malformed"
+    /// A JSON-lines record without its token field (or one that is not a string), or a
+    /// mapped input field.
+    case recordFieldMissing = "record_field_missing"
+    /// A record's time field is neither unix seconds nor RFC 3339.
+    case recordTimeInvalid = "record_time_invalid"
     // Structure
     case malformedToken = "malformed_token"
     case tokenTooLarge = "token_too_large"

@@ -65,10 +65,18 @@ public struct Policy: Sendable {
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
                          signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Verdict {
+        try await evaluateDecoding(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
+                                   signatureCache: signatureCache).verdict
+    }
+
+    /// The async evaluation, also returning the token as decoded (batch summaries count by its
+    /// issuer and kid without decoding it twice).
+    func evaluateDecoding(token: String?, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue], now: Double, tracing: Bool = false,
+                          clockSource: String = "caller", signatureCache: SignatureCache?) async throws(EvaluationError) -> (verdict: Verdict, token: DecodedToken?) {
         let prepared: Prepared
         switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
         case let .ready(ready): prepared = ready
-        case let .refused(verdict): return verdict
+        case let .refused(verdict): return (verdict, nil)
         }
         var keySets: [RemoteKeySource: KeyResolution] = [:]
         if let jws = prepared.token?.jws {
@@ -80,7 +88,7 @@ public struct Policy: Sendable {
             let kid = (try? CompactJWS(token))?.header.kid
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
-        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache)
+        return (run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache), prepared.token)
     }
 
     /// Evaluates without waiting for the network: the fast path for policies with local keys, or

@@ -24,6 +24,62 @@ public enum UnixTime {
             + "\(padded(secondOfDay / 3600, 2)):\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2))Z"
     }
 
+    /// Seconds since the epoch for an RFC 3339 date-time (`2026-11-21T10:00:00Z`,
+    /// `2026-11-21T11:00:00.250+01:00`; `t` and `z` accepted in lower case); nil for anything else,
+    /// including impossible dates such as February 30.
+    public static func parseRFC3339(_ text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20 else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                guard bytes.indices.contains(index), (0x30...0x39).contains(bytes[index]) else { return nil }
+                value = value * 10 + Int64(bytes[index] - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), bytes[4] == UInt8(ascii: "-"), let month = number(5..<7), bytes[7] == UInt8(ascii: "-"),
+              let day = number(8..<10), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+              let hour = number(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = number(14..<16), bytes[16] == UInt8(ascii: ":"),
+              let second = number(17..<19), (1...12).contains(month), hour < 24, minute < 60, second < 61 else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day >= 1, day <= monthDays[Int(month) - 1] else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if bytes[index] == UInt8(ascii: ".") {
+            var scale = 0.1
+            index += 1
+            let digitsStart = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                fraction += Double(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > digitsStart else { return nil }
+        }
+        guard index < bytes.count else { return nil }
+        var offset: Int64 = 0
+        switch bytes[index] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            guard index + 1 == bytes.count else { return nil }
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard index + 6 == bytes.count, let hours = number(index + 1..<index + 3), bytes[index + 3] == UInt8(ascii: ":"),
+                  let minutes = number(index + 4..<index + 6), hours < 24, minutes < 60 else { return nil }
+            offset = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
+        default:
+            return nil
+        }
+        // Howard Hinnant's days_from_civil.
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Double(days * 86400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+
     private static func padded(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

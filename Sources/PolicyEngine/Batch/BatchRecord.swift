@@ -1,0 +1,100 @@
+/// How a token log is laid out: JSON lines with named fields, or one bare token per line.
+public struct BatchRecordFormat: Sendable {
+    public enum Layout: Sendable {
+        /// `{"token": "...", "ts": 1795253400, ...}` per line.
+        case jsonLines
+        /// A compact token per line, nothing else.
+        case lines
+    }
+
+    public var layout: Layout
+    /// The field holding the token (JSON lines).
+    public var tokenField: String
+    /// The field holding the record's time: unix seconds or RFC 3339 (JSON lines).
+    public var timeField: String?
+    /// Policy inputs taken from record fields: input name → field name.
+    public var inputFields: [String: String]
+
+    public init(layout: Layout = .jsonLines, tokenField: String = "token", timeField: String? = "ts", inputFields: [String: String] = [:]) {
+        self.layout = layout
+        self.tokenField = tokenField
+        self.timeField = timeField
+        self.inputFields = inputFields
+    }
+
+    /// The record a line holds; nil for a blank line, which is not a record.
+    public func record(_ line: LineReader.Line, input: String? = nil) -> BatchRecord? {
+        let bytes = line.bytes
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+        func malformed(_ code: FindingCode, _ message: String) -> BatchRecord {
+            BatchRecord(line: line.number, input: input, content: .malformed(code, message))
+        }
+        if line.tooLong { return malformed(.recordMalformed, "the line is longer than \(bytes.count) bytes; it was skipped") }
+        if let control = bytes.firstIndex(where: { $0 < 0x20 && $0 != 0x09 }) {
+            return malformed(.recordMalformed, "the line holds a control byte (0x\(String(bytes[control], radix: 16))) at column \(control + 1): binary data, not a record")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
+        switch layout {
+        case .lines:
+            return BatchRecord(line: line.number, input: input, content: .token(text.trimmed, time: nil, inputs: [:]))
+        case .jsonLines:
+            let object: JSONObject
+            do {
+                object = try JSONParser().parseObject(bytes, what: "a record")
+            } catch {
+                return malformed(.recordMalformed, "the line is not a JSON object: \(error.message)")
+            }
+            guard let token = object[tokenField]?.stringValue else {
+                return malformed(.recordFieldMissing, object[tokenField] == nil ? "the record has no '\(tokenField)' field"
+                                                     : "the record's '\(tokenField)' is \(object[tokenField]!.typeName), not a token string")
+            }
+            var time: Double?
+            if let timeField, let value = object[timeField], value != .null {
+                switch value {
+                case let .number(number) where number.doubleValue.isFinite: time = number.doubleValue
+                case let .string(text): time = UnixTime.parseRFC3339(text) ?? Double(text).flatMap { $0.isFinite ? $0 : nil }
+                default: time = nil
+                }
+                guard time != nil else {
+                    return malformed(.recordTimeInvalid, "the record's '\(timeField)' is neither unix seconds nor an RFC 3339 time")
+                }
+            }
+            var inputs: [String: JSONValue] = [:]
+            for (name, field) in inputFields {
+                if let value = object[field], value != .null { inputs[name] = value }
+            }
+            return BatchRecord(line: line.number, input: input, content: .token(token, time: time, inputs: inputs))
+        }
+    }
+}
+
+/// One record of a token log, as read.
+public struct BatchRecord: Sendable {
+    public enum Content: Sendable {
+        /// A token, the record's time (nil: use the run's default), and its mapped inputs.
+        case token(String, time: Double?, inputs: [String: JSONValue])
+        /// A line that holds no usable record, with the finding it becomes.
+        case malformed(FindingCode, String)
+    }
+
+    /// The 1-based line number in its input.
+    public let line: Int
+    /// The input's name, when a run reads several.
+    public let input: String?
+    public let content: Content
+
+    public init(line: Int, input: String?, content: Content) {
+        self.line = line
+        self.input = input
+        self.content = content
+    }
+}
+
+extension String {
+    fileprivate var trimmed: String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
+        return String(scalars)
+    }
+}

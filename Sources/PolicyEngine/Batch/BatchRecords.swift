@@ -1,0 +1,36 @@
+/// The records of one input, read as they are needed: an `AsyncSequence` over a `LineReader`.
+///
+/// Reading happens in `next()`, on the task that iterates, so the evaluator pulls records only
+/// as fast as it judges them and memory stays flat. One iteration per instance: the reader is
+/// consumed as it goes.
+public struct BatchRecords: AsyncSequence, @unchecked Sendable {
+    // Unchecked: the reader is a reference touched only by the single iterator that owns it.
+    public typealias Element = BatchRecord
+
+    private let reader: LineReader
+    private let format: BatchRecordFormat
+    private let input: String?
+
+    public init(reader: LineReader, format: BatchRecordFormat, input: String? = nil) {
+        self.reader = reader
+        self.format = format
+        self.input = input
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let reader: LineReader
+        let format: BatchRecordFormat
+        let input: String?
+
+        public mutating func next() async throws -> BatchRecord? {
+            while let line = try reader.next() {
+                if let record = format.record(line, input: input) { return record }
+            }
+            return nil
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(reader: reader, format: format, input: input)
+    }
+}

@@ -1,0 +1,69 @@
+/// The verdict on one log record, with where the record was and what its token said.
+public struct BatchVerdict: Sendable {
+    public let line: Int
+    public let input: String?
+    public let verdict: Verdict
+    /// The token's `iss` and header `kid`, for summaries; nil when it did not decode.
+    public let issuer: String?
+    public let kid: String?
+    /// The token's claims, when the run includes them.
+    public let claims: JSONObject?
+
+    /// One JSON line: `line` (and `input`), the verdict's members, and `claims` when included.
+    public var json: JSONValue {
+        var object = JSONObject(["line": .number(.integer(Int64(line)))])
+        if let input { object.set("input", .string(input)) }
+        if case let .object(verdictObject) = verdict.json {
+            for member in verdictObject.members { object.set(member.name, member.value) }
+        }
+        if let claims { object.set("claims", .object(claims)) }
+        return .object(object)
+    }
+}
+
+/// Totals over a batch: what a reader of a long log wants first.
+public struct BatchSummary: Sendable {
+    public private(set) var records = 0
+    public private(set) var valid = 0
+    public private(set) var invalid = 0
+    /// Findings by code (a record with two findings counts twice).
+    public private(set) var codes: [FindingCode: Int] = [:]
+    /// Records by issuer and by kid (`-` when the token had none or did not decode).
+    public private(set) var issuers: [String: Int] = [:]
+    public private(set) var kids: [String: Int] = [:]
+
+    public init() {}
+
+    public mutating func add(_ verdict: BatchVerdict) {
+        records += 1
+        if verdict.verdict.valid { valid += 1 } else { invalid += 1 }
+        for finding in verdict.verdict.findings { codes[finding.code, default: 0] += 1 }
+        issuers[verdict.issuer ?? "-", default: 0] += 1
+        kids[verdict.kid ?? "-", default: 0] += 1
+    }
+
+    /// The summary as JSON, with the run's duration and rate.
+    public func json(seconds: Double, cache: SignatureCache.Statistics?) -> JSONValue {
+        func counts(_ table: [String: Int]) -> JSONValue {
+            var object = JSONObject()
+            for (name, count) in table.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+                object.set(name, .number(.integer(Int64(count))))
+            }
+            return .object(object)
+        }
+        var object = JSONObject([
+            "records": .number(.integer(Int64(records))), "valid": .number(.integer(Int64(valid))),
+            "invalid": .number(.integer(Int64(invalid))),
+            "codes": counts(Dictionary(uniqueKeysWithValues: codes.map { ($0.key.rawValue, $0.value) })),
+            "issuers": counts(issuers), "kids": counts(kids),
+            "seconds": .number(.decimal((seconds * 1000).rounded() / 1000)),
+            "records_per_second": .number(.integer(seconds > 0 ? Int64(Double(records) / seconds) : 0)),
+        ])
+        if let cache {
+            object.set("signature_cache", .object(JSONObject([
+                "hits": .number(.integer(Int64(cache.hits))), "misses": .number(.integer(Int64(cache.misses))),
+            ])))
+        }
+        return .object(object)
+    }
+}

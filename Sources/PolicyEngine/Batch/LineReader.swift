@@ -1,0 +1,101 @@
+public import Foundation
+
+/// Reads an input line by line in bounded memory: a file or standard input, gzip-compressed or
+/// not (recognised by its magic bytes, whatever the file is called).
+///
+/// A line longer than `maxLineBytes` is not buffered whole: it comes back cut, marked
+/// `tooLong`, and reading resumes after its end.
+public final class LineReader {
+    /// One line, without its `\n` (or `\r\n`).
+    public struct Line: Sendable {
+        /// 1-based.
+        public let number: Int
+        public let bytes: [UInt8]
+        public let tooLong: Bool
+    }
+
+    public static let defaultMaxLineBytes = 1 << 20
+
+    private let handle: FileHandle
+    private let maxLineBytes: Int
+    private var inflater: GzipInflater?
+    private var sniffed = false
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var endOfInput = false
+    private var lineNumber = 0
+    private var skippingLongLine = false
+    /// Bytes read from the input so far (compressed bytes for gzip), for progress.
+    public private(set) var bytesRead = 0
+
+    public init(handle: FileHandle, maxLineBytes: Int = LineReader.defaultMaxLineBytes) {
+        self.handle = handle
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// The next line, or nil at the end of the input.
+    public func next() throws(BatchInputError) -> Line? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                var end = newline
+                if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let bytes = Array(buffer[start..<end])
+                start = newline + 1
+                if skippingLongLine {
+                    skippingLongLine = false
+                    continue
+                }
+                lineNumber += 1
+                return Line(number: lineNumber, bytes: bytes, tooLong: false)
+            }
+            if buffer.count - start > maxLineBytes, !skippingLongLine {
+                lineNumber += 1
+                let cut = Array(buffer[start..<start + maxLineBytes])
+                buffer.removeAll(keepingCapacity: true)
+                start = 0
+                skippingLongLine = true
+                return Line(number: lineNumber, bytes: cut, tooLong: true)
+            }
+            if skippingLongLine {
+                buffer.removeAll(keepingCapacity: true)
+                start = 0
+            }
+            if endOfInput {
+                guard start < buffer.count, !skippingLongLine else { return nil }
+                lineNumber += 1
+                let bytes = Array(buffer[start...])
+                start = buffer.count
+                return Line(number: lineNumber, bytes: bytes, tooLong: false)
+            }
+            try fill()
+        }
+    }
+
+    private func fill() throws(BatchInputError) {
+        if start > 0 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        let data: Data
+        do {
+            // Compressed input is read in small steps: gzip expands up to about 1000 times, and
+            // a step must not become a huge buffer.
+            data = try handle.read(upToCount: sniffed && inflater == nil ? 256 * 1024 : 8 * 1024) ?? Data()
+        } catch {
+            throw BatchInputError("the input cannot be read: \(error.localizedDescription)")
+        }
+        bytesRead += data.count
+        var bytes = [UInt8](data)
+        if !sniffed {
+            sniffed = true
+            if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B { inflater = try GzipInflater() }
+        }
+        guard !bytes.isEmpty else {
+            if let inflater, !inflater.isComplete { throw BatchInputError("the gzip input ends early: it is truncated") }
+            endOfInput = true
+            return
+        }
+        if let inflater { bytes = try inflater.inflate(bytes) }
+        buffer.append(contentsOf: bytes)
+    }
+}
