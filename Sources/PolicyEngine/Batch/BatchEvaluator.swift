@@ -77,10 +77,13 @@ public struct BatchEvaluator: Sendable {
         }
     }
 
-    /// The pipeline: read a chunk, hand it to a worker, emit finished chunks in order.
-    public func run<Records: AsyncSequence>(_ records: Records, emit: (BatchVerdict) async throws -> Void) async throws
+    /// The pipeline: read a chunk, hand it to a worker, emit finished chunks in order. Returns
+    /// the number of records, after checking that each got exactly one verdict.
+    @discardableResult
+    public func run<Records: AsyncSequence>(_ records: Records, emit: (BatchVerdict) async throws -> Void) async throws -> Int
     where Records.Element == BatchRecord {
         var iterator = records.makeAsyncIterator()
+        var recordsIn = 0, verdictsOut = 0
         try await withThrowingTaskGroup(of: (Int, [BatchVerdict]).self) { group in
             var submitted = 0, emitted = 0, inFlight = 0
             var finished: [Int: [BatchVerdict]] = [:]
@@ -92,6 +95,7 @@ public struct BatchEvaluator: Sendable {
                     exhausted = true
                     return
                 }
+                recordsIn += chunk.count
                 let index = submitted
                 submitted += 1
                 inFlight += 1
@@ -108,11 +112,16 @@ public struct BatchEvaluator: Sendable {
                 finished[index] = verdicts
                 while let ready = finished.removeValue(forKey: emitted) {
                     for verdict in ready { try await emit(verdict) }
+                    verdictsOut += ready.count
                     emitted += 1
                 }
                 try Task.checkCancellation()
                 while !exhausted, inFlight < jobs { try await submitNext() }
             }
         }
+        guard recordsIn == verdictsOut else {
+            throw BatchInputError("\(recordsIn) records were read but \(verdictsOut) verdicts written; the run is incomplete")
+        }
+        return recordsIn
     }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import PolicyEngine
+
+/// A batch summary as a person reads it at the end of a run.
+struct BatchSummaryText {
+    let summary: BatchSummary
+    let seconds: Double
+    let cache: SignatureCache.Statistics?
+
+    init(_ summary: BatchSummary, seconds: Double, cache: SignatureCache.Statistics?) {
+        self.summary = summary
+        self.seconds = seconds
+        self.cache = cache
+    }
+
+    /// The most issuers or kids listed before the rest are counted together.
+    static let listed = 10
+
+    var rendered: String {
+        let rate = seconds > 0 ? Int(Double(summary.records) / seconds) : 0
+        var lines = ["\(Grouped(summary.records)) records: \(Grouped(summary.valid)) valid, \(Grouped(summary.invalid)) invalid "
+            + "(\(String(format: "%.2f", seconds)) s, \(Grouped(rate)) records/s)"]
+        if !summary.codes.isEmpty {
+            lines.append("findings:")
+            lines += table(Dictionary(uniqueKeysWithValues: summary.codes.map { ($0.key.rawValue, $0.value) }))
+        }
+        lines.append("issuers:")
+        lines += table(summary.issuers)
+        lines.append("kids:")
+        lines += table(summary.kids)
+        if let cache {
+            lines.append("signature cache: \(Grouped(cache.hits)) repeated tokens answered, \(Grouped(cache.misses)) verified")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func table(_ counts: [String: Int]) -> [String] {
+        let sorted = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        let width = sorted.prefix(Self.listed).map(\.key.count).max() ?? 0
+        var rows = sorted.prefix(Self.listed).map { "  \($0.key.padding(toLength: width, withPad: " ", startingAt: 0))  \(Grouped($0.value))" }
+        let rest = sorted.dropFirst(Self.listed)
+        if !rest.isEmpty { rows.append("  (\(rest.count) more: \(Grouped(rest.reduce(0) { $0 + $1.value })))") }
+        return rows
+    }
+}

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import PolicyEngine
+
+/// `policy-run batch`: every record of token logs judged as of its own time, in order.
+struct BatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Validate token logs: one verdict per record, each judged at the record's own time.",
+        discussion: """
+        INPUT is a file (gzip-compressed or not) or '-' for standard input (the default). Records \
+        are JSON lines ({"token": ..., "ts": ...}) or, with --input-format lines, one token per \
+        line; blank lines are not records. Verdicts are written as JSON lines in input order, each \
+        with its line number; lines that hold no usable record get a verdict saying why. A \
+        summary goes to standard error. Exit status: 0 all valid, 1 any invalid, 2 usage, policy \
+        or input error.
+        """
+    )
+
+    enum InputFormat: String, ExpressibleByArgument, CaseIterable {
+        case jsonl, lines
+    }
+
+    @OptionGroup var options: PolicyOptions
+
+    @Option(help: "jsonl (JSON lines, the default) or lines (one token per line).")
+    var inputFormat: InputFormat = .jsonl
+
+    @Option(help: "The record field holding the token.")
+    var tokenField = "token"
+
+    @Option(help: "The record field holding its time: unix seconds or RFC 3339 (records without one use --now or the wall clock).")
+    var timeField = "ts"
+
+    @Option(name: .customLong("var-field"), help: ArgumentHelp("A policy input taken from a record field, NAME=FIELD (repeatable).", valueName: "NAME=FIELD"))
+    var varFields: [String] = []
+
+    @Option(help: ArgumentHelp("Where verdicts go: a file, or '-' for standard output.", valueName: "FILE"))
+    var output = "-"
+
+    @Flag(help: "Add each token's claims to its verdict.")
+    var includeClaims = false
+
+    @Flag(help: "Write only invalid verdicts (the summary still counts all).")
+    var onlyInvalid = false
+
+    @Option(help: ArgumentHelp("Also write the summary as JSON to FILE.", valueName: "FILE"))
+    var summaryJSON: String?
+
+    @Option(help: "Records evaluated in parallel, in chunks (default: all cores).")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Verify every signature, even of tokens seen before.")
+    var noCache = false
+
+    @Argument(help: "Token logs, gzip-compressed or not; '-' for standard input.")
+    var inputs: [String] = []
+
+    func validate() throws {
+        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 256, got \(jobs)") }
+        _ = try fieldMap()
+    }
+
+    private func fieldMap() throws -> [String: String] {
+        var map: [String: String] = [:]
+        for entry in varFields {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--var-field expects NAME=FIELD, got '\(entry)'") }
+            guard map[parts[0]] == nil else { throw ValidationError("--var-field \(parts[0]) is given twice") }
+            map[parts[0]] = parts[1]
+        }
+        return map
+    }
+
+    func run() async throws {
+        let policy = try options.compiledPolicy()
+        guard policy.subjects == ["token"] else {
+            throw ValidationError("batch checks token logs; policy \(policy.name) checks \(policy.subjects.joined(separator: ", ")) instead")
+        }
+        let format = BatchRecordFormat(layout: inputFormat == .lines ? .lines : .jsonLines, tokenField: tokenField, timeField: timeField,
+                                       inputFields: try fieldMap())
+        let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
+        if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
+        let cache = noCache ? nil : SignatureCache()
+        let now = options.now == nil ? nil : try options.instant().seconds
+        let evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
+                                       includeClaims: includeClaims, signatureCache: cache)
+        let sources = inputs.isEmpty ? ["-"] : inputs
+        let writer = try OutputWriter(path: output)
+        var progress = BatchProgress(totalBytes: sources.contains("-") ? nil : sources.reduce(0) { $0 + Self.size(of: $1) })
+        var summary = BatchSummary()
+        let started = ContinuousClock.now
+        for source in sources {
+            guard let handle = source == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: source) else {
+                throw ValidationError("cannot read input '\(source)'")
+            }
+            let reader = LineReader(handle: handle)
+            let records = BatchRecords(reader: reader, format: format, input: sources.count > 1 ? source : nil)
+            let bytesBefore = progress.bytesDone
+            do {
+                try await evaluator.run(records) { verdict in
+                    summary.add(verdict)
+                    if !onlyInvalid || !verdict.verdict.valid { try writer.write(verdict.json) }
+                    progress.update(records: summary.records, bytes: bytesBefore + reader.bytesRead)
+                }
+            } catch let error as BatchInputError {
+                FileHandle.standardError.write(Data("\nerror: \(source == "-" ? "standard input" : source): \(error.description)\n".utf8))
+                throw ExitCode(2)
+            }
+            progress.bytesDone = bytesBefore + reader.bytesRead
+        }
+        try writer.flush()
+        progress.finish()
+        let seconds = (ContinuousClock.now - started).seconds
+        FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
+        if let summaryJSON {
+            let text = summary.json(seconds: seconds, cache: cache?.statistics).prettyPrinted() + "\n"
+            guard FileManager.default.createFile(atPath: summaryJSON, contents: Data(text.utf8)) else {
+                throw ValidationError("cannot write the summary to '\(summaryJSON)'")
+            }
+        }
+        if summary.invalid > 0 { throw ExitCode(1) }
+    }
+
+    private static func size(of path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+}
+
+/// JSON lines to a file or standard output, written in large blocks.
+final class OutputWriter {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        if path == "-" {
+            handle = FileHandle.standardOutput
+        } else {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
+                throw ValidationError("cannot write to '\(path)'")
+            }
+            handle = file
+        }
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func write(_ value: JSONValue) throws {
+        buffer.append(contentsOf: value.serializedBytes())
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
