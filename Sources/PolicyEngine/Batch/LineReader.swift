@@ -39,14 +39,15 @@ public final class LineReader {
             if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
                 if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let bytes = Array(buffer[start..<end])
+                let lineStart = start
                 start = newline + 1
                 if skippingLongLine {
                     skippingLongLine = false
                     continue
                 }
                 lineNumber += 1
-                return Line(number: lineNumber, bytes: bytes, tooLong: false)
+                let tooLong = end - lineStart > maxLineBytes
+                return Line(number: lineNumber, bytes: Array(buffer[lineStart..<(tooLong ? lineStart + maxLineBytes : end)]), tooLong: tooLong)
             }
             if buffer.count - start > maxLineBytes, !skippingLongLine {
                 lineNumber += 1

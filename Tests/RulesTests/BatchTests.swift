@@ -1,0 +1,152 @@
+import Foundation
+import PolicyEngine
+import Rules
+import Testing
+
+/// Batch evaluation of token logs through the library: record times, field mapping, malformed
+/// lines, order under parallelism, gzip input, the signature cache, records in = verdicts out.
+@Suite("Batch evaluation")
+struct BatchTests {
+    let fixture = TokenFixture.shared
+
+    /// Writes `text` to a temporary file (gzip-compressed with `gzip`), returning its path.
+    static func file(_ text: String, gzip: Bool = false) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString).jsonl")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        guard gzip else { return url }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-f", url.path]
+        try process.run()
+        process.waitUntilExit()
+        return url.appendingPathExtension("gz")
+    }
+
+    func run(_ url: URL, format: BatchRecordFormat = BatchRecordFormat(), jobs: Int = 2, inputs: String = "",
+             cache: SignatureCache? = SignatureCache()) async throws -> [BatchVerdict] {
+        let policy = try fixture.policy(inputs.isEmpty ? "" : "nonce: ${nonce}", inputs: inputs)
+        let evaluator = BatchEvaluator(policy: policy, defaultTime: TokenFixture.now, jobs: jobs, signatureCache: cache)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var verdicts: [BatchVerdict] = []
+        let count = try await evaluator.run(BatchRecords(reader: LineReader(handle: handle), format: format)) { verdicts.append($0) }
+        #expect(count == verdicts.count)
+        return verdicts
+    }
+
+    static let nonceInput = "  nonce: {}\n"
+
+    @Test("each record is judged at its own time, from unix seconds or RFC 3339, and inputs come from mapped fields")
+    func recordTime() async throws {
+        let token = try fixture.token()
+        let log = """
+        {"token": "\(token)", "ts": 1795253400, "n": "n-123"}
+        {"token": "\(token)", "ts": "2026-11-21T09:45:00Z", "n": "n-123"}
+        {"token": "\(token)", "ts": "2026-11-21T13:00:00+02:00", "n": "n-123"}
+        {"token": "\(token)", "ts": 1795339800.5, "n": "n-123"}
+        {"token": "\(token)", "n": "n-123"}
+        {"token": "\(token)", "ts": 1795253400, "n": "other"}
+        """
+        let format = BatchRecordFormat(inputFields: ["nonce": "n"])
+        let verdicts = try await run(Self.file(log), format: format, inputs: Self.nonceInput)
+        #expect(verdicts.map(\.verdict.valid) == [true, true, false, false, true, false])
+        #expect(verdicts[2].verdict.codes == [.tokenExpired])
+        #expect(verdicts[5].verdict.codes == [.nonceMismatch])
+        #expect(verdicts.map(\.issuer) == Array(repeating: "https://issuer.example", count: 6))
+        #expect(verdicts.map(\.kid) == Array(repeating: "k1", count: 6))
+    }
+
+    @Test("malformed lines become verdicts with their codes and line numbers; blank lines are not records")
+    func malformed() async throws {
+        let token = try fixture.token()
+        let log = "{\"token\": \"\(token)\", \"ts\": 1795253400}\n\nnot json\n[1]\n{\"ts\": 1}\n{\"token\": 7}\n{\"token\": \"\(token)\", \"ts\": \"noon\"}\n"
+            + "\u{1}\u{2}\n{\"token\": \"\(token)\", \"ts\": 1795253400, \"extra\": \"\u{e9}\"}\n   \n"
+        let verdicts = try await run(Self.file(log))
+        #expect(verdicts.map(\.line) == [1, 3, 4, 5, 6, 7, 8, 9])
+        #expect(verdicts.map { $0.verdict.codes.first } == [nil, .recordMalformed, .recordMalformed, .recordFieldMissing, .recordFieldMissing,
+                                                             .recordTimeInvalid, .recordMalformed, nil])
+        #expect(verdicts[1].verdict.findings[0].at == "input:3")
+        let summary = verdicts.reduce(into: BatchSummary()) { $0.add($1) }
+        #expect(summary.records == 8 && summary.valid == 2 && summary.codes[.recordMalformed] == 3)
+    }
+
+    @Test("with four jobs, 2,000 mixed records come out complete and in input order")
+    func ordering() async throws {
+        let good = try fixture.token()
+        let expired = try fixture.token(["exp": .number(.integer(1_795_252_000))])
+        var lines: [String] = []
+        var expected: [Bool] = []
+        for index in 0..<2000 {
+            let valid = index % 7 != 3
+            lines.append("{\"token\": \"\(valid ? good : expired)\", \"ts\": 1795253400}")
+            expected.append(valid)
+        }
+        let verdicts = try await run(Self.file(lines.joined(separator: "\n")), jobs: 4)
+        #expect(verdicts.map(\.line) == Array(1...2000))
+        #expect(verdicts.map(\.verdict.valid) == expected)
+    }
+
+    @Test("gzip input is read transparently, concatenated members included; a truncated file is an error")
+    func gzipInput() async throws {
+        let token = try fixture.token()
+        let text = (0..<300).map { "{\"token\": \"\(token)\", \"ts\": \(1_795_253_400 + $0)}" }.joined(separator: "\n") + "\n"
+        let compressed = try Self.file(text, gzip: true)
+        #expect(try await run(compressed).count == 300)
+        let data = try Data(contentsOf: compressed)
+        let twice = FileManager.default.temporaryDirectory.appendingPathComponent("twice-\(UUID().uuidString).gz")
+        try (data + data).write(to: twice)
+        #expect(try await run(twice).map(\.line) == Array(1...600))
+        let truncated = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).gz")
+        try data.prefix(data.count / 2).write(to: truncated)
+        await #expect(throws: BatchInputError.self) { try await run(truncated) }
+    }
+
+    @Test("a token repeated across records is verified once; with the cache off, every time")
+    func cache() async throws {
+        let token = try fixture.token()
+        let log = (0..<50).map { "{\"token\": \"\(token)\", \"ts\": \(1_795_253_400 + $0 * 60)}" }.joined(separator: "\n")
+        let cache = SignatureCache()
+        let verdicts = try await run(Self.file(log), jobs: 1, cache: cache)
+        #expect(cache.statistics == .init(hits: 49, misses: 1))
+        // Time rules still run per record: from 10:01 (exp plus the 60 s leeway) on, records are expired.
+        #expect(verdicts.filter(\.verdict.valid).count == 31)
+        #expect(try await run(Self.file(log), jobs: 1, cache: nil).filter(\.verdict.valid).count == 31)
+    }
+
+    @Test("bare-token lines, and a line past the cap: cut, reported, and reading goes on")
+    func linesAndLongLines() async throws {
+        let token = try fixture.token()
+        let url = try Self.file("\(token)\n  \(token)  \n" + String(repeating: "x", count: 3000) + "\n\(token)\n")
+        let handle = try FileHandle(forReadingFrom: url)
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: TokenFixture.now, jobs: 2)
+        var verdicts: [BatchVerdict] = []
+        try await evaluator.run(BatchRecords(reader: LineReader(handle: handle, maxLineBytes: 1024), format: BatchRecordFormat(layout: .lines))) {
+            verdicts.append($0)
+        }
+        #expect(verdicts.map(\.verdict.valid) == [true, true, false, true])
+        #expect(verdicts[2].verdict.findings[0].message.contains("longer than"))
+    }
+
+    @Test("the verdicts stream as an AsyncSequence")
+    func asyncSequence() async throws {
+        let token = try fixture.token()
+        let url = try Self.file((0..<10).map { _ in "{\"token\": \"\(token)\", \"ts\": 1795253400}" }.joined(separator: "\n"))
+        let handle = try FileHandle(forReadingFrom: url)
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), jobs: 2)
+        var lines: [Int] = []
+        for try await verdict in evaluator.verdicts(for: BatchRecords(reader: LineReader(handle: handle), format: BatchRecordFormat())) {
+            lines.append(verdict.line)
+        }
+        #expect(lines == Array(1...10))
+    }
+
+    @Test("RFC 3339 times parse strictly")
+    func rfc3339() {
+        #expect(UnixTime.parseRFC3339("2026-11-21T09:30:00Z") == 1_795_253_400)
+        #expect(UnixTime.parseRFC3339("2026-11-21t10:30:00.5+01:00") == 1_795_253_400.5)
+        #expect(UnixTime.parseRFC3339("2024-02-29T00:00:00Z") == 1_709_164_800)
+        for bad in ["2026-02-30T00:00:00Z", "2026-11-21 09:30:00Z", "2026-11-21T09:30:00", "2026-11-21T25:00:00Z", "yesterday", "2026-11-21T09:30:00.Z"] {
+            #expect(UnixTime.parseRFC3339(bad) == nil, "\(bad)")
+        }
+    }
+}

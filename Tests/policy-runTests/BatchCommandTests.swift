@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `policy-run batch` run as a user would: JSON-lines output, summary, exit codes.
+@Suite("policy-run batch")
+struct BatchCommandTests {
+    static let token = try! String(contentsOf: DecodeCommandTests.packageRoot.appendingPathComponent("Policies/examples/sample-id-token.jwt"), encoding: .utf8)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+    static let policy = ["batch", "--policy", "Policies/okta-id-token.yaml", "--var-field", "nonce=n"]
+
+    static func log(_ lines: [String]) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    static func record(ts: String = "1795253400", nonce: String = "n-0S6_WzA2Mj") -> String {
+        #"{"token": "\#(token)", "ts": \#(ts), "n": "\#(nonce)"}"#
+    }
+
+    @Test("every record gets one verdict line in order; exit 1 when any is invalid; the summary counts codes, issuers and kids")
+    func mixedLog() throws {
+        let input = try Self.log([Self.record(), Self.record(ts: "\"2026-11-22T09:30:00Z\""), "garbage", Self.record(nonce: "other"), Self.record()])
+        let summaryFile = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString).json").path
+        let run = try DecodeCommandTests.run(Self.policy + ["--jobs", "2", "--summary-json", summaryFile, input])
+        #expect(run.status == 1)
+        let lines = run.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(lines.map { $0["line"] as? Int } == [1, 2, 3, 4, 5])
+        #expect(lines.map { $0["valid"] as? Bool } == [true, false, false, false, true])
+        #expect(run.stderr.contains("5 records: 2 valid, 3 invalid"))
+        #expect(run.stderr.contains("signature cache: 3 repeated tokens answered, 1 verified"))
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile))) as! [String: Any]
+        #expect(summary["records"] as? Int == 5 && summary["invalid"] as? Int == 3)
+        #expect((summary["codes"] as? [String: Int])?["record_malformed"] == 1)
+        #expect((summary["codes"] as? [String: Int])?["nonce_mismatch"] == 1)
+        #expect((summary["issuers"] as? [String: Int])?["https://dev-123.okta.com/oauth2/default"] == 4)
+        #expect((summary["kids"] as? [String: Int])?["test-rs256"] == 4)
+    }
+
+    @Test("all valid exits 0; --only-invalid writes nothing then; --output and --include-claims; standard input")
+    func optionsAndStdin() throws {
+        let input = try Self.log([Self.record(), Self.record()])
+        let quiet = try DecodeCommandTests.run(Self.policy + ["--only-invalid", input])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty)
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString).jsonl")
+        let toFile = try DecodeCommandTests.run(Self.policy + ["--include-claims", "--output", outputFile.path, input])
+        #expect(toFile.status == 0 && toFile.stdout.isEmpty)
+        let written = try String(contentsOf: outputFile, encoding: .utf8)
+        #expect(written.split(separator: "\n").count == 2 && written.contains(#""claims":{"iss":"https://dev-123.okta.com/oauth2/default""#))
+        let piped = try DecodeCommandTests.run(["batch", "--policy", "Policies/okta-id-token.yaml", "--var", "nonce=n-0S6_WzA2Mj",
+                                                "--input-format", "lines", "--now", "2026-11-21T09:30:00Z", "-"], stdin: Self.token + "\n\n" + Self.token + "\n")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.split(separator: "\n").count == 2)
+    }
+
+    @Test("usage errors exit 2: bad --var-field, an undeclared input, a missing file, a request policy, a truncated gzip")
+    func usageErrors() throws {
+        let input = try Self.log([Self.record()])
+        for arguments in [["--var-field", "nonce"], ["--var-field", "nonse=n"], ["--jobs", "0"], ["/nonexistent/log.jsonl"]] {
+            let run = try DecodeCommandTests.run(["batch", "--policy", "Policies/okta-id-token.yaml"] + arguments + (arguments.last!.hasPrefix("/") ? [] : [input]))
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        }
+        let request = try DecodeCommandTests.run(["batch", "--policy", "Policies/oidc-authorize-request.yaml", input])
+        #expect(request.status == 2 && request.stderr.contains("checks request"))
+        let gz = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).gz")
+        try Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4B]).write(to: gz)
+        let truncated = try DecodeCommandTests.run(Self.policy + [gz.path])
+        #expect(truncated.status == 2 && truncated.stderr.contains("truncated"))
+    }
+}
