@@ -1,6 +1,7 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy]`: prints a Markdown table of rates and ratios.
+/// `swift run -c release Benchmarks [jose | policy | batch [SCALE]]`: prints a Markdown table of
+/// rates and ratios. `batch` runs the release `policy-run` built beside it (`swift build -c release`).
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
 switch suite {
@@ -19,7 +20,16 @@ case "policy":
         FileHandle.standardError.write(Data("policy benchmark: \(error)\n".utf8))
         exit(1)
     }
+case "batch":
+    let scale = arguments.dropFirst().first.flatMap(Double.init) ?? 1
+    print("Batch benchmark, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ISO8601DateFormatter().string(from: Date()))")
+    do {
+        print(BatchBenchmark.table(try BatchBenchmark.run(scale: scale)))
+    } catch {
+        FileHandle.standardError.write(Data("batch benchmark: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, batch\n".utf8))
     exit(2)
 }

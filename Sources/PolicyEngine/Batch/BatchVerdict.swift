@@ -42,8 +42,8 @@ public struct BatchSummary: Sendable {
         kids[verdict.kid ?? "-", default: 0] += 1
     }
 
-    /// The summary as JSON, with the run's duration and rate.
-    public func json(seconds: Double, cache: SignatureCache.Statistics?) -> JSONValue {
+    /// The summary as JSON, with the run's duration and rate, and the process's peak memory.
+    public func json(seconds: Double, cache: SignatureCache.Statistics?, peakMemoryBytes: Int? = nil) -> JSONValue {
         func counts(_ table: [String: Int]) -> JSONValue {
             var object = JSONObject()
             for (name, count) in table.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
@@ -59,6 +59,7 @@ public struct BatchSummary: Sendable {
             "seconds": .number(.decimal((seconds * 1000).rounded() / 1000)),
             "records_per_second": .number(.integer(seconds > 0 ? Int64(Double(records) / seconds) : 0)),
         ])
+        if let peakMemoryBytes { object.set("max_rss_bytes", .number(.integer(Int64(peakMemoryBytes)))) }
         if let cache {
             object.set("signature_cache", .object(JSONObject([
                 "hits": .number(.integer(Int64(cache.hits))), "misses": .number(.integer(Int64(cache.misses))),

@@ -42,7 +42,8 @@ public struct EvaluationContext: Sendable {
             for key in candidates where (try? jws.verify(with: key)) == true { return verified(key) }
             return nil
         }
-        guard let signatureCache else { return check() }
+        // An HMAC check costs less than hashing the token for a cache lookup.
+        guard let signatureCache, !jws.algorithm.isSymmetric else { return check() }
         let cacheKey = SignatureCache.Key(signed: jws.signedBytes, keySet: keySet)
         if let known = signatureCache.outcome(for: cacheKey) { return known }
         let result = check()

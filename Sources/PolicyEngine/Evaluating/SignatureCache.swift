@@ -24,6 +24,13 @@ public final class SignatureCache: Sendable {
     struct Key: Hashable {
         let signed: [UInt8]
         let keySet: String
+
+        /// The bytes in one block: `[UInt8]`'s own hashing feeds them one at a time, which
+        /// costs more than the lookup saves.
+        func hash(into hasher: inout Hasher) {
+            signed.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(keySet)
+        }
     }
 
     private struct State {

@@ -114,7 +114,9 @@ struct BatchCommand: AsyncParsableCommand {
         let seconds = (ContinuousClock.now - started).seconds
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
         if let summaryJSON {
-            let text = summary.json(seconds: seconds, cache: cache?.statistics).prettyPrinted() + "\n"
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let text = summary.json(seconds: seconds, cache: cache?.statistics, peakMemoryBytes: usage.ru_maxrss * 1024).prettyPrinted() + "\n"
             guard FileManager.default.createFile(atPath: summaryJSON, contents: Data(text.utf8)) else {
                 throw ValidationError("cannot write the summary to '\(summaryJSON)'")
             }

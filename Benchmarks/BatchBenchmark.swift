@@ -1,0 +1,248 @@
+import Foundation
+import PolicyEngine
+
+/// `Benchmarks batch`: `policy-run batch` over generated token logs, against the raw primitive
+/// rate and a PyJWT loop doing the same checks, all measured in the same run.
+enum BatchBenchmark {
+    struct Case {
+        let algorithm: JWSAlgorithm
+        let records: Int
+        /// The raw primitive's reference, and our 1-job target as a share of it.
+        let reference: String
+        let target: Double
+    }
+
+    static func cases(scale: Double) -> [Case] {
+        [
+            Case(algorithm: .rs256, records: Int(20_000 * scale), reference: "rsa2048", target: 0.8),
+            Case(algorithm: .ps256, records: Int(20_000 * scale), reference: "rsa2048", target: 0.8),
+            Case(algorithm: .es256, records: Int(20_000 * scale), reference: "ecdsap256", target: 0.8),
+            Case(algorithm: .eddsa, records: Int(20_000 * scale), reference: "libsodium", target: 0.8),
+            Case(algorithm: .hs256, records: Int(200_000 * scale), reference: "hmac", target: 0.3),
+        ]
+    }
+
+    /// One line of the results table.
+    struct Row {
+        let algorithm: JWSAlgorithm
+        let corpus: String
+        let jobs: Int
+        let records: Int
+        let rate: Double
+        let comparedTo: String
+        let ratio: Double
+        let target: String
+        let rssMiB: Double
+        let pyJWT: Double?
+    }
+
+    static let issuer = "https://issuer.example"
+    static let audience = "api://bench"
+    static let now = 1_795_253_400
+
+    static func run(scale: Double) throws -> [Row] {
+        let policyRun = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("policy-run")
+        guard FileManager.default.isExecutableFile(atPath: policyRun.path) else {
+            throw BenchmarkError("policy-run is not built next to Benchmarks; run swift build -c release first")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("batch-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var rows: [Row] = []
+        for benchCase in cases(scale: scale) {
+            let corpus = try Corpus(benchCase, in: folder)
+            FileHandle.standardError.write(Data("\(benchCase.algorithm.rawValue): \(benchCase.records) records generated\n".utf8))
+            let primitive = referenceRate(benchCase, message: corpus.signingInput)
+            let pyJWT = PyJWTLoop.rate(corpus: corpus)
+            let unique1 = try runBatch(policyRun, corpus, file: corpus.uniqueFile, jobs: 1)
+            let uniqueAll = try runBatch(policyRun, corpus, file: corpus.uniqueFile, jobs: cores)
+            let repeated1 = try runBatch(policyRun, corpus, file: corpus.repeatedFile, jobs: 1)
+            let name = benchCase.reference == "hmac" ? "OpenSSL HMAC loop" : benchCase.reference == "libsodium" ? "libsodium verify loop" : "openssl speed \(benchCase.reference)"
+            rows.append(Row(algorithm: benchCase.algorithm, corpus: "unique", jobs: 1, records: benchCase.records, rate: unique1.rate,
+                            comparedTo: name, ratio: unique1.rate / primitive, target: "≥ \(benchCase.target)", rssMiB: unique1.rssMiB, pyJWT: pyJWT))
+            rows.append(Row(algorithm: benchCase.algorithm, corpus: "unique", jobs: cores, records: benchCase.records, rate: uniqueAll.rate,
+                            comparedTo: "ours, 1 job", ratio: uniqueAll.rate / unique1.rate, target: cores >= 2 ? "≥ 1.8" : "", rssMiB: uniqueAll.rssMiB,
+                            pyJWT: pyJWT))
+            rows.append(Row(algorithm: benchCase.algorithm, corpus: "×10 repeats", jobs: 1, records: benchCase.records, rate: repeated1.rate,
+                            comparedTo: "ours, unique, 1 job", ratio: repeated1.rate / unique1.rate, target: "≥ 5", rssMiB: repeated1.rssMiB, pyJWT: nil))
+        }
+        return rows
+    }
+
+    static func table(_ rows: [Row]) -> String {
+        var lines = [
+            "| alg | corpus | jobs | records | tokens/s | compared to | ratio | target | PyJWT tokens/s | ours / PyJWT | max RSS |",
+            "|---|---|---:|---:|---:|---|---:|---|---:|---:|---:|",
+        ]
+        for row in rows {
+            let met = row.target.isEmpty ? "" : (row.ratio >= Double(row.target.dropFirst(2))! ? "meets " : "BELOW ") + row.target
+            let py = row.pyJWT.map { (String(Int($0)), String(format: "%.1f", row.rate / $0)) } ?? ("", "")
+            lines.append("| \(row.algorithm.rawValue) | \(row.corpus) | \(row.jobs) | \(row.records) | \(Int(row.rate)) | \(row.comparedTo) | "
+                         + "\(String(format: "%.2f", row.ratio)) | \(met) | \(py.0) | \(py.1) | \(String(format: "%.0f", row.rssMiB)) MiB |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func referenceRate(_ benchCase: Case, message: [UInt8]) -> Double {
+        switch benchCase.reference {
+        case "hmac": ReferenceRates.opensslHMACSHA256(message: message)
+        case "libsodium": ReferenceRates.sodiumEd25519Verify(message: message)
+        default: ReferenceRates.opensslSpeedVerify(benchCase.reference, seconds: 2) ?? .nan
+        }
+    }
+
+    /// Runs `policy-run batch` on `file`, returning records per second (wall clock, start-up
+    /// included) and the peak RSS the run reports in its summary.
+    private static func runBatch(_ policyRun: URL, _ corpus: Corpus, file: URL, jobs: Int) throws -> (rate: Double, rssMiB: Double) {
+        let summaryFile = file.deletingPathExtension().appendingPathExtension("summary-\(jobs).json")
+        let process = Process()
+        process.executableURL = policyRun
+        process.arguments = ["batch", "--policy", corpus.policyFile.path, "--jobs", String(jobs), "--output", "/dev/null",
+                             "--summary-json", summaryFile.path, file.path]
+        process.environment = ["BENCH_SECRET": corpus.secret ?? ""]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let started = ContinuousClock.now
+        try process.run()
+        let messages = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let seconds = (ContinuousClock.now - started).seconds
+        // Exit 1 is expected: a quarter of each corpus is invalid.
+        guard process.terminationStatus == 1 else {
+            throw BenchmarkError("policy-run batch exited with status \(process.terminationStatus) on \(file.lastPathComponent): "
+                                 + String(decoding: messages.suffix(2000), as: UTF8.self))
+        }
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: summaryFile)) as? [String: Any]
+        let invalid = Double(summary?["invalid"] as? Int ?? 0) / Double(corpus.records)
+        guard summary?["records"] as? Int == corpus.records, (0.23...0.27).contains(invalid) else {
+            throw BenchmarkError("policy-run batch judged \(file.lastPathComponent) unexpectedly: \(summary ?? [:])")
+        }
+        return (Double(corpus.records) / seconds, Double(summary?["max_rss_bytes"] as? Int ?? 0) / 1_048_576)
+    }
+}
+
+/// A generated log for one algorithm: a policy, its key, and two corpora of JSON lines — every
+/// token unique, and each token repeated ten times. Three in four records are valid; the rest
+/// are expired, for another audience, from another issuer, or signed by another key.
+struct Corpus {
+    let records: Int
+    let algorithm: JWSAlgorithm
+    let policyFile: URL
+    let uniqueFile: URL
+    let repeatedFile: URL
+    /// The JWKS (or, for HS256, the secret) PyJWT verifies with.
+    let jwksFile: URL
+    let secret: String?
+    /// A typical signing input, for the primitive reference loops.
+    let signingInput: [UInt8]
+
+    init(_ benchCase: BatchBenchmark.Case, in folder: URL) throws {
+        let records = benchCase.records, algorithm = benchCase.algorithm
+        self.records = records
+        self.algorithm = algorithm
+        let name = algorithm.rawValue.lowercased()
+        let key = try JWK.generate(for: algorithm, kid: "bench")
+        let stranger = try JWK.generate(for: algorithm, kid: "bench")
+        let jwksFile = folder.appendingPathComponent("\(name).jwks.json")
+        self.jwksFile = jwksFile
+        policyFile = folder.appendingPathComponent("\(name).yaml")
+        if algorithm == .hs256 {
+            secret = Base64URL.encode(key.secretBytes!)
+            try "{}".write(to: jwksFile, atomically: true, encoding: .utf8)
+        } else {
+            secret = nil
+            let jwks = JSONValue.object(JSONObject(["keys": .array([.object(try key.publicKey.publicJSON())])]))
+            try Data(jwks.serializedBytes()).write(to: jwksFile)
+        }
+        let keys = algorithm == .hs256 ? "{secret: '${env:BENCH_SECRET}'}" : "{jwks_file: \(jwksFile.path)}"
+        try """
+        policy: bench-\(name)
+        token:
+          algorithms: [\(algorithm.rawValue)]
+          keys: \(keys)
+          issuer: \(BatchBenchmark.issuer)
+          audience: \(BatchBenchmark.audience)
+          leeway: 0
+        """.write(to: policyFile, atomically: true, encoding: .utf8)
+
+        func token(_ index: Int) throws -> String {
+            var claims = JSONObject([
+                "iss": .string(BatchBenchmark.issuer), "sub": .string("user-\(index % 977)"), "aud": .string(BatchBenchmark.audience),
+                "iat": .number(.integer(Int64(BatchBenchmark.now - 600))), "exp": .number(.integer(Int64(BatchBenchmark.now + 3000))),
+                "jti": .string("jti-\(index)"), "scope": .string("openid profile orders:read"),
+            ])
+            var signer = key
+            switch index % 16 {
+            case 12: claims.set("exp", .number(.integer(Int64(BatchBenchmark.now - 60))))
+            case 13: claims.set("aud", .string("api://other"))
+            case 14: claims.set("iss", .string("https://evil.example"))
+            case 15: signer = stranger
+            default: break
+            }
+            return try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(), header: JSONObject(["typ": .string("JWT"), "kid": .string("bench")]),
+                                       algorithm: algorithm, key: signer)
+        }
+        func line(_ token: String) -> String { "{\"token\":\"\(token)\",\"ts\":\(BatchBenchmark.now)}\n" }
+        let uniqueFile = folder.appendingPathComponent("\(name)-unique.jsonl")
+        let repeatedFile = folder.appendingPathComponent("\(name)-repeated.jsonl")
+        self.uniqueFile = uniqueFile
+        self.repeatedFile = repeatedFile
+        var unique = "", repeated = ""
+        unique.reserveCapacity(records * 700)
+        let distinct = max(1, records / 10)
+        var tokens: [String] = []
+        tokens.reserveCapacity(distinct)
+        for index in 0..<records {
+            let text = try token(index)
+            unique += line(text)
+            if index < distinct { tokens.append(text) }
+        }
+        for index in 0..<records { repeated += line(tokens[index % distinct]) }
+        try unique.write(to: uniqueFile, atomically: false, encoding: .utf8)
+        try repeated.write(to: repeatedFile, atomically: false, encoding: .utf8)
+        signingInput = Array(try CompactJWS(tokens[0]).signingInput)
+    }
+}
+
+/// PyJWT (apt `python3-jwt`) doing the same checks over the unique corpus: signature, issuer,
+/// audience, and expiry at the record's time (PyJWT checks `exp` against the wall clock, so the
+/// loop compares it to the record's `ts` itself).
+enum PyJWTLoop {
+    static let script = """
+    import json, sys, time, jwt
+    from jwt import PyJWK
+    alg, corpus, jwks, secret = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    key = secret and __import__("base64").urlsafe_b64decode(secret + "=" * (-len(secret) % 4)) or PyJWK(json.load(open(jwks))["keys"][0], algorithm=alg).key
+    records = [json.loads(line) for line in open(corpus)]
+    valid = 0
+    start = time.perf_counter()
+    for record in records:
+        try:
+            claims = jwt.decode(record["token"], key, algorithms=[alg], audience="\(BatchBenchmark.audience)", issuer="\(BatchBenchmark.issuer)",
+                                options={"verify_exp": False, "verify_iat": False})
+            if claims["exp"] > record["ts"]:
+                valid += 1
+        except jwt.PyJWTError:
+            pass
+    elapsed = time.perf_counter() - start
+    print(len(records) / elapsed, valid)
+    """
+
+    /// Tokens per second, or nil when python3 or PyJWT is missing.
+    static func rate(corpus: Corpus) -> Double? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let algorithm = corpus.algorithm == .eddsa ? "EdDSA" : corpus.algorithm.rawValue
+        process.arguments = ["/usr/bin/python3", "-c", script, algorithm, corpus.uniqueFile.path, corpus.jwksFile.path, corpus.secret ?? ""]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).split(separator: " ").first.flatMap { Double($0) }
+    }
+}
