@@ -46,7 +46,10 @@ public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
 }
 
 /// A rule ready to run, with the identity and source location verdicts report.
-public struct CompiledRule: Sendable {
+///
+/// A class: the chain is walked for every token, and passing a reference costs one retain where
+/// copying the value would retain its rule, id, location and inputs each.
+public final class CompiledRule: Sendable {
     public let rule: any Rule
     /// The rule's name in verdicts: `token.expires`, `token.claims.cid`.
     public let id: String

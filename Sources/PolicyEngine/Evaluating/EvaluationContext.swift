@@ -1,8 +1,9 @@
 /// Everything a rule may read: the subject, the time, the inputs.
 ///
 /// Rules never read the clock or the environment themselves; that keeps them pure and lets a
-/// batch judge each record as of its own time.
-public struct EvaluationContext: Sendable {
+/// batch judge each record as of its own time. A class, because every rule of the chain reads
+/// it: one reference passed around costs less than copying its dictionaries and token.
+public final class EvaluationContext: Sendable {
     /// The evaluation instant, in seconds since the Unix epoch.
     public let now: Double
     /// The inputs supplied for this evaluation, with declared defaults filled in.
@@ -65,8 +66,9 @@ public struct EvaluationContext: Sendable {
     }
 }
 
-/// A presented token decoded once, for every rule to read.
-public struct DecodedToken: Sendable {
+/// A presented token decoded once, for every rule to read (a class for the same reason as the
+/// context that holds it).
+public final class DecodedToken: Sendable {
     /// The signed token: the token itself, or a nested token's inner JWS; nil for `format: jwe`.
     public let jws: CompactJWS?
     /// The header rules check: the JWS header, or for `format: jwe` the JWE protected header.
