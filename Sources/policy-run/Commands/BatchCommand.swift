@@ -114,14 +114,21 @@ struct BatchCommand: AsyncParsableCommand {
         let seconds = (ContinuousClock.now - started).seconds
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
         if let summaryJSON {
-            var usage = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &usage)
-            let text = summary.json(seconds: seconds, cache: cache?.statistics, peakMemoryBytes: usage.ru_maxrss * 1024).prettyPrinted() + "\n"
+            let text = summary.json(seconds: seconds, cache: cache?.statistics, peakMemoryBytes: Self.peakMemoryBytes()).prettyPrinted() + "\n"
             guard FileManager.default.createFile(atPath: summaryJSON, contents: Data(text.utf8)) else {
                 throw ValidationError("cannot write the summary to '\(summaryJSON)'")
             }
         }
         if summary.invalid > 0 { throw ExitCode(1) }
+    }
+
+    /// The process's peak resident memory: `VmHWM` of /proc/self/status, which (unlike
+    /// getrusage's `ru_maxrss`) does not inherit the peak of the process that spawned this one.
+    private static func peakMemoryBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kilobytes * 1024
     }
 
     private static func size(of path: String) -> Int {
