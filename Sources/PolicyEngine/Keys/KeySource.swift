@@ -95,8 +95,9 @@ public struct KeySource: Sendable {
         let selectsByKid = resolved.keys.keys.contains { $0.kid != nil }
         do {
             let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
+            // A fetched set is identified by its fetch time too, so a rotation is a new set.
             return .keys(candidates, freshness: resolved.freshness, source: description,
-                         keySet: "\(description)@\(resolved.fetchedAt?.timeIntervalSince1970 ?? 0)")
+                         keySet: resolved.fetchedAt.map { "\(description)@\($0.timeIntervalSince1970)" } ?? description)
         } catch {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
