@@ -232,17 +232,8 @@ enum PyJWTLoop {
 
     /// Tokens per second, or nil when python3 or PyJWT is missing.
     static func rate(corpus: Corpus) -> Double? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let algorithm = corpus.algorithm == .eddsa ? "EdDSA" : corpus.algorithm.rawValue
-        process.arguments = ["/usr/bin/python3", "-c", script, algorithm, corpus.uniqueFile.path, corpus.jwksFile.path, corpus.secret ?? ""]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self).split(separator: " ").first.flatMap { Double($0) }
+        let output = commandOutput(["/usr/bin/python3", "-c", script, algorithm, corpus.uniqueFile.path, corpus.jwksFile.path, corpus.secret ?? ""])
+        return output?.split(separator: " ").first.flatMap { Double($0) }
     }
 }

@@ -2,20 +2,26 @@ import COpenSSL
 import CSodium
 import Foundation
 
+/// The standard output of a command found on the PATH; nil when it cannot run or fails.
+func commandOutput(_ arguments: [String]) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+}
+
 /// The reference rates each of our figures is divided by, measured in the same run.
 enum ReferenceRates {
     /// `openssl speed -mr` for one algorithm: the verify rate (ops/s) of its last result line.
     static func opensslSpeedVerify(_ algorithm: String, seconds: Int = 2) -> Double? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "speed", "-mr", "-seconds", String(seconds), algorithm]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("+F") }
+        guard let output = commandOutput(["openssl", "speed", "-mr", "-seconds", String(seconds), algorithm]) else { return nil }
+        let lines = output.split(separator: "\n").filter { $0.hasPrefix("+F") }
         guard let last = lines.last, let verify = last.split(separator: ":").last else { return nil }
         return Double(verify)
     }

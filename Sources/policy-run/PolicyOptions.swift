@@ -67,11 +67,7 @@ struct PolicyOptions: ParsableArguments {
 enum TimeArgument {
     static func parse(_ text: String) -> Double? {
         if let seconds = Double(text), seconds.isFinite, text.first?.isNumber == true || text.first == "-" { return seconds }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)?.timeIntervalSince1970
+        return UnixTime.parseRFC3339(text)
     }
 }
 

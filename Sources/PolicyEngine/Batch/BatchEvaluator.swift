@@ -37,9 +37,8 @@ public struct BatchEvaluator: Sendable {
     /// The verdict on one record; never throws: a record that cannot be judged gets a verdict
     /// saying why.
     public func evaluate(_ record: BatchRecord) async -> BatchVerdict {
-        let at = "\(record.input ?? "input"):\(record.line)"
         func refused(_ code: FindingCode, _ message: String) -> BatchVerdict {
-            let finding = Finding(rule: "batch.record", code: code, message: message, at: at)
+            let finding = Finding(rule: "batch.record", code: code, message: message, at: "\(record.input ?? "input"):\(record.line)")
             return BatchVerdict(line: record.line, input: record.input,
                                 verdict: Verdict(policy: policy.name, valid: false, verified: false, findings: [finding], skipped: [], outputs: [:], trace: nil),
                                 issuer: nil, kid: nil, claims: nil)

@@ -98,7 +98,7 @@ struct ChainEvaluator {
         switch outcome.status {
         case .pass:
             if let key = outcome.verifiedKey { verifiedKey = key }
-            outputs.merge(outcome.outputs) { $1 }
+            if !outcome.outputs.isEmpty { outputs.merge(outcome.outputs) { $1 } }
             record(rule, .pass, outcome.detail)
             return .pass
         case .fail:

@@ -38,7 +38,7 @@ public final class EvaluationContext: Sendable {
 
     /// The key of `candidates` that verifies `jws`, or nil when none does, asking the signature
     /// cache first. `keySet` identifies the set the candidates came from.
-    public func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: String, verified: (JWK) -> VerifiedKey) -> VerifiedKey? {
+    public func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: KeySetIdentity, verified: (JWK) -> VerifiedKey) -> VerifiedKey? {
         func check() -> VerifiedKey? {
             for key in candidates where (try? jws.verify(with: key)) == true { return verified(key) }
             return nil

@@ -84,7 +84,7 @@ public struct Policy: Sendable {
         }
         // Tokens inside subjects are checked by policies these rules name, which share the cache
         // and answer from it synchronously: fetch what they will need now.
-        for token in prepared.subjects.values.flatMap(\.embeddedTokens) {
+        for token in remoteKeySources.isEmpty ? [] : prepared.subjects.values.flatMap(\.embeddedTokens) {
             let kid = (try? CompactJWS(token))?.header.kid
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }

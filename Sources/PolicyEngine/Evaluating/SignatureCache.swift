@@ -23,7 +23,7 @@ public final class SignatureCache: Sendable {
 
     struct Key: Hashable {
         let signed: [UInt8]
-        let keySet: String
+        let keySet: KeySetIdentity
 
         /// The bytes in one block: `[UInt8]`'s own hashing feeds them one at a time, which
         /// costs more than the lookup saves.

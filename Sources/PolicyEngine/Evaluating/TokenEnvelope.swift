@@ -41,9 +41,9 @@ public struct TokenDecryption: Sendable {
 
     /// The keys that may decrypt `jwe`: the one its `kid` names, otherwise every key of the source.
     func candidates(for jwe: CompactJWE) -> [JWK]? {
-        let all = keys.localKeys?.keys ?? []
-        guard let kid = jwe.header.kid, all.contains(where: { $0.kid != nil }) else { return all }
-        let named = all.filter { $0.kid == kid }
+        guard let set = keys.localKeys else { return [] }
+        guard let kid = jwe.header.kid, set.selectsByKid else { return set.keys }
+        let named = set.keys.filter { $0.kid == kid }
         return named.isEmpty ? nil : named
     }
 }

@@ -16,6 +16,10 @@ public struct JWKSet: Sendable {
     public let keys: [JWK]
     /// The keys left out, with the reason for each.
     public let skipped: [SkippedKey]
+    /// Whether any key has a `kid`, and so whether a token's `kid` selects among them. A set in
+    /// which no key has one (a lone PEM key) makes no claim about kids: every key of the right
+    /// family is tried.
+    public let selectsByKid: Bool
 
     /// Parses a JWK Set document from JSON text.
     public init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
@@ -57,6 +61,7 @@ public struct JWKSet: Sendable {
         }
         self.keys = keys
         self.skipped = skipped
+        selectsByKid = keys.contains { $0.kid != nil }
     }
 
     /// Refuses two keys with the same `kid` and `use`.

@@ -31,8 +31,20 @@ public struct ResolvedKeys: Sendable {
 
     /// Whether `kid` can select a key: true without a kid, or when no key of the set has one.
     func knows(kid: String?) -> Bool {
-        guard let kid, keys.keys.contains(where: { $0.kid != nil }) else { return true }
+        guard let kid, keys.selectsByKid else { return true }
         return keys.keys.contains { $0.kid == kid }
+    }
+}
+
+/// Which exact key set judged a signature: its source, and for a fetched set when it was
+/// fetched, so a rotated set is a different one. Remembered signature checks are keyed by it.
+public struct KeySetIdentity: Sendable, Hashable {
+    public let source: String
+    public let fetchedAt: Date?
+
+    public init(source: String, fetchedAt: Date? = nil) {
+        self.source = source
+        self.fetchedAt = fetchedAt
     }
 }
 

@@ -77,7 +77,7 @@ public struct KeySource: Sendable {
             guard leaf.canVerify(algorithm) else {
                 return .failure(.keyUnavailable, "the x5c leaf key (\(leaf.type)) cannot verify \(algorithm.rawValue)")
             }
-            return .keys([leaf], freshness: .fresh, source: certificateTrust.description, keySet: "x5c \(entries.joined(separator: ","))")
+            return .keys([leaf], freshness: .fresh, source: certificateTrust.description, keySet: KeySetIdentity(source: "x5c \(entries.joined(separator: ","))"))
         }
         let resolved: ResolvedKeys
         switch origin {
@@ -92,12 +92,11 @@ public struct KeySource: Sendable {
         case .tokenCertificate:
             return .failure(.keyUnavailable, "the token carries no x5c chain, and \(description) accepts only keys from one")
         }
-        let selectsByKid = resolved.keys.keys.contains { $0.kid != nil }
+        let selectsByKid = resolved.keys.selectsByKid
         do {
             let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
-            // A fetched set is identified by its fetch time too, so a rotation is a new set.
             return .keys(candidates, freshness: resolved.freshness, source: description,
-                         keySet: resolved.fetchedAt.map { "\(description)@\($0.timeIntervalSince1970)" } ?? description)
+                         keySet: KeySetIdentity(source: description, fetchedAt: resolved.fetchedAt))
         } catch {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
@@ -115,6 +114,6 @@ public struct KeySource: Sendable {
 public enum KeySelection: Sendable {
     /// Keys to try, whether their set is current, where they came from (for the trace), and
     /// an identity of the exact set (for remembering signature checks).
-    case keys([JWK], freshness: KeyFreshness, source: String, keySet: String)
+    case keys([JWK], freshness: KeyFreshness, source: String, keySet: KeySetIdentity)
     case failure(FindingCode, String)
 }

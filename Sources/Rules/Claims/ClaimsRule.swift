@@ -11,16 +11,8 @@ struct ClaimsRule: Rule {
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }
-        guard let pairs = node.pairs else {
-            compiler.error(.wrongType, "'claims' must map claim paths to matchers, found \(node.shapeDescription)", at: node)
-            return []
-        }
-        return pairs.compactMap { pair in
-            let keyNode = YAMLNode(.scalar(YAMLScalar(text: pair.name, isPlain: false)), location: pair.keyLocation, path: pair.value.path)
-            guard let path = compiler.claimPath(pair.name, at: keyNode),
-                  let matcher = compiler.matcher(pair.value, what: "claim '\(pair.name)'") else { return nil }
-            return compiler.finish(ClaimsRule(path: path, matcher: matcher), id: path.description, at: pair.keyLocation)
-        }
+        return compiler.matcherRules(node, key: key, names: "claim paths", label: "claim", subject: { $0.claimPath($1, at: $2) },
+                                     id: \.description, rule: { ClaimsRule(path: $0, matcher: $1) })
     }
 
     var explanation: String { "claim \(path) \(matcher.explanation)" }

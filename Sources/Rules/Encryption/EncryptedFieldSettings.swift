@@ -32,10 +32,9 @@ public struct EncryptedFieldSettings: Sendable {
         let body: JSONObject
         switch request.jsonBody {
         case let .object(object): body = object
-        case let .unusable(code, _) where request.problems.contains(where: { $0.code == code }):
-            return .unusable(.blocked("the body is not usable (see request.structure)"))
-        case .unusable(.fieldMissing, _): return .absent
-        case let .unusable(code, message): return .unusable(.fail(code, message))
+        case .absent: return .absent
+        case .reported: return .unusable(.blocked("the body is not usable (see request.structure)"))
+        case let .unusable(message): return .unusable(.fail(.bodyNotJSON, message))
         }
         guard let value = field.value(in: body) else { return .absent }
         guard case let .string(text) = value else {

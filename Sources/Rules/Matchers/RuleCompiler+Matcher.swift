@@ -1,6 +1,26 @@
 public import PolicyEngine
 
 extension RuleCompiler {
+    /// Compiles a mapping from names to matchers (`claims`, `header`, `headers`, `query`,
+    /// `body`) into one rule per entry, finished as it is read so each rule keeps its own inputs.
+    ///
+    /// `subject` reads a name (a claim path, a header name), returning nil after reporting a bad
+    /// one; `id` names the rule within its key; `rule` builds it.
+    mutating func matcherRules<Subject>(
+        _ node: YAMLNode, key: String, names: String, label: String,
+        subject: (inout RuleCompiler, String, YAMLNode) -> Subject?, id: (Subject) -> String, rule: (Subject, Matcher) -> any Rule
+    ) -> [CompiledRule] {
+        guard let pairs = node.pairs else {
+            error(.wrongType, "'\(key)' must map \(names) to matchers, found \(node.shapeDescription)", at: node)
+            return []
+        }
+        return pairs.compactMap { pair in
+            let keyNode = YAMLNode(.scalar(YAMLScalar(text: pair.name, isPlain: false)), location: pair.keyLocation, path: pair.value.path)
+            guard let name = subject(&self, pair.name, keyNode), let matcher = matcher(pair.value, what: "\(label) '\(pair.name)'") else { return nil }
+            return finish(rule(name, matcher), id: id(name), at: pair.keyLocation)
+        }
+    }
+
     /// Compiles a matcher: a scalar means `equals`; a mapping holds operators.
     public mutating func matcher(_ node: YAMLNode, what: String) -> Matcher? {
         guard let pairs = node.pairs else {

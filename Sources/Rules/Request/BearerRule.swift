@@ -70,6 +70,9 @@ extension RequestSubject {
         case problem(String)
     }
 
+    /// RFC 6750 `b64token` characters, before any trailing `=`.
+    private static let b64tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8)
+
     /// The token of a single `Authorization: Bearer` header; the scheme is case-insensitive
     /// (RFC 9110 §11.1) and the token must have RFC 6750's `b64token` syntax.
     var bearerToken: BearerToken {
@@ -80,10 +83,9 @@ extension RequestSubject {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             return .problem("the Authorization header is not 'Bearer <token>'")
         }
-        let tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8)
         let token = parts[1]
         let body = token.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
-        guard !body.isEmpty, body.allSatisfy({ tokenCharacters.contains($0) }) else {
+        guard !body.isEmpty, body.allSatisfy({ Self.b64tokenCharacters.contains($0) }) else {
             return .problem("the bearer token is not a b64token (RFC 6750 §2.1)")
         }
         return .token(String(token))

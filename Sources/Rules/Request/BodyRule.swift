@@ -11,16 +11,8 @@ struct BodyRule: Rule {
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }
-        guard let pairs = node.pairs else {
-            compiler.error(.wrongType, "'body' must map field paths to matchers, found \(node.shapeDescription)", at: node)
-            return []
-        }
-        return pairs.compactMap { pair in
-            let keyNode = YAMLNode(.scalar(YAMLScalar(text: pair.name, isPlain: false)), location: pair.keyLocation, path: pair.value.path)
-            guard let path = compiler.claimPath(pair.name, at: keyNode),
-                  let matcher = compiler.matcher(pair.value, what: "body field '\(pair.name)'") else { return nil }
-            return compiler.finish(BodyRule(path: path, matcher: matcher), id: path.description, at: pair.keyLocation)
-        }
+        return compiler.matcherRules(node, key: key, names: "field paths", label: "body field", subject: { $0.claimPath($1, at: $2) },
+                                     id: \.description, rule: { BodyRule(path: $0, matcher: $1) })
     }
 
     var explanation: String { "body field \(path) \(matcher.explanation)" }
@@ -29,9 +21,9 @@ struct BodyRule: Rule {
         let body: JSONObject
         switch context.request.jsonBody {
         case let .object(object): body = object
-        case let .unusable(code, _) where context.request.problems.contains(where: { $0.code == code }):
-            return .blocked("the body is not usable (see request.structure)")
-        case let .unusable(code, message): return .fail(code, message)
+        case .absent: return .fail(.fieldMissing, "the request has no body")
+        case .reported: return .blocked("the body is not usable (see request.structure)")
+        case let .unusable(message): return .fail(.bodyNotJSON, message)
         }
         switch matcher.check(path.value(in: body), inputs: context.inputs) {
         case nil: return .pass(context.detail("body field \(path) \(matcher.explanation)"))
@@ -45,17 +37,22 @@ extension RequestSubject {
     /// The body as a JSON object, for rules that read fields.
     enum JSONBody {
         case object(JSONObject)
-        /// Why there is no object: the finding code and message.
-        case unusable(FindingCode, String)
+        case absent
+        /// Not an object, and `request.structure` has already said why (a body declared JSON
+        /// or a form that does not decode): rules reading fields do not say it again.
+        case reported
+        /// Not an object, with the reason (text that is not JSON, a JSON array).
+        case unusable(String)
     }
 
     var jsonBody: JSONBody {
         switch body {
-        case nil: return .unusable(.fieldMissing, "the request has no body")
-        case let .text(_, .failure(error))?: return .unusable(.bodyNotJSON, "the body is not JSON: \(error.message)")
+        case nil: return .absent
+        case let .text(_, .failure(error))?:
+            return problems.contains { $0.code == .bodyNotJSON } ? .reported : .unusable("the body is not JSON: \(error.message)")
         case let body?:
             guard case let .object(object)? = body.json else {
-                return .unusable(.bodyNotJSON, "the body is \(body.json?.typeName ?? "text"), not a JSON object")
+                return .unusable("the body is \(body.json?.typeName ?? "text"), not a JSON object")
             }
             return .object(object)
         }

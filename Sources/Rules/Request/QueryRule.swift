@@ -12,14 +12,8 @@ struct QueryRule: Rule {
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }
-        guard let pairs = node.pairs else {
-            compiler.error(.wrongType, "'query' must map parameter names to matchers, found \(node.shapeDescription)", at: node)
-            return []
-        }
-        return pairs.compactMap { pair in
-            guard let matcher = compiler.matcher(pair.value, what: "query parameter '\(pair.name)'") else { return nil }
-            return compiler.finish(QueryRule(name: pair.name, matcher: matcher), id: pair.name, at: pair.keyLocation)
-        }
+        return compiler.matcherRules(node, key: key, names: "parameter names", label: "query parameter", subject: { _, name, _ in name },
+                                     id: { $0 }, rule: { QueryRule(name: $0, matcher: $1) })
     }
 
     var explanation: String { "query parameter \(name) \(matcher.explanation)" }

@@ -12,19 +12,13 @@ struct RequestHeadersRule: Rule {
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }
-        guard let pairs = node.pairs else {
-            compiler.error(.wrongType, "'headers' must map header names to matchers, found \(node.shapeDescription)", at: node)
-            return []
-        }
-        return pairs.compactMap { pair in
-            guard RequestSubject.headerProblem(name: pair.name, value: "") == nil else {
-                let keyNode = YAMLNode(.scalar(YAMLScalar(text: pair.name, isPlain: false)), location: pair.keyLocation, path: pair.value.path)
-                compiler.error(.invalidValue, "'\(pair.name)' is not a valid header name", at: keyNode)
+        return compiler.matcherRules(node, key: key, names: "header names", label: "header", subject: { compiler, name, keyNode in
+            guard RequestSubject.headerProblem(name: name, value: "") == nil else {
+                compiler.error(.invalidValue, "'\(name)' is not a valid header name", at: keyNode)
                 return nil
             }
-            guard let matcher = compiler.matcher(pair.value, what: "header '\(pair.name)'") else { return nil }
-            return compiler.finish(RequestHeadersRule(name: pair.name, matcher: matcher), id: pair.name.lowercased(), at: pair.keyLocation)
-        }
+            return name
+        }, id: { $0.lowercased() }, rule: { RequestHeadersRule(name: $0, matcher: $1) })
     }
 
     var explanation: String { "header \(name) \(matcher.explanation)" }

@@ -11,14 +11,8 @@ struct HeaderRule: Rule {
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }
-        guard let pairs = node.pairs else {
-            compiler.error(.wrongType, "'header' must map header parameters to matchers, found \(node.shapeDescription)", at: node)
-            return []
-        }
-        return pairs.compactMap { pair in
-            guard let matcher = compiler.matcher(pair.value, what: "header '\(pair.name)'") else { return nil }
-            return compiler.finish(HeaderRule(parameter: pair.name, matcher: matcher), id: pair.name, at: pair.keyLocation)
-        }
+        return compiler.matcherRules(node, key: key, names: "header parameters", label: "header", subject: { _, name, _ in name },
+                                     id: { $0 }, rule: { HeaderRule(parameter: $0, matcher: $1) })
     }
 
     var explanation: String { "header '\(parameter)' \(matcher.explanation)" }
