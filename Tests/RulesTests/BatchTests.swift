@@ -6,13 +6,28 @@ import Testing
 /// Batch evaluation of token logs through the library: record times, field mapping, malformed
 /// lines, order under parallelism, gzip input, the signature cache, records in = verdicts out.
 @Suite("Batch evaluation")
-struct BatchTests {
+final class BatchTests {
     let fixture = TokenFixture.shared
+    /// This test's files, removed when it ends.
+    let folder: URL
 
-    /// Writes `text` to a temporary file (gzip-compressed with `gzip`), returning its path.
-    static func file(_ text: String, gzip: Bool = false) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString).jsonl")
-        try text.write(to: url, atomically: true, encoding: .utf8)
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("batch-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Writes `text` to a file (gzip-compressed with `gzip`), returning its path.
+    func file(_ text: String, gzip: Bool = false) throws -> URL {
+        try file(bytes: Array(text.utf8), gzip: gzip)
+    }
+
+    func file(bytes: [UInt8], gzip: Bool = false, suffix: String = "jsonl") throws -> URL {
+        let url = folder.appendingPathComponent("\(UUID().uuidString).\(suffix)")
+        try Data(bytes).write(to: url)
         guard gzip else { return url }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
@@ -48,7 +63,7 @@ struct BatchTests {
         {"token": "\(token)", "ts": 1795253400, "n": "other"}
         """
         let format = BatchRecordFormat(inputFields: ["nonce": "n"])
-        let verdicts = try await run(Self.file(log), format: format, inputs: Self.nonceInput)
+        let verdicts = try await run(file(log), format: format, inputs: Self.nonceInput)
         #expect(verdicts.map(\.verdict.valid) == [true, true, false, false, true, false])
         #expect(verdicts[2].verdict.codes == [.tokenExpired])
         #expect(verdicts[5].verdict.codes == [.nonceMismatch])
@@ -61,13 +76,61 @@ struct BatchTests {
         let token = try fixture.token()
         let log = "{\"token\": \"\(token)\", \"ts\": 1795253400}\n\nnot json\n[1]\n{\"ts\": 1}\n{\"token\": 7}\n{\"token\": \"\(token)\", \"ts\": \"noon\"}\n"
             + "\u{1}\u{2}\n{\"token\": \"\(token)\", \"ts\": 1795253400, \"extra\": \"\u{e9}\"}\n   \n"
-        let verdicts = try await run(Self.file(log))
+        let verdicts = try await run(file(log))
         #expect(verdicts.map(\.line) == [1, 3, 4, 5, 6, 7, 8, 9])
         #expect(verdicts.map { $0.verdict.codes.first } == [nil, .recordMalformed, .recordMalformed, .recordFieldMissing, .recordFieldMissing,
                                                              .recordTimeInvalid, .recordMalformed, nil])
         #expect(verdicts[1].verdict.findings[0].at == "input:3")
         let summary = verdicts.reduce(into: BatchSummary()) { $0.add($1) }
         #expect(summary.records == 8 && summary.valid == 2 && summary.codes[.recordMalformed] == 3)
+    }
+
+    @Test("bytes that are not UTF-8, inside a JSON string or outside one, or on a bare-token line, are record_malformed")
+    func notUTF8() async throws {
+        let token = try fixture.token()
+        var log = Array("{\"token\": \"\(token)\", \"ts\": 1795253400}\n".utf8)
+        log += Array("{\"token\": \"".utf8) + [0xFF, 0xFE] + Array("\", \"ts\": 1795253400}\n".utf8)
+        log += Array("{\"token\": \"\(token)\", \"ts\": 1795253400, \"x\": 1}".utf8) + [0xC3] + Array("\n".utf8)
+        log += Array("{\"token\": \"\(token)\", \"note\": \"caf".utf8) + [0xC3, 0x28] + Array("\"}\n".utf8)
+        let verdicts = try await run(file(bytes: log))
+        #expect(verdicts.map { $0.verdict.codes.first } == [nil, .recordMalformed, .recordMalformed, .recordMalformed])
+        #expect(verdicts[1].verdict.findings[0].message.contains("not valid UTF-8"))
+
+        let lines = try file(bytes: Array("\(token)\n".utf8) + [0x65, 0x79, 0xFF, 0x0A])
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: TokenFixture.now, jobs: 1)
+        var bare: [BatchVerdict] = []
+        try await evaluator.run(BatchRecords(reader: LineReader(handle: FileHandle(forReadingFrom: lines)), format: BatchRecordFormat(layout: .lines))) {
+            bare.append($0)
+        }
+        #expect(bare.map { $0.verdict.codes.first } == [nil, .recordMalformed])
+        #expect(bare[1].verdict.findings[0].message == "the line is not UTF-8")
+    }
+
+    @Test("verdict lines: the line number first, then the verdict's members, then claims when asked; a transform runs per chunk, in order")
+    func jsonLines() async throws {
+        let token = try fixture.token()
+        let url = try file((0..<300).map { "{\"token\": \"\($0 % 5 == 4 ? "x.y.z" : token)\", \"ts\": 1795253400}" }.joined(separator: "\n"))
+        var evaluator = BatchEvaluator(policy: try fixture.policy(""), jobs: 3)
+        evaluator.includeClaims = true
+        var output: [UInt8] = []
+        var chunks = 0
+        let count = try await evaluator.run(BatchRecords(reader: LineReader(handle: FileHandle(forReadingFrom: url)), format: BatchRecordFormat()),
+                                            transform: { verdicts in
+            var writer = JSONWriter()
+            for verdict in verdicts { verdict.writeJSONLine(to: &writer) }
+            return writer.bytes
+        }) { verdicts, lines in
+            #expect(lines.filter { $0 == UInt8(ascii: "\n") }.count == verdicts.count)
+            output += lines
+            chunks += 1
+        }
+        #expect(count == 300 && chunks == 5)
+        let parsed = try output.split(separator: UInt8(ascii: "\n")).map { try JSONParser().parseObject($0, what: "a verdict line") }
+        #expect(parsed.map { $0["line"] } == (1...300).map { .number(.integer(Int64($0))) })
+        #expect(parsed[0].names == ["line", "policy", "valid", "verified", "findings", "skipped", "outputs", "claims"])
+        #expect(parsed[0]["claims"]?.objectValue?["iss"] == .string("https://issuer.example"))
+        #expect(parsed[4]["valid"] == .bool(false) && parsed[4]["claims"] == nil)
+        #expect(parsed[4]["findings"]?.arrayValue?.first?.objectValue?["code"] == .string("malformed_token"))
     }
 
     @Test("with four jobs, 2,000 mixed records come out complete and in input order")
@@ -81,7 +144,7 @@ struct BatchTests {
             lines.append("{\"token\": \"\(valid ? good : expired)\", \"ts\": 1795253400}")
             expected.append(valid)
         }
-        let verdicts = try await run(Self.file(lines.joined(separator: "\n")), jobs: 4)
+        let verdicts = try await run(file(lines.joined(separator: "\n")), jobs: 4)
         #expect(verdicts.map(\.line) == Array(1...2000))
         #expect(verdicts.map(\.verdict.valid) == expected)
     }
@@ -90,14 +153,12 @@ struct BatchTests {
     func gzipInput() async throws {
         let token = try fixture.token()
         let text = (0..<300).map { "{\"token\": \"\(token)\", \"ts\": \(1_795_253_400 + $0)}" }.joined(separator: "\n") + "\n"
-        let compressed = try Self.file(text, gzip: true)
+        let compressed = try file(text, gzip: true)
         #expect(try await run(compressed).count == 300)
         let data = try Data(contentsOf: compressed)
-        let twice = FileManager.default.temporaryDirectory.appendingPathComponent("twice-\(UUID().uuidString).gz")
-        try (data + data).write(to: twice)
+        let twice = try file(bytes: Array(data + data), suffix: "gz")
         #expect(try await run(twice).map(\.line) == Array(1...600))
-        let truncated = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).gz")
-        try data.prefix(data.count / 2).write(to: truncated)
+        let truncated = try file(bytes: Array(data.prefix(data.count / 2)), suffix: "gz")
         await #expect(throws: BatchInputError.self) { try await run(truncated) }
     }
 
@@ -106,17 +167,17 @@ struct BatchTests {
         let token = try fixture.token()
         let log = (0..<50).map { "{\"token\": \"\(token)\", \"ts\": \(1_795_253_400 + $0 * 60)}" }.joined(separator: "\n")
         let cache = SignatureCache()
-        let verdicts = try await run(Self.file(log), jobs: 1, cache: cache)
+        let verdicts = try await run(file(log), jobs: 1, cache: cache)
         #expect(cache.statistics == .init(hits: 49, misses: 1))
         // Time rules still run per record: from 10:01 (exp plus the 60 s leeway) on, records are expired.
         #expect(verdicts.filter(\.verdict.valid).count == 31)
-        #expect(try await run(Self.file(log), jobs: 1, cache: nil).filter(\.verdict.valid).count == 31)
+        #expect(try await run(file(log), jobs: 1, cache: nil).filter(\.verdict.valid).count == 31)
     }
 
     @Test("bare-token lines, and a line past the cap: cut, reported, and reading goes on")
     func linesAndLongLines() async throws {
         let token = try fixture.token()
-        let url = try Self.file("\(token)\n  \(token)  \n" + String(repeating: "x", count: 3000) + "\n\(token)\n")
+        let url = try file("\(token)\n  \(token)  \n" + String(repeating: "x", count: 3000) + "\n\(token)\n")
         let handle = try FileHandle(forReadingFrom: url)
         let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: TokenFixture.now, jobs: 2)
         var verdicts: [BatchVerdict] = []
@@ -130,7 +191,7 @@ struct BatchTests {
     @Test("the verdicts stream as an AsyncSequence")
     func asyncSequence() async throws {
         let token = try fixture.token()
-        let url = try Self.file((0..<10).map { _ in "{\"token\": \"\(token)\", \"ts\": 1795253400}" }.joined(separator: "\n"))
+        let url = try file((0..<10).map { _ in "{\"token\": \"\(token)\", \"ts\": 1795253400}" }.joined(separator: "\n"))
         let handle = try FileHandle(forReadingFrom: url)
         let evaluator = BatchEvaluator(policy: try fixture.policy(""), jobs: 2)
         var lines: [Int] = []

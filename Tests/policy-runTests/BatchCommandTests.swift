@@ -3,13 +3,25 @@ import Testing
 
 /// `policy-run batch` run as a user would: JSON-lines output, summary, exit codes.
 @Suite("policy-run batch")
-struct BatchCommandTests {
+final class BatchCommandTests {
+    /// This test's files, removed when it ends.
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("batch-command-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
     static let token = try! String(contentsOf: DecodeCommandTests.packageRoot.appendingPathComponent("Policies/examples/sample-id-token.jwt"), encoding: .utf8)
         .trimmingCharacters(in: .whitespacesAndNewlines)
     static let policy = ["batch", "--policy", "Policies/okta-id-token.yaml", "--var-field", "nonce=n"]
 
-    static func log(_ lines: [String]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString).jsonl")
+    func log(_ lines: [String]) throws -> String {
+        let url = folder.appendingPathComponent("log-\(UUID().uuidString).jsonl")
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }
@@ -20,8 +32,8 @@ struct BatchCommandTests {
 
     @Test("every record gets one verdict line in order; exit 1 when any is invalid; the summary counts codes, issuers and kids")
     func mixedLog() throws {
-        let input = try Self.log([Self.record(), Self.record(ts: "\"2026-11-22T09:30:00Z\""), "garbage", Self.record(nonce: "other"), Self.record()])
-        let summaryFile = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString).json").path
+        let input = try log([Self.record(), Self.record(ts: "\"2026-11-22T09:30:00Z\""), "garbage", Self.record(nonce: "other"), Self.record()])
+        let summaryFile = folder.appendingPathComponent("summary-\(UUID().uuidString).json").path
         let run = try DecodeCommandTests.run(Self.policy + ["--jobs", "2", "--summary-json", summaryFile, input])
         #expect(run.status == 1)
         let lines = run.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -39,10 +51,10 @@ struct BatchCommandTests {
 
     @Test("all valid exits 0; --only-invalid writes nothing then; --output and --include-claims; standard input")
     func optionsAndStdin() throws {
-        let input = try Self.log([Self.record(), Self.record()])
+        let input = try log([Self.record(), Self.record()])
         let quiet = try DecodeCommandTests.run(Self.policy + ["--only-invalid", input])
         #expect(quiet.status == 0 && quiet.stdout.isEmpty)
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString).jsonl")
+        let outputFile = folder.appendingPathComponent("out-\(UUID().uuidString).jsonl")
         let toFile = try DecodeCommandTests.run(Self.policy + ["--include-claims", "--output", outputFile.path, input])
         #expect(toFile.status == 0 && toFile.stdout.isEmpty)
         let written = try String(contentsOf: outputFile, encoding: .utf8)
@@ -55,14 +67,14 @@ struct BatchCommandTests {
 
     @Test("usage errors exit 2: bad --var-field, an undeclared input, a missing file, a request policy, a truncated gzip")
     func usageErrors() throws {
-        let input = try Self.log([Self.record()])
+        let input = try log([Self.record()])
         for arguments in [["--var-field", "nonce"], ["--var-field", "nonse=n"], ["--jobs", "0"], ["/nonexistent/log.jsonl"]] {
             let run = try DecodeCommandTests.run(["batch", "--policy", "Policies/okta-id-token.yaml"] + arguments + (arguments.last!.hasPrefix("/") ? [] : [input]))
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
         }
         let request = try DecodeCommandTests.run(["batch", "--policy", "Policies/oidc-authorize-request.yaml", input])
         #expect(request.status == 2 && request.stderr.contains("checks request"))
-        let gz = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).gz")
+        let gz = folder.appendingPathComponent("cut-\(UUID().uuidString).gz")
         try Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4B]).write(to: gz)
         let truncated = try DecodeCommandTests.run(Self.policy + [gz.path])
         #expect(truncated.status == 2 && truncated.stderr.contains("truncated"))

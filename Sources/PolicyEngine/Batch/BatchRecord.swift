@@ -33,10 +33,12 @@ public struct BatchRecordFormat: Sendable {
         if let control = bytes.firstIndex(where: { $0 < 0x20 && $0 != 0x09 }) {
             return malformed(.recordMalformed, "the line holds a control byte (0x\(String(bytes[control], radix: 16))) at column \(control + 1): binary data, not a record")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
         switch layout {
         case .lines:
-            return BatchRecord(line: line.number, input: input, content: .token(text.trimmed, time: nil, inputs: [:]))
+            // Blank lines were skipped above, so some byte is neither a space nor a tab.
+            let first = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 }!, last = bytes.lastIndex { $0 != 0x20 && $0 != 0x09 }!
+            guard let text = String(validating: bytes[first...last], as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
+            return BatchRecord(line: line.number, input: input, content: .token(text, time: nil, inputs: [:]))
         case .jsonLines:
             let object: JSONObject
             do {
@@ -87,14 +89,5 @@ public struct BatchRecord: Sendable {
         self.line = line
         self.input = input
         self.content = content
-    }
-}
-
-extension String {
-    fileprivate var trimmed: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
     }
 }

@@ -9,15 +9,23 @@ public struct BatchVerdict: Sendable {
     /// The token's claims, when the run includes them.
     public let claims: JSONObject?
 
-    /// One JSON line: `line` (and `input`), the verdict's members, and `claims` when included.
-    public var json: JSONValue {
-        var object = JSONObject(["line": .number(.integer(Int64(line)))])
-        if let input { object.set("input", .string(input)) }
-        if case let .object(verdictObject) = verdict.json {
-            for member in verdictObject.members { object.set(member.name, member.value) }
+    /// The verdict's JSON line, ending in a newline, appended to `writer`: `line` (and
+    /// `input`), the verdict's members, and `claims` when included.
+    public func writeJSONLine(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("line")
+        writer.integer(Int64(line))
+        if let input {
+            writer.key("input")
+            writer.string(input)
         }
-        if let claims { object.set("claims", .object(claims)) }
-        return .object(object)
+        verdict.writeMembers(to: &writer)
+        if let claims {
+            writer.key("claims")
+            writer.value(.object(claims))
+        }
+        writer.endObject()
+        writer.append(UInt8(ascii: "\n"))
     }
 }
 
@@ -40,6 +48,16 @@ public struct BatchSummary: Sendable {
         for finding in verdict.verdict.findings { codes[finding.code, default: 0] += 1 }
         issuers[verdict.issuer ?? "-", default: 0] += 1
         kids[verdict.kid ?? "-", default: 0] += 1
+    }
+
+    /// Adds the counts of another part of the same run (a chunk counted by its worker).
+    public mutating func merge(_ other: BatchSummary) {
+        records += other.records
+        valid += other.valid
+        invalid += other.invalid
+        codes.merge(other.codes, uniquingKeysWith: +)
+        issuers.merge(other.issuers, uniquingKeysWith: +)
+        kids.merge(other.kids, uniquingKeysWith: +)
     }
 
     /// The summary as JSON, with the run's duration and rate, and the process's peak memory.

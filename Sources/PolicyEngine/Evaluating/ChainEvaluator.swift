@@ -89,7 +89,7 @@ struct ChainEvaluator {
     }
 
     private mutating func run(_ rule: CompiledRule) -> Result {
-        if let missing = rule.inputs.first(where: { context.inputs[$0] == nil }) {
+        if !rule.inputs.isEmpty, let missing = rule.inputs.first(where: { context.inputs[$0] == nil }) {
             skipped.append(rule.id)
             record(rule, .skipped, "optional input '\(missing)' was not supplied")
             return .skipped

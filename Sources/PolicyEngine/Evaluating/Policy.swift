@@ -100,10 +100,17 @@ public struct Policy: Sendable {
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
                          signatureCache: SignatureCache? = nil) throws(EvaluationError) -> Verdict {
+        try evaluateDecoding(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
+                             signatureCache: signatureCache).verdict
+    }
+
+    /// The synchronous evaluation, also returning the token as decoded.
+    func evaluateDecoding(token: String?, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue], now: Double, tracing: Bool = false,
+                          clockSource: String = "caller", signatureCache: SignatureCache?) throws(EvaluationError) -> (verdict: Verdict, token: DecodedToken?) {
         let prepared: Prepared
         switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
         case let .ready(ready): prepared = ready
-        case let .refused(verdict): return verdict
+        case let .refused(verdict): return (verdict, nil)
         }
         var keySets: [RemoteKeySource: KeyResolution] = [:]
         if let jws = prepared.token?.jws {
@@ -114,7 +121,7 @@ public struct Policy: Sendable {
                 keySets[source] = resolution
             }
         }
-        return run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache)
+        return (run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache), prepared.token)
     }
 
     /// Evaluates at a `Date`, fetching remote keys when needed.

@@ -7,32 +7,61 @@ public struct RuleOutcome: Sendable {
         case blocked
     }
 
+    /// Everything beyond the status, which a plain pass (the common case, run for every rule of
+    /// every token) does not carry: one optional reference keeps that pass free of copying and
+    /// releasing six fields.
+    private final class Particulars: Sendable {
+        let code: FindingCode?
+        let message: String?
+        let detail: String?
+        let verifiedKey: VerifiedKey?
+        let outputs: [String: JSONValue]
+        let nested: [Finding]
+
+        init(code: FindingCode? = nil, message: String? = nil, detail: String?, verifiedKey: VerifiedKey? = nil,
+             outputs: [String: JSONValue] = [:], nested: [Finding] = []) {
+            self.code = code
+            self.message = message
+            self.detail = detail
+            self.verifiedKey = verifiedKey
+            self.outputs = outputs
+            self.nested = nested
+        }
+    }
+
     public let status: Status
-    public let code: FindingCode?
-    public let message: String?
+    private let particulars: Particulars?
+
+    public var code: FindingCode? { particulars?.code }
+    public var message: String? { particulars?.message }
     /// The values compared, for the trace; secrets are never put here.
-    public let detail: String?
+    public var detail: String? { particulars?.detail }
     /// For the signature rule: the key that verified.
-    public let verifiedKey: VerifiedKey?
+    public var verifiedKey: VerifiedKey? { particulars?.verifiedKey }
     /// Values a passing rule hands to the verdict's `outputs` (a callback's `code` and `state`).
-    public var outputs: [String: JSONValue] = [:]
+    public var outputs: [String: JSONValue] { particulars?.outputs ?? [:] }
     /// For a failing rule that evaluated another policy: that policy's findings.
-    public var nested: [Finding] = []
+    public var nested: [Finding] { particulars?.nested ?? [] }
+
+    private init(_ status: Status, _ particulars: Particulars?) {
+        self.status = status
+        self.particulars = particulars
+    }
 
     public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:]) -> RuleOutcome {
-        RuleOutcome(status: .pass, code: nil, message: nil, detail: detail, verifiedKey: nil, outputs: outputs)
+        RuleOutcome(.pass, detail == nil && outputs.isEmpty ? nil : Particulars(detail: detail, outputs: outputs))
     }
 
     public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil, nested: [Finding] = []) -> RuleOutcome {
-        RuleOutcome(status: .fail, code: code, message: message, detail: detail, verifiedKey: nil, nested: nested)
+        RuleOutcome(.fail, Particulars(code: code, message: message, detail: detail, nested: nested))
     }
 
     public static func blocked(_ reason: String) -> RuleOutcome {
-        RuleOutcome(status: .blocked, code: nil, message: nil, detail: reason, verifiedKey: nil)
+        RuleOutcome(.blocked, Particulars(detail: reason))
     }
 
     public static func verified(by key: VerifiedKey, detail: String? = nil) -> RuleOutcome {
-        RuleOutcome(status: .pass, code: nil, message: nil, detail: detail, verifiedKey: key)
+        RuleOutcome(.pass, Particulars(detail: detail, verifiedKey: key))
     }
 }
 

@@ -33,19 +33,47 @@ public struct Verdict: Sendable, Codable {
 
     /// The verdict as a JSON value with the section 8 member order and exact numbers.
     public var json: JSONValue {
-        var object = JSONObject([
-            "policy": .string(policy),
-            "valid": .bool(valid),
-            "verified": .bool(verified),
-        ])
-        if let keyFreshness { object.set("key_freshness", .string(keyFreshness.rawValue)) }
-        object.set("findings", .array(findings.map(\.json)))
-        object.set("skipped", .array(skipped.map { .string($0) }))
-        var outputObject = JSONObject()
-        for name in outputs.keys.sorted() { outputObject.set(name, outputs[name]!) }
-        object.set("outputs", .object(outputObject))
-        if let trace { object.set("trace", trace.json) }
-        return .object(object)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writeMembers(to: &writer)
+        writer.endObject()
+        do {
+            return try JSONParser().parse(writer.bytes)
+        } catch {
+            preconditionFailure("a verdict wrote JSON that does not parse: \(error)")
+        }
+    }
+
+    /// Writes the verdict's members in section 8 order, so that a batch line can put its own
+    /// members (line, input, claims) around them without building a JSON tree.
+    public func writeMembers(to writer: inout JSONWriter) {
+        writer.key("policy")
+        writer.string(policy)
+        writer.key("valid")
+        writer.bool(valid)
+        writer.key("verified")
+        writer.bool(verified)
+        if let keyFreshness {
+            writer.key("key_freshness")
+            writer.string(keyFreshness.rawValue)
+        }
+        writer.key("findings")
+        Finding.write(findings, to: &writer)
+        writer.key("skipped")
+        writer.beginArray()
+        for rule in skipped { writer.string(rule) }
+        writer.endArray()
+        writer.key("outputs")
+        writer.beginObject()
+        for name in outputs.keys.sorted() {
+            writer.key(name)
+            writer.value(outputs[name]!)
+        }
+        writer.endObject()
+        if let trace {
+            writer.key("trace")
+            trace.write(to: &writer)
+        }
     }
 }
 
@@ -68,12 +96,25 @@ public struct Finding: Sendable, Codable, Equatable {
         self.nested = nested
     }
 
-    var json: JSONValue {
-        var object = JSONObject([
-            "rule": .string(rule), "code": .string(code.rawValue), "message": .string(message), "at": .string(at),
-        ])
-        if !nested.isEmpty { object.set("findings", .array(nested.map(\.json))) }
-        return .object(object)
+    static func write(_ findings: [Finding], to writer: inout JSONWriter) {
+        writer.beginArray()
+        for finding in findings {
+            writer.beginObject()
+            writer.key("rule")
+            writer.string(finding.rule)
+            writer.key("code")
+            writer.string(finding.code.rawValue)
+            writer.key("message")
+            writer.string(finding.message)
+            writer.key("at")
+            writer.string(finding.at)
+            if !finding.nested.isEmpty {
+                writer.key("findings")
+                write(finding.nested, to: &writer)
+            }
+            writer.endObject()
+        }
+        writer.endArray()
     }
 }
 
@@ -107,23 +148,47 @@ public struct Trace: Sendable, Codable {
     public var entries: [Entry] = []
     public var key: VerifiedKey?
 
-    var json: JSONValue {
-        var object = JSONObject([
-            "clock": .object(JSONObject([
-                "now": .number(clock.now.rounded() == clock.now ? .integer(Int64(clock.now)) : .decimal(clock.now)),
-                "iso8601": .string(clock.iso8601), "source": .string(clock.source),
-            ])),
-            "rules": .array(entries.map { entry in
-                var item = JSONObject(["rule": .string(entry.rule), "status": .string(entry.status.rawValue), "at": .string(entry.at)])
-                if let detail = entry.detail { item.set("detail", .string(detail)) }
-                return .object(item)
-            }),
-        ])
-        if let key {
-            var keyObject = JSONObject(["source": .string(key.source), "freshness": .string(key.freshness.rawValue)])
-            if let kid = key.kid { keyObject.set("kid", .string(kid)) }
-            object.set("key", .object(keyObject))
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("clock")
+        writer.beginObject()
+        writer.key("now")
+        writer.number(clock.now.rounded() == clock.now ? .integer(Int64(clock.now)) : .decimal(clock.now))
+        writer.key("iso8601")
+        writer.string(clock.iso8601)
+        writer.key("source")
+        writer.string(clock.source)
+        writer.endObject()
+        writer.key("rules")
+        writer.beginArray()
+        for entry in entries {
+            writer.beginObject()
+            writer.key("rule")
+            writer.string(entry.rule)
+            writer.key("status")
+            writer.string(entry.status.rawValue)
+            writer.key("at")
+            writer.string(entry.at)
+            if let detail = entry.detail {
+                writer.key("detail")
+                writer.string(detail)
+            }
+            writer.endObject()
         }
-        return .object(object)
+        writer.endArray()
+        if let key {
+            writer.key("key")
+            writer.beginObject()
+            writer.key("source")
+            writer.string(key.source)
+            writer.key("freshness")
+            writer.string(key.freshness.rawValue)
+            if let kid = key.kid {
+                writer.key("kid")
+                writer.string(kid)
+            }
+            writer.endObject()
+        }
+        writer.endObject()
     }
 }

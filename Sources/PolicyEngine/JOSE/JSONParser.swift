@@ -164,6 +164,7 @@ private struct JSONCursor {
     mutating func parseString() throws(JOSEError) -> String {
         index += 1
         let start = index
+        skipPlainASCII()
         var asciiOnly = true
         while index < bytes.count {
             let byte = bytes[index]
@@ -182,6 +183,25 @@ private struct JSONCursor {
             index += 1
         }
         throw error("unterminated string")
+    }
+
+    /// Skips printable ASCII other than `"` and `\\` eight bytes at a time: tokens in log
+    /// records are long strings of exactly such bytes. Stops at the first word holding a byte
+    /// the per-byte loop must look at.
+    mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // A zero byte in `x` shows as a high bit in (x - 1s) & ~x; high bits of `word` itself
+            // mark non-ASCII bytes, and those of (word - 0x20s) & ~word mark control bytes.
+            func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+            let quote = zeroBytes(word ^ (ones &* 0x22))
+            let backslash = zeroBytes(word ^ (ones &* 0x5C))
+            let control = (word &- ones &* 0x20) & ~word & highs
+            guard (quote | backslash | control | (word & highs)) == 0 else { return }
+            index += 8
+        }
     }
 
     /// The slow path for strings with escapes: decodes into bytes, then validates UTF-8.

@@ -132,7 +132,10 @@ public struct JSONObject: Sendable, Equatable {
 
     /// The value of the member named `name`, if present.
     public subscript(name: String) -> JSONValue? {
-        for member in members where member.name == name { return member.value }
+        // Comparing lengths first skips most names without a full string comparison: claims are
+        // looked up many times per token.
+        let count = name.utf8.count
+        for member in members where member.name.utf8.count == count && member.name == name { return member.value }
         return nil
     }
 

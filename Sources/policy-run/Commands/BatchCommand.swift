@@ -98,9 +98,17 @@ struct BatchCommand: AsyncParsableCommand {
             let records = BatchRecords(reader: reader, format: format, input: sources.count > 1 ? source : nil)
             let bytesBefore = progress.bytesDone
             do {
-                try await evaluator.run(records) { verdict in
-                    summary.add(verdict)
-                    if !onlyInvalid || !verdict.verdict.valid { try writer.write(verdict.json) }
+                try await evaluator.run(records, transform: { [onlyInvalid] verdicts in
+                    var counts = BatchSummary()
+                    var lines = JSONWriter(capacity: verdicts.count * 160)
+                    for verdict in verdicts {
+                        counts.add(verdict)
+                        if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
+                    }
+                    return (counts, lines.bytes)
+                }) { _, chunk in
+                    summary.merge(chunk.0)
+                    try writer.write(chunk.1)
                     progress.update(records: summary.records, bytes: bytesBefore + reader.bytesRead)
                 }
             } catch let error as BatchInputError {
@@ -153,9 +161,9 @@ final class OutputWriter {
         buffer.reserveCapacity(1 << 16)
     }
 
-    func write(_ value: JSONValue) throws {
-        buffer.append(contentsOf: value.serializedBytes())
-        buffer.append(UInt8(ascii: "\n"))
+    /// Writes JSON lines already formatted.
+    func write(_ lines: [UInt8]) throws {
+        buffer.append(contentsOf: lines)
         if buffer.count >= 1 << 16 { try flush() }
     }
 

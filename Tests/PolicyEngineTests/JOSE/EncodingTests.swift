@@ -59,6 +59,27 @@ struct EncodingTests {
         #expect { try JSONParser().parse(bytes) } throws: { ($0 as? JOSEError)?.code == .invalidJSON }
     }
 
+    /// Long strings are scanned eight bytes at a time: a byte that needs a look must be found at
+    /// every offset within and across those words.
+    @Test("a quote, escape, control byte or non-ASCII byte is seen at every position of a long string", arguments: 0..<41)
+    func jsonStringPositions(position: Int) throws {
+        func string(_ middle: [UInt8], total: Int = 41) -> [UInt8] {
+            let plain = Array(repeating: UInt8(ascii: "a"), count: total)
+            return Array(#"{"s":""#.utf8) + plain[..<position] + middle + plain[position...] + Array(#""}"#.utf8)
+        }
+        func parsed(_ bytes: [UInt8]) throws -> String? { try JSONParser().parseObject(bytes, what: "a test")["s"]?.stringValue }
+        let before = String(repeating: "a", count: position), after = String(repeating: "a", count: 41 - position)
+        #expect(try parsed(string(Array(#"\""#.utf8))) == before + "\"" + after)
+        #expect(try parsed(string(Array(#"\u00e9"#.utf8))) == before + "é" + after)
+        #expect(try parsed(string([0xC3, 0xA9])) == before + "é" + after)
+        #expect(try parsed(string([0x7F])) == before + "\u{7F}" + after)
+        for bad: [UInt8] in [[0x01], [0x1F], [0x0A], [0xFF], [0xC3]] {
+            #expect(throws: JOSEError.self) { try parsed(string(bad)) }
+        }
+        // An unescaped quote ends the string early, leaving content the object cannot hold.
+        #expect(throws: JOSEError.self) { try parsed(string([UInt8(ascii: "\"")])) }
+    }
+
     @Test("depth limit counts the top-level container as 1")
     func jsonDepth() throws {
         let parser = JSONParser(maxDepth: 3)

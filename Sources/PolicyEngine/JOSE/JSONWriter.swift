@@ -1,0 +1,162 @@
+/// Compact JSON text written straight into bytes, member by member.
+///
+/// Verdict lines of a batch are written this way instead of being built as a `JSONValue` tree
+/// first: for a log of millions of records, the tree's allocations cost more than judging the
+/// token. Commas are placed by the writer; callers only open, name, write and close.
+public struct JSONWriter: Sendable {
+    /// The text written so far.
+    public private(set) var bytes: [UInt8] = []
+    /// Whether the next member or element needs a comma before it.
+    private var needsComma = false
+
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Empties the text, keeping its storage for the next value.
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma = false
+    }
+
+    /// Appends a raw byte between values, such as the newline ending a JSON line.
+    public mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+        needsComma = false
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// A member name inside an object; its value comes next.
+    public mutating func key(_ name: String) {
+        separate()
+        writeQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func string(_ text: String) {
+        separate()
+        writeQuoted(text)
+        needsComma = true
+    }
+
+    public mutating func integer(_ value: Int64) {
+        separate()
+        if value >= 0, value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+        needsComma = true
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+        needsComma = true
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: Self.nullBytes)
+        needsComma = true
+    }
+
+    public mutating func number(_ number: JSONNumber) {
+        if case let .integer(value) = number { return integer(value) }
+        separate()
+        bytes.append(contentsOf: number.description.utf8)
+        needsComma = true
+    }
+
+    /// A whole value, members in their order.
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case let .bool(flag): bool(flag)
+        case let .number(number): self.number(number)
+        case let .string(text): string(text)
+        case let .array(elements):
+            beginArray()
+            for element in elements { self.value(element) }
+            endArray()
+        case let .object(object):
+            beginObject()
+            for member in object.members {
+                key(member.name)
+                self.value(member.value)
+            }
+            endObject()
+        }
+    }
+
+    private static let trueBytes: StaticString = "true"
+    private static let falseBytes: StaticString = "false"
+    private static let nullBytes: StaticString = "null"
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private mutating func writeQuoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            // Most strings need no escape: copy them in one go.
+            var plainStart = 0
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
+                    appendEscape(byte)
+                    plainStart = index + 1
+                }
+                index += 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                      hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0x0F)]])
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate mutating func append(contentsOf text: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}

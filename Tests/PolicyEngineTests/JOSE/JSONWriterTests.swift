@@ -1,0 +1,52 @@
+import PolicyEngine
+import Testing
+
+/// The byte writer behind verdict lines and every serialization: commas, escapes, numbers.
+@Suite("JSON writer")
+struct JSONWriterTests {
+    @Test("strings are escaped exactly as RFC 8259 requires, and other bytes are copied as they are")
+    func escapes() {
+        let text = "a\"b\\c\n\t\r\u{01}\u{1F}é/€𝄞\u{7F}"
+        #expect(JSONValue.string(text).serialized() == #""a\"b\\c\n\t\r\u0001\u001fé/€𝄞\#u{7F}""#)
+        #expect(JSONValue.string("").serialized() == #""""#)
+        #expect(JSONValue.string("\"").serialized() == #""\"""#)
+    }
+
+    @Test("nested objects and arrays get their commas in the right places, and parse back to the same value")
+    func structure() throws {
+        let value = JSONValue.object(JSONObject([
+            "empty_object": .object(JSONObject()), "empty_array": .array([]),
+            "nested": .array([.array([]), .object(JSONObject(["a": .null])), .array([.bool(true), .bool(false)])]),
+            "numbers": .array([.number(.integer(0)), .number(.integer(7)), .number(.integer(-12)), .number(.integer(Int64.min)),
+                               .number(.bigInteger("123456789012345678901234567890")), .number(.decimal(0.25))]),
+            "text": .string("line\nbreak"),
+        ]))
+        let bytes = value.serializedBytes()
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"empty_object":{},"empty_array":[],"nested":[[],{"a":null},[true,false]],"#
+            + #""numbers":[0,7,-12,-9223372036854775808,123456789012345678901234567890,0.25],"text":"line\nbreak"}"#)
+        #expect(try JSONParser().parse(bytes) == value)
+    }
+
+    @Test("written member by member, reset keeps nothing of the previous value, and append separates lines")
+    func memberByMember() {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("x")
+        writer.integer(1)
+        writer.endObject()
+        writer.reset()
+        for index in 0..<2 {
+            writer.beginObject()
+            writer.key("line")
+            writer.integer(Int64(index))
+            writer.key("tags")
+            writer.beginArray()
+            writer.string("a")
+            writer.value(.object(JSONObject(["b": .number(.integer(2))])))
+            writer.endArray()
+            writer.endObject()
+            writer.append(UInt8(ascii: "\n"))
+        }
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "{\"line\":0,\"tags\":[\"a\",{\"b\":2}]}\n{\"line\":1,\"tags\":[\"a\",{\"b\":2}]}\n")
+    }
+}
