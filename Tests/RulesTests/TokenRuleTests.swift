@@ -173,6 +173,17 @@ struct TokenRuleTests {
         #expect(!json.contains(secret) && !json.contains(code))
     }
 
+    @Test("a traced verdict at an instant JSON cannot hold as an integer, or not at all, still serializes")
+    func traceAtExtremeInstants() throws {
+        let policy = try Self.fixture.policy("")
+        let token = try Self.fixture.token()
+        let huge = try policy.evaluate(token: token, now: 1e300, trace: true)
+        #expect(huge.json.objectValue?["trace"]?.objectValue?["clock"]?.objectValue?["now"] == .number(.decimal(1e300)))
+        let notANumber = try policy.evaluate(token: token, now: .nan, trace: true)
+        #expect(!notANumber.valid)
+        #expect(notANumber.json.objectValue?["trace"]?.objectValue?["clock"]?.objectValue?["now"] == .null)
+    }
+
     @Test("malformed, oversized and deeply nested tokens fail with their own codes before any rule runs")
     func structure() throws {
         let policy = try Self.fixture.policy("limits: {max_token_bytes: 2000, max_json_depth: 5}")

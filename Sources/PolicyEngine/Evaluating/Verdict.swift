@@ -38,7 +38,8 @@ public struct Verdict: Sendable, Codable {
         writeMembers(to: &writer)
         writer.endObject()
         do {
-            return try JSONParser().parse(writer.bytes)
+            // The writer's output is valid JSON by construction; no depth limit applies to it.
+            return try JSONParser(maxDepth: .max).parse(writer.bytes)
         } catch {
             preconditionFailure("a verdict wrote JSON that does not parse: \(error)")
         }
@@ -153,7 +154,7 @@ public struct Trace: Sendable, Codable {
         writer.key("clock")
         writer.beginObject()
         writer.key("now")
-        writer.number(clock.now.rounded() == clock.now ? .integer(Int64(clock.now)) : .decimal(clock.now))
+        writer.number(Int64(exactly: clock.now).map { .integer($0) } ?? .decimal(clock.now))
         writer.key("iso8601")
         writer.string(clock.iso8601)
         writer.key("source")

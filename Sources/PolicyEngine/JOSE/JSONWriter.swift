@@ -83,8 +83,10 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// A number; JSON has no NaN or infinity, so those are written as `null`.
     public mutating func number(_ number: JSONNumber) {
         if case let .integer(value) = number { return integer(value) }
+        if case let .decimal(value) = number, !value.isFinite { return null() }
         separate()
         bytes.append(contentsOf: number.description.utf8)
         needsComma = true

@@ -25,6 +25,7 @@ struct JSONWriterTests {
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"empty_object":{},"empty_array":[],"nested":[[],{"a":null},[true,false]],"#
             + #""numbers":[0,7,-12,-9223372036854775808,123456789012345678901234567890,0.25],"text":"line\nbreak"}"#)
         #expect(try JSONParser().parse(bytes) == value)
+        #expect(JSONValue.array([.number(.decimal(.nan)), .number(.decimal(-.infinity)), .number(.decimal(1e300))]).serialized() == "[null,null,1e+300]")
     }
 
     @Test("written member by member, reset keeps nothing of the previous value, and append separates lines")
