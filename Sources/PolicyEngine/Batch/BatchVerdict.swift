@@ -15,10 +15,7 @@ public struct BatchVerdict: Sendable {
         writer.beginObject()
         writer.key("line")
         writer.integer(Int64(line))
-        if let input {
-            writer.key("input")
-            writer.string(input)
-        }
+        if let input { writer.member("input", input) }
         verdict.writeMembers(to: &writer)
         if let claims {
             writer.key("claims")

@@ -48,16 +48,10 @@ public struct Verdict: Sendable, Codable {
     /// Writes the verdict's members in section 8 order, so that a batch line can put its own
     /// members (line, input, claims) around them without building a JSON tree.
     public func writeMembers(to writer: inout JSONWriter) {
-        writer.key("policy")
-        writer.string(policy)
-        writer.key("valid")
-        writer.bool(valid)
-        writer.key("verified")
-        writer.bool(verified)
-        if let keyFreshness {
-            writer.key("key_freshness")
-            writer.string(keyFreshness.rawValue)
-        }
+        writer.member("policy", policy)
+        writer.member("valid", valid)
+        writer.member("verified", verified)
+        if let keyFreshness { writer.member("key_freshness", keyFreshness.rawValue) }
         writer.key("findings")
         Finding.write(findings, to: &writer)
         writer.key("skipped")
@@ -101,14 +95,10 @@ public struct Finding: Sendable, Codable, Equatable {
         writer.beginArray()
         for finding in findings {
             writer.beginObject()
-            writer.key("rule")
-            writer.string(finding.rule)
-            writer.key("code")
-            writer.string(finding.code.rawValue)
-            writer.key("message")
-            writer.string(finding.message)
-            writer.key("at")
-            writer.string(finding.at)
+            writer.member("rule", finding.rule)
+            writer.member("code", finding.code.rawValue)
+            writer.member("message", finding.message)
+            writer.member("at", finding.at)
             if !finding.nested.isEmpty {
                 writer.key("findings")
                 write(finding.nested, to: &writer)
@@ -155,39 +145,26 @@ public struct Trace: Sendable, Codable {
         writer.beginObject()
         writer.key("now")
         writer.number(Int64(exactly: clock.now).map { .integer($0) } ?? .decimal(clock.now))
-        writer.key("iso8601")
-        writer.string(clock.iso8601)
-        writer.key("source")
-        writer.string(clock.source)
+        writer.member("iso8601", clock.iso8601)
+        writer.member("source", clock.source)
         writer.endObject()
         writer.key("rules")
         writer.beginArray()
         for entry in entries {
             writer.beginObject()
-            writer.key("rule")
-            writer.string(entry.rule)
-            writer.key("status")
-            writer.string(entry.status.rawValue)
-            writer.key("at")
-            writer.string(entry.at)
-            if let detail = entry.detail {
-                writer.key("detail")
-                writer.string(detail)
-            }
+            writer.member("rule", entry.rule)
+            writer.member("status", entry.status.rawValue)
+            writer.member("at", entry.at)
+            if let detail = entry.detail { writer.member("detail", detail) }
             writer.endObject()
         }
         writer.endArray()
         if let key {
             writer.key("key")
             writer.beginObject()
-            writer.key("source")
-            writer.string(key.source)
-            writer.key("freshness")
-            writer.string(key.freshness.rawValue)
-            if let kid = key.kid {
-                writer.key("kid")
-                writer.string(kid)
-            }
+            writer.member("source", key.source)
+            writer.member("freshness", key.freshness.rawValue)
+            if let kid = key.kid { writer.member("kid", kid) }
             writer.endObject()
         }
         writer.endObject()

@@ -55,6 +55,18 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// A member whose value is a string: `key` then `string`.
+    public mutating func member(_ name: String, _ text: String) {
+        key(name)
+        string(text)
+    }
+
+    /// A member whose value is `true` or `false`.
+    public mutating func member(_ name: String, _ flag: Bool) {
+        key(name)
+        bool(flag)
+    }
+
     public mutating func string(_ text: String) {
         separate()
         writeQuoted(text)
