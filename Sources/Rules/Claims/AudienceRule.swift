@@ -6,17 +6,17 @@ struct AudienceRule: Rule {
     static let summary = "aud contains at least one of the expected audiences"
     static let phase = RulePhase.claims
 
-    let audiences: [PolicyValue]
+    let audiences: StringValues
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node, let audiences = compiler.stringValues(node, what: "'audience'") else { return [] }
-        return [compiler.finish(AudienceRule(audiences: audiences), at: node.location)]
+        return [compiler.finish(AudienceRule(audiences: StringValues(audiences)), at: node.location)]
     }
 
-    var explanation: String { "aud contains \(audiences.map(\.display).joined(separator: " or "))" }
+    var explanation: String { "aud contains \(audiences.display.joined(separator: " or "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let expected = context.strings(audiences) else { return .fail(.inputInvalid, "an input used by 'audience' is not a string") }
+        guard let expected = audiences.resolved(in: context) else { return .fail(.inputInvalid, "an input used by 'audience' is not a string") }
         let claims = context.decoded.claims
         guard claims["aud"] != nil else { return .fail(.claimMissing, "the token has no aud; expected \(RuleCompiler.show(expected))") }
         guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }

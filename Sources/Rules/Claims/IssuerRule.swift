@@ -6,17 +6,17 @@ struct IssuerRule: Rule {
     static let summary = "iss equals one of the trusted issuers exactly"
     static let phase = RulePhase.claims
 
-    let issuers: [PolicyValue]
+    let issuers: StringValues
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node, let issuers = compiler.stringValues(node, what: "'issuer'") else { return [] }
-        return [compiler.finish(IssuerRule(issuers: issuers), at: node.location)]
+        return [compiler.finish(IssuerRule(issuers: StringValues(issuers)), at: node.location)]
     }
 
-    var explanation: String { "iss equals \(issuers.map(\.display).joined(separator: " or "))" }
+    var explanation: String { "iss equals \(issuers.display.joined(separator: " or "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let expected = context.strings(issuers) else { return .fail(.inputInvalid, "an input used by 'issuer' is not a string") }
+        guard let expected = issuers.resolved(in: context) else { return .fail(.inputInvalid, "an input used by 'issuer' is not a string") }
         guard let value = context.decoded.claims["iss"] else { return .fail(.claimMissing, "the token has no iss; expected \(RuleCompiler.show(expected))") }
         guard case let .string(issuer) = value else { return .blocked("iss is not a string (see token.claim_types)") }
         guard expected.contains(issuer) else {

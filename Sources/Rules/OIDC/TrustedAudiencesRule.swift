@@ -8,8 +8,8 @@ struct TrustedAudiencesRule: Rule {
     static let phase = RulePhase.claims
 
     /// The `audience` values; their own rule reports a token that lists none of them.
-    let expected: [PolicyValue]
-    let trusted: [PolicyValue]
+    let expected: StringValues
+    let trusted: StringValues
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }
@@ -19,13 +19,13 @@ struct TrustedAudiencesRule: Rule {
         let audience = compiler.setting("audience").map { audienceNode in
             compiler.quietly { $0.stringValues(audienceNode, what: "'audience'") ?? [] }
         } ?? []
-        return [compiler.finish(TrustedAudiencesRule(expected: audience, trusted: audience + listed), at: node.location)]
+        return [compiler.finish(TrustedAudiencesRule(expected: StringValues(audience), trusted: StringValues(audience + listed)), at: node.location)]
     }
 
-    var explanation: String { "every aud value is one of \(trusted.map(\.display).joined(separator: ", "))" }
+    var explanation: String { "every aud value is one of \(trusted.display.joined(separator: ", "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let allowed = context.strings(trusted), let audience = context.strings(expected) else {
+        guard let allowed = trusted.resolved(in: context), let audience = expected.resolved(in: context) else {
             return .fail(.inputInvalid, "an input used by 'trusted_audiences' is not a string")
         }
         let claims = context.decoded.claims

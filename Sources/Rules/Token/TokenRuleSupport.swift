@@ -72,16 +72,38 @@ extension RuleCompiler {
 extension EvaluationContext {
     /// The token; token rules only run when one was decoded.
     var decoded: DecodedToken { token! }
+}
 
-    /// Resolved string values; a non-string input value resolves to nil.
-    func strings(_ values: [PolicyValue]) -> [String]? {
+/// String settings that may name inputs (`issuer: ${expected_issuer}`), such as the issuers or
+/// audiences a rule compares with.
+struct StringValues: Sendable {
+    let values: [PolicyValue]
+    /// The strings themselves when no value names an input: resolved once when the policy is
+    /// compiled rather than for every token.
+    private let literals: [String]?
+
+    init(_ values: [PolicyValue]) {
+        self.values = values
+        let literals = values.compactMap { value -> String? in
+            if case let .literal(.string(text)) = value { return text }
+            return nil
+        }
+        self.literals = literals.count == values.count ? literals : nil
+    }
+
+    /// The strings for this evaluation; nil when an input value is not a string.
+    func resolved(in context: EvaluationContext) -> [String]? {
+        if let literals { return literals }
         var result: [String] = []
         for value in values {
-            guard let text = resolve(value)?.stringValue else { return nil }
+            guard let text = context.resolve(value)?.stringValue else { return nil }
             result.append(text)
         }
         return result
     }
+
+    /// How the values are written, for `explain`.
+    var display: [String] { values.map(\.display) }
 }
 
 extension RuleOutcome {
