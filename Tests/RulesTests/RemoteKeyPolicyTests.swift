@@ -92,6 +92,24 @@ struct RemoteKeyPolicyTests {
         #expect(gone.findings[0].message.contains("stale_if_error"))
     }
 
+    @Test("key_freshness comes from the key set at evaluation time, never from the signature cache")
+    func freshnessNotCached() async throws {
+        let server = try await KeyServer()
+        await server.json("/jwks", fixture.jwksJSON)
+        let policy = try policy(server, options: ", cache_ttl: 5m, stale_if_error: 30m", cache: cache())
+        let token = try fixture.token()
+        let signatures = SignatureCache()
+        #expect(try await policy.evaluate(token: token, now: TokenFixture.now, signatureCache: signatures).keyFreshness == .fresh)
+        await server.stop()
+        clock.advance(301)
+        let stale = try await policy.evaluate(token: token, now: TokenFixture.now, trace: true, signatureCache: signatures)
+        #expect(signatures.statistics.hits == 1)
+        #expect(stale.valid && stale.keyFreshness == .stale && stale.trace?.key?.freshness == .stale)
+        clock.advance(1800)
+        let gone = try await policy.evaluate(token: token, now: TokenFixture.now, signatureCache: signatures)
+        #expect(!gone.valid && gone.codes == [.keyUnavailable] && gone.keyFreshness == .unavailable)
+    }
+
     @Test("the synchronous evaluate answers from the cache only; prefetch fills it")
     func synchronousPath() async throws {
         let server = try await KeyServer()

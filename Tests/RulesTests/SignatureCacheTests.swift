@@ -47,4 +47,73 @@ struct SignatureCacheTests {
         #expect(cache.statistics.misses >= 4)
         #expect(cache.statistics.hits + cache.statistics.misses == 6)
     }
+
+    /// The public JWK of `key` as inline policy text.
+    func inline(_ key: JWK) throws -> String {
+        String(decoding: JSONValue.object(try key.publicKey.publicJSON()).serializedBytes(), as: UTF8.self)
+    }
+
+    @Test("two inline key sets written alike never answer for each other: verdicts with the cache equal those without")
+    func inlineSetsWrittenAlike() throws {
+        // The branches run before the policy's own key check, so a label-keyed cache would let
+        // the other key's answer decide it: accept a token signed with other, refuse a genuine one.
+        let policy = try Policy.load(text: """
+        policy: two-sets
+        token:
+          algorithms: [ES256]
+          keys: {jwk: \(try inline(fixture.key))}
+        rules:
+          - any_of:
+              - token: {algorithms: [ES256], keys: {jwk: \(try inline(fixture.otherKey))}}
+              - token: {algorithms: [ES256], keys: {jwk: \(try inline(fixture.key))}}
+        """, file: "two-sets.yaml", environment: [:])
+        let genuine = try fixture.token()
+        let other = try fixture.token(signer: fixture.otherKey)
+        let cache = SignatureCache()
+        for _ in 0..<2 {
+            for token in [other, genuine] {
+                let cached = try policy.evaluate(token: token, now: TokenFixture.now, signatureCache: cache)
+                let uncached = try policy.evaluate(token: token, now: TokenFixture.now)
+                #expect(cached.json == uncached.json)
+            }
+        }
+        #expect(try policy.evaluate(token: genuine, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try !policy.evaluate(token: other, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(cache.statistics.hits > 0)
+    }
+
+    @Test("tenant policies sharing one cache: a token one tenant's key verified is not valid for another")
+    func tenantsShareACache() throws {
+        func tenant(_ key: JWK) throws -> Policy {
+            try Policy.load(text: """
+            policy: tenant
+            token:
+              algorithms: [ES256]
+              keys: {jwk: \(try inline(key))}
+            """, file: "tenant.yaml", environment: [:])
+        }
+        let (tenantA, tenantB) = (try tenant(fixture.key), try tenant(fixture.otherKey))
+        let cache = SignatureCache()
+        let signedByB = try fixture.token(signer: fixture.otherKey)
+        #expect(try tenantB.evaluate(token: signedByB, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try tenantA.evaluate(token: signedByB, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
+        let signedByA = try fixture.token()
+        #expect(try tenantA.evaluate(token: signedByA, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try tenantB.evaluate(token: signedByA, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
+    }
+
+    @Test("a key set's identity follows its material and restrictions, not how the source is written")
+    func identityByContent() throws {
+        let key = try JWKSet(keys: [fixture.key.publicKey])
+        #expect(try JWKSet(keys: [fixture.key.publicKey]).identity == key.identity)
+        #expect(try JWKSet(keys: [fixture.otherKey.publicKey]).identity != key.identity)
+        var restricted = try fixture.key.publicKey.publicJSON()
+        restricted.set("alg", .string("ES256"))
+        #expect(try JWKSet(keys: [JWK(object: restricted)]).identity != key.identity)
+        restricted.set("kid", .string("k2"))
+        #expect(try JWKSet(keys: [JWK(object: restricted)]).identity != key.identity)
+        let both = try JWKSet(keys: [fixture.key.publicKey, JWK(object: restricted)])
+        let swapped = try JWKSet(keys: [JWK(object: restricted), fixture.key.publicKey])
+        #expect(both.identity != swapped.identity)
+    }
 }

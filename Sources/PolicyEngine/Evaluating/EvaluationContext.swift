@@ -37,19 +37,24 @@ public final class EvaluationContext: Sendable {
     }
 
     /// The key of `candidates` that verifies `jws`, or nil when none does, asking the signature
-    /// cache first. `keySet` identifies the set the candidates came from.
-    public func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: KeySetIdentity, verified: (JWK) -> VerifiedKey) -> VerifiedKey? {
-        func check() -> VerifiedKey? {
-            for key in candidates where (try? jws.verify(with: key)) == true { return verified(key) }
-            return nil
+    /// cache first. `keySet` identifies, by content, the set the candidates came from.
+    ///
+    /// Only which key verified is remembered: where the key came from and how fresh its set is
+    /// belong to this evaluation, and the caller describes them.
+    public func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: KeySetIdentity) -> JWK? {
+        func check() -> Int? {
+            candidates.indices.first { (try? jws.verify(with: candidates[$0])) == true }
         }
         // An HMAC check costs less than hashing the token for a cache lookup.
-        guard let signatureCache, !jws.algorithm.isSymmetric else { return check() }
+        guard let signatureCache, !jws.algorithm.isSymmetric else { return check().map { candidates[$0] } }
         let cacheKey = SignatureCache.Key(signed: jws.signedBytes, keySet: keySet)
-        if let known = signatureCache.outcome(for: cacheKey) { return known }
+        // The same signed bytes (alg and kid among them) and the same set select the same candidates.
+        if let known = signatureCache.outcome(for: cacheKey), known.map(candidates.indices.contains) ?? true {
+            return known.map { candidates[$0] }
+        }
         let result = check()
         signatureCache.remember(result, for: cacheKey)
-        return result
+        return result.map { candidates[$0] }
     }
 
     /// A trace detail, built only when tracing: describing a comparison (dates, lists, JSON)

@@ -4,10 +4,13 @@ internal import Synchronization
 /// is verified once. Time and claim rules still run for every record; only the cryptography is
 /// remembered.
 ///
-/// An entry is keyed by the signed bytes and by the identity of the key set that judged them
-/// (its source and, for remote sets, when it was fetched), so a rotated key set never inherits
-/// an old answer. The cache is bounded: when full, it starts over, which costs one extra
-/// verification per token and never a wrong answer.
+/// An entry is keyed by the signed bytes and by the identity of the key set that judged them,
+/// taken from the keys' material (`KeySetIdentity`), never from how a source is written: two
+/// inline sets, or two tenants' policies sharing one cache, never answer for each other, and a
+/// rotated set never inherits an old answer. An entry holds only which candidate verified, so
+/// a verdict's key freshness is always that of the set at evaluation time. The cache is
+/// bounded: when full, it starts over, which costs one extra verification per token and never
+/// a wrong answer.
 public final class SignatureCache: Sendable {
     public struct Statistics: Sendable, Equatable {
         /// Checks answered from the cache.
@@ -48,7 +51,7 @@ public final class SignatureCache: Sendable {
     }
 
     private struct State {
-        var entries: [Key: VerifiedKey?] = [:]
+        var entries: [Key: Int?] = [:]
         var statistics = Statistics()
     }
 
@@ -62,9 +65,9 @@ public final class SignatureCache: Sendable {
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
-    /// The remembered outcome of checking `signed` against `keySet`: `.some(key)` for a key that
-    /// verified, `.some(nil)` for a signature no key verified, nil when not seen.
-    func outcome(for key: Key) -> VerifiedKey?? {
+    /// The remembered outcome of checking `signed` against `keySet`: `.some(index)` for the
+    /// candidate that verified, `.some(nil)` for a signature no candidate verified, nil when not seen.
+    func outcome(for key: Key) -> Int?? {
         state.withLock { state in
             let found = state.entries[key]
             if found != nil { state.statistics.hits += 1 } else { state.statistics.misses += 1 }
@@ -72,7 +75,7 @@ public final class SignatureCache: Sendable {
         }
     }
 
-    func remember(_ verified: VerifiedKey?, for key: Key) {
+    func remember(_ verified: Int?, for key: Key) {
         state.withLock { state in
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             state.entries[key] = .some(verified)

@@ -20,6 +20,8 @@ public struct JWKSet: Sendable {
     /// which no key has one (a lone PEM key) makes no claim about kids: every key of the right
     /// family is tried.
     public let selectsByKid: Bool
+    /// The set's identity by content, computed once: what remembered signature checks are keyed by.
+    public let identity: KeySetIdentity
 
     /// Parses a JWK Set document from JSON text.
     public init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
@@ -62,6 +64,7 @@ public struct JWKSet: Sendable {
         self.keys = keys
         self.skipped = skipped
         selectsByKid = keys.contains { $0.kid != nil }
+        identity = try KeySetIdentity(keys: keys)
     }
 
     /// Refuses two keys with the same `kid` and `use`.

@@ -36,15 +36,43 @@ public struct ResolvedKeys: Sendable {
     }
 }
 
-/// Which exact key set judged a signature: its source, and for a fetched set when it was
-/// fetched, so a rotated set is a different one. Remembered signature checks are keyed by it.
+/// Which exact keys judged a signature, by content: a SHA-256 over every key's RFC 7638 members
+/// and the parameters that restrict it (`kid`, `use`, `key_ops`, `alg`), in set order.
+///
+/// Remembered signature checks are keyed by it. Two sets written alike (two inline sets, two
+/// tenants' sources) but holding different keys are different identities; a refetched set
+/// with the same keys is the same one, since it gives the same answers. Never a label.
 public struct KeySetIdentity: Sendable, Hashable {
-    public let source: String
-    public let fetchedAt: Date?
+    private let words: (UInt64, UInt64, UInt64, UInt64)
 
-    public init(source: String, fetchedAt: Date? = nil) {
-        self.source = source
-        self.fetchedAt = fetchedAt
+    /// The identity of `keys`, in their order (which decides the order candidates are tried).
+    public init(keys: [JWK]) throws(JOSEError) {
+        var bytes: [UInt8] = []
+        func field(_ part: some Collection<UInt8>) {
+            withUnsafeBytes(of: UInt32(part.count).bigEndian) { bytes += $0 }
+            bytes += part
+        }
+        for key in keys {
+            field(JSONValue.object(try key.requiredMembers()).serializedBytes())
+            for restriction in [key.kid, key.use, key.algorithm, key.keyOperations?.joined(separator: ",")] {
+                // A leading byte tells an absent parameter from an empty one.
+                field(restriction.map { [1] + Array($0.utf8) } ?? [0])
+            }
+        }
+        let digest = DigestAlgorithm.sha256.hash(bytes)
+        func word(_ at: Int) -> UInt64 { digest[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        words = (word(0), word(8), word(16), word(24))
+    }
+
+    public static func == (lhs: KeySetIdentity, rhs: KeySetIdentity) -> Bool {
+        lhs.words == rhs.words
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
     }
 }
 

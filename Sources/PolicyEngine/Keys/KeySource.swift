@@ -77,7 +77,10 @@ public struct KeySource: Sendable {
             guard leaf.canVerify(algorithm) else {
                 return .failure(.keyUnavailable, "the x5c leaf key (\(leaf.type)) cannot verify \(algorithm.rawValue)")
             }
-            return .keys([leaf], freshness: .fresh, source: certificateTrust.description, keySet: KeySetIdentity(source: "x5c \(entries.joined(separator: ","))"))
+            guard let identity = try? KeySetIdentity(keys: [leaf]) else {
+                return .failure(.keyUnavailable, "the x5c leaf key could not be exported to identify it")
+            }
+            return .keys([leaf], freshness: .fresh, source: certificateTrust.description, keySet: identity)
         }
         let resolved: ResolvedKeys
         switch origin {
@@ -95,8 +98,7 @@ public struct KeySource: Sendable {
         let selectsByKid = resolved.keys.selectsByKid
         do {
             let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
-            return .keys(candidates, freshness: resolved.freshness, source: description,
-                         keySet: KeySetIdentity(source: description, fetchedAt: resolved.fetchedAt))
+            return .keys(candidates, freshness: resolved.freshness, source: description, keySet: resolved.keys.identity)
         } catch {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
@@ -112,8 +114,8 @@ public struct KeySource: Sendable {
 
 /// The outcome of choosing keys for one token.
 public enum KeySelection: Sendable {
-    /// Keys to try, whether their set is current, where they came from (for the trace), and
-    /// an identity of the exact set (for remembering signature checks).
+    /// Keys to try, whether their set is current as of this evaluation, where they came from
+    /// (for the trace), and the identity of the set by content (for remembering signature checks).
     case keys([JWK], freshness: KeyFreshness, source: String, keySet: KeySetIdentity)
     case failure(FindingCode, String)
 }

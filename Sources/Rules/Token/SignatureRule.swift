@@ -61,10 +61,8 @@ struct SignatureRule: Rule {
         case let .failure(code, message):
             return .fail(code, message)
         case let .keys(candidates, freshness, shown, keySet):
-            let verified = context.verifyingKey(jws, among: candidates, keySet: keySet) { key in
-                VerifiedKey(kid: key.kid, source: shown, freshness: freshness)
-            }
-            if let verified {
+            if let key = context.verifyingKey(jws, among: candidates, keySet: keySet) {
+                let verified = VerifiedKey(kid: key.kid, source: shown, freshness: freshness)
                 let served = freshness == .stale ? " from a stale key set (the source is failing)" : ""
                 return .verified(by: verified,
                                  detail: context.detail("verified \(jws.algorithm.rawValue) with \(verified.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
