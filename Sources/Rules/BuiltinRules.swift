@@ -53,14 +53,20 @@ public enum BuiltinRules {
 
 extension Policy {
     /// Compiles the policy file with the built-in rules.
+    ///
     /// Pass one `keyCache` to every load so policies naming the same remote source share it.
-    public static func load(file: String, environment: [String: String]? = nil, keyCache: JWKSCache = JWKSCache()) throws(PolicyDiagnostics) -> Policy {
-        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment, keyCache: keyCache).compile(file: file)
+    /// `fileRoots` are the directories the policy may read bases and key files from; by default
+    /// the policy file's own directory.
+    public static func load(file: String, environment: [String: String]? = nil, keyCache: JWKSCache = JWKSCache(),
+                            fileRoots: FileRoots? = nil) throws(PolicyDiagnostics) -> Policy {
+        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment, keyCache: keyCache, fileRoots: fileRoots).compile(file: file)
     }
 
-    /// Compiles policy text with the built-in rules; `file` names it in diagnostics.
+    /// Compiles policy text with the built-in rules; `file` names it in diagnostics and anchors
+    /// its relative paths (and, unless `fileRoots` says otherwise, the one directory it may read from).
     public static func load(text: String, file: String = "<policy>", environment: [String: String]? = nil,
-                            keyCache: JWKSCache = JWKSCache()) throws(PolicyDiagnostics) -> Policy {
-        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment, keyCache: keyCache).compile(text: text, file: file)
+                            keyCache: JWKSCache = JWKSCache(), fileRoots: FileRoots? = nil) throws(PolicyDiagnostics) -> Policy {
+        try PolicyCompiler(registry: BuiltinRules.registry, environment: environment, keyCache: keyCache, fileRoots: fileRoots)
+            .compile(text: text, file: file)
     }
 }

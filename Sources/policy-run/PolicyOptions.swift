@@ -4,10 +4,53 @@ import Logging
 import PolicyEngine
 import Rules
 
+/// Which policy to compile, and the directories it may read files from.
+struct PolicyFileOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "The policy YAML file, or - to read it from standard input.")
+    var policy: String
+
+    @Option(name: .customLong("policy-root"),
+            help: ArgumentHelp("A directory the policy may read bases and key files from (repeatable; default: the policy file's directory, or the working directory for -).",
+                               valueName: "DIR"))
+    var roots: [String] = []
+
+    /// The policy compiled, or exit 2 with every diagnostic on standard error.
+    func compiledPolicy() throws -> Policy {
+        try PolicyFileOptions.compile(file: policy, roots: roots)
+    }
+
+    /// The largest policy read from standard input, as for a file.
+    static let maxStandardInputBytes = YAMLLoader().maxFileBytes
+
+    static func compile(file: String, roots: [String]) throws -> Policy {
+        let fileRoots = roots.isEmpty ? nil : FileRoots(roots)
+        let keyCache = JWKSCache(logger: PolicyOptions.warningsOnly)
+        do {
+            let policy: Policy
+            if file == "-" {
+                let data = (try? FileHandle.standardInput.read(upToCount: maxStandardInputBytes + 1)) ?? Data()
+                guard data.count <= maxStandardInputBytes else {
+                    throw ValidationError("the policy on standard input is larger than \(maxStandardInputBytes) bytes")
+                }
+                guard let text = String(validating: data, as: UTF8.self) else {
+                    throw ValidationError("the policy on standard input is not UTF-8 text")
+                }
+                policy = try Policy.load(text: text, file: "<stdin>", keyCache: keyCache, fileRoots: fileRoots ?? FileRoots(["."]))
+            } else {
+                policy = try Policy.load(file: file, keyCache: keyCache, fileRoots: fileRoots)
+            }
+            Diagnostics.print(policy.warnings)
+            return policy
+        } catch let error as PolicyDiagnostics {
+            Diagnostics.print(error.sorted)
+            throw ExitCode(2)
+        }
+    }
+}
+
 /// The options every command that evaluates a policy shares.
 struct PolicyOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "The policy YAML file.")
-    var policy: String
+    @OptionGroup var file: PolicyFileOptions
 
     @Option(name: .customLong("var"), help: ArgumentHelp("An input value, NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var variables: [String] = []
@@ -17,18 +60,7 @@ struct PolicyOptions: ParsableArguments {
 
     /// The policy compiled, or exit 2 with every diagnostic on standard error.
     func compiledPolicy() throws -> Policy {
-        try PolicyOptions.compile(file: policy)
-    }
-
-    static func compile(file: String) throws -> Policy {
-        do {
-            let policy = try Policy.load(file: file, keyCache: JWKSCache(logger: warningsOnly))
-            Diagnostics.print(policy.warnings)
-            return policy
-        } catch {
-            Diagnostics.print(error.sorted)
-            throw ExitCode(2)
-        }
+        try file.compiledPolicy()
     }
 
     /// Key-cache events at `warning` and above (failed fetches) on standard error; a fetch that

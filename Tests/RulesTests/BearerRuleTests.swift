@@ -78,7 +78,9 @@ struct BearerRuleTests {
     @Test("compile errors: a missing policy, a policy that checks no token, both forms, a required input not declared, a cycle")
     func compileErrors() throws {
         let cases: [(String, DiagnosticCode)] = [
-            ("request:\n  bearer: {policy: nowhere}\n", .invalidValue),
+            ("request:\n  bearer: {policy: nowhere}\n", .baseMissing),
+            ("request:\n  bearer: {policy: /etc/passwd}\n", .fileOutsideRoots),
+            ("request:\n  bearer: {policy: ../../outside.yaml}\n", .fileOutsideRoots),
             ("request:\n  bearer: {}\n", .missingKey),
             ("request:\n  bearer: {policy: a, token: {}}\n", .conflict),
             ("request:\n  bearer: {token: {algorithms: [ES256]}}\n", .invalidValue),

@@ -103,8 +103,10 @@ struct CompileErrorTests {
     @Test("min_rsa_bits below 2048 compiles with an insecure_setting warning")
     func insecureSetting() throws {
         let keys = "keys: {jwks_file: ../../Policies/keys/test-rs256.jwks.json, min_rsa_bits: 1024}"
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("p.yaml").path
-        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [RS256]\n  \(keys)\n", file: file)
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let packageRoot = folder.deletingLastPathComponent().deletingLastPathComponent().path
+        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [RS256]\n  \(keys)\n", file: folder.appendingPathComponent("p.yaml").path,
+                                     fileRoots: FileRoots([packageRoot]))
         #expect(policy.warnings.map(\.code) == [.insecureSetting])
         #expect(policy.warnings.first?.location.line == 4)
     }

@@ -35,7 +35,8 @@ struct EncryptedFieldsTests {
         alg == .direct ? enc.keyByteCount : alg.rawValue.contains("128") ? 16 : alg.rawValue.contains("192") ? 24 : 32
     }
 
-    static func policy(_ alg: JWEKeyAlgorithm = .rsaOAEP256, _ enc: JWEContentEncryption = .a256GCM, keys: String? = nil, publicOnly: Bool = false) throws -> Policy {
+    static func policy(_ alg: JWEKeyAlgorithm = .rsaOAEP256, _ enc: JWEContentEncryption = .a256GCM, keys: String? = nil, publicOnly: Bool = false,
+                       roots: [URL] = [folder]) throws -> Policy {
         try Policy.load(text: """
         policy: fields
         inputs:
@@ -47,7 +48,7 @@ struct EncryptedFieldsTests {
             encryption: [\(enc.rawValue)]
             nonce: ${server_nonce}
             key: \(keys ?? keySource(alg, enc, publicOnly: publicOnly))
-        """, file: "fields.yaml", environment: [:])
+        """, file: "fields.yaml", environment: [:], fileRoots: FileRoots(roots.map(\.path)))
     }
 
     static let plain = try! JSONParser().parseObject(Array(#"""
@@ -120,7 +121,7 @@ struct EncryptedFieldsTests {
         let strangerFile = FileManager.default.temporaryDirectory.appendingPathComponent("stranger-\(UUID().uuidString).pem")
         try Self.strangerPEM.write(to: strangerFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: strangerFile) }
-        let stranger = try Self.policy(keys: "{pem_file: \(strangerFile.path)}")
+        let stranger = try Self.policy(keys: "{pem_file: \(strangerFile.path)}", roots: [FileManager.default.temporaryDirectory])
         #expect(try Self.check(stranger, encrypted).codes == [.decryptionFailed, .decryptionFailed])
         #expect(try Self.check(Self.policy(publicOnly: true), encrypted).valid)
     }

@@ -24,11 +24,12 @@ struct DecodeCommandTests {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "policy-run near \(runner.path)"])
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: URL? = nil) throws -> Run {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.currentDirectoryURL = directory ?? packageRoot
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,5 +1,3 @@
-internal import Foundation
-
 /// Loads a policy file and the bases it `extends`, and merges them into one YAML tree.
 ///
 /// Maps merge deeply with the child winning key by key; lists and scalars are replaced. Merged
@@ -9,15 +7,18 @@ struct ExtendsResolver {
     let loader: YAMLLoader
     /// Where bare `extends` names are looked up: the directory of the policy being compiled.
     let policyDirectory: String
+    /// Where bases may be read from.
+    let roots: FileRoots
     var diagnostics = PolicyDiagnostics()
     /// Every file read, in the order read.
     var files: [String] = []
     /// Sections that name the kind of subject a policy checks.
     static let subjectSections: Set<String> = ["token", "request", "callback", "pkce"]
 
-    init(loader: YAMLLoader, policyDirectory: String) {
+    init(loader: YAMLLoader, policyDirectory: String, roots: FileRoots) {
         self.loader = loader
         self.policyDirectory = policyDirectory
+        self.roots = roots
     }
 
     mutating func load(file: String) -> YAMLNode? {
@@ -73,9 +74,13 @@ struct ExtendsResolver {
                 diagnostics.error(.extendsCycle, "'extends' forms a cycle: \(cycle)", at: nameNode, hint: "remove one of the extends links")
                 continue
             }
-            guard FileManager.default.fileExists(atPath: path) else {
-                diagnostics.error(.baseMissing, "\(file) extends '\(name)', but \(path) does not exist", at: nameNode,
-                                  hint: "bare names are looked up in \(policyDirectory.isEmpty ? "the current directory" : policyDirectory); use a relative path for other places")
+            if let refusal = roots.admit(path, for: .policy) {
+                if refusal.code == .baseMissing {
+                    diagnostics.error(.baseMissing, "\(file) extends '\(name)', but \(path) does not exist", at: nameNode,
+                                      hint: "bare names are looked up in \(policyDirectory.isEmpty ? "the current directory" : policyDirectory); use a relative path for other places")
+                } else {
+                    diagnostics.error(refusal.code, refusal.message, at: nameNode, hint: refusal.hint)
+                }
                 continue
             }
             guard let base = load(file: path, stack: stack) else { continue }
@@ -98,13 +103,10 @@ struct ExtendsResolver {
     }
 
     func basePath(_ name: String, from file: String) -> String {
-        let isPath = name.contains("/") || name.hasSuffix(".yaml") || name.hasSuffix(".yml")
-        if isPath {
-            if name.hasPrefix("/") { return name }
-            let directory = (file as NSString).deletingLastPathComponent
-            return directory.isEmpty ? name : (directory as NSString).appendingPathComponent(name)
+        if name.contains("/") || PolicyPath.isYAML(name) {
+            return PolicyPath.joined(PolicyPath.directory(of: file), name)
         }
-        return policyDirectory.isEmpty ? "\(name).yaml" : (policyDirectory as NSString).appendingPathComponent("\(name).yaml")
+        return PolicyPath.joined(policyDirectory, "\(name).yaml")
     }
 
     /// `child` over `base`: mappings merge key by key (recursively), anything else is replaced.

@@ -9,6 +9,9 @@ public struct PolicyCompiler: Sendable {
     /// The environment `${env:NAME}` reads (in `keys` only).
     public var environment: [String: String]
     public var loader: YAMLLoader
+    /// The directories the policy may read files from (bases, named policies, key files); nil
+    /// means the directory of the policy file being compiled. See `FileRoots`.
+    public var fileRoots: FileRoots?
     /// The cache every compiled policy fetches its remote keys through. Compile all of a
     /// process's policies with one cache so policies naming the same source share its keys.
     public var keyCache: JWKSCache
@@ -18,8 +21,10 @@ public struct PolicyCompiler: Sendable {
     static let maxNesting = 4
 
     /// `environment` defaults to the process environment; `keyCache` to a new cache.
-    public init(registry: RuleRegistry, environment: [String: String]? = nil, loader: YAMLLoader = YAMLLoader(), keyCache: JWKSCache = JWKSCache()) {
+    public init(registry: RuleRegistry, environment: [String: String]? = nil, loader: YAMLLoader = YAMLLoader(), keyCache: JWKSCache = JWKSCache(),
+                fileRoots: FileRoots? = nil) {
         self.registry = registry
+        self.fileRoots = fileRoots
         self.environment = environment ?? ProcessInfo.processInfo.environment
         self.loader = loader
         self.keyCache = keyCache
@@ -30,21 +35,36 @@ public struct PolicyCompiler: Sendable {
 
     /// Compiles the policy in `file`; `extends` names are looked up beside it.
     public func compile(file: String) throws(PolicyDiagnostics) -> Policy {
-        var resolver = ExtendsResolver(loader: loader, policyDirectory: (file as NSString).deletingLastPathComponent)
+        let compiler = rooted(beside: file)
+        var resolver = compiler.extendsResolver(for: file)
         let root = resolver.load(file: file)
-        return try finish(root, resolver: resolver)
+        return try compiler.finish(root, resolver: resolver)
     }
 
     /// Compiles policy text; `file` names it in diagnostics and anchors relative paths.
     public func compile(text: String, file: String) throws(PolicyDiagnostics) -> Policy {
-        var resolver = ExtendsResolver(loader: loader, policyDirectory: (file as NSString).deletingLastPathComponent)
+        let compiler = rooted(beside: file)
+        var resolver = compiler.extendsResolver(for: file)
         let root = resolver.load(text: text, file: file)
-        return try finish(root, resolver: resolver)
+        return try compiler.finish(root, resolver: resolver)
     }
 
     /// Compiles a policy already in node form (an inline section another policy holds).
     func compile(root: YAMLNode, file: String) throws(PolicyDiagnostics) -> Policy {
-        try finish(root, resolver: ExtendsResolver(loader: loader, policyDirectory: (file as NSString).deletingLastPathComponent))
+        let compiler = rooted(beside: file)
+        return try compiler.finish(root, resolver: compiler.extendsResolver(for: file))
+    }
+
+    /// This compiler with its file roots fixed: the ones given, or the directory of `file`.
+    /// Policies it compiles in turn (bases, named policies) keep the same roots.
+    private func rooted(beside file: String) -> PolicyCompiler {
+        var compiler = self
+        compiler.fileRoots = fileRoots ?? FileRoots.beside(file)
+        return compiler
+    }
+
+    private func extendsResolver(for file: String) -> ExtendsResolver {
+        ExtendsResolver(loader: loader, policyDirectory: PolicyPath.directory(of: file), roots: fileRoots ?? FileRoots.beside(file))
     }
 
     private func finish(_ root: YAMLNode?, resolver: ExtendsResolver) throws(PolicyDiagnostics) -> Policy {

@@ -97,7 +97,7 @@ extension RuleCompiler {
 
     /// A `jwks_uri` or `discovery` URL: absolute, with a host, https unless `allow_http`.
     private mutating func remoteLocation(_ kind: String, _ value: YAMLNode, allowHTTP: Bool) -> RemoteKeySource.Location? {
-        guard let text = environmentString(value, what: "'\(kind)'") else { return nil }
+        guard let text = literalString(value, what: "'\(kind)'") else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false,
               scheme == "https" || scheme == "http" else {
             error(.invalidValue, "'\(kind)' must be an absolute https URL, found '\(text)'", at: value)
@@ -118,7 +118,7 @@ extension RuleCompiler {
             error(.missingKey, "'x5c' needs 'trust': a PEM file of the certificates to trust", at: node)
             return nil
         }
-        guard let path = environmentString(value, what: "'x5c.trust'") else { return nil }
+        guard let path = literalString(value, what: "'x5c.trust'") else { return nil }
         let resolved = resolvePath(path, from: value)
         guard let text = readKeyFile(resolved, at: value) else { return nil }
         do {
@@ -130,6 +130,7 @@ extension RuleCompiler {
     }
 
     private mutating func readKeyFile(_ path: String, at node: YAMLNode) -> Data? {
+        guard admitFile(path, for: .keyFile, at: node) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             error(.keySource, "cannot read the key file \(path)", at: node)
             return nil
@@ -147,7 +148,7 @@ extension RuleCompiler {
         let loaded: JWKSet?
         switch kind {
         case "jwks_file", "pem_file":
-            guard let path = environmentString(value, what: "'\(kind)'") else { return nil }
+            guard let path = literalString(value, what: "'\(kind)'") else { return nil }
             let resolved = resolvePath(path, from: value)
             shown = "\(kind) \(resolved)"
             guard let data = readKeyFile(resolved, at: value) else { return nil }
@@ -177,10 +178,12 @@ extension RuleCompiler {
             if text.hasPrefix("raw:") {
                 bytes = Array(text.utf8.dropFirst(4))
             } else {
-                do { bytes = try Base64URL.decode(text) } catch {
-                    self.error(.keySource, "the secret is not base64url (\(error.message))", at: value, hint: "prefix it with raw: to use the text itself")
+                guard let decoded = try? Base64URL.decode(text) else {
+                    // The message names the variable, never a character of its value.
+                    self.error(.keySource, "the secret from \(value.scalar!.text) is not base64url text", at: value, hint: "prefix it with raw: to use the text itself")
                     return nil
                 }
+                bytes = decoded
             }
             loaded = keySet(value, shown) { () throws(JOSEError) in try JWKSet(keys: [JWK(secret: bytes)]) }
         }
@@ -200,8 +203,20 @@ extension RuleCompiler {
             }
             return set
         } catch {
-            self.error(.keySource, "\(shown): \(error.message)", at: node)
+            self.error(.keySource, "\(shown): \(Self.describeWithoutContent(error))", at: node)
             return nil
+        }
+    }
+
+    /// A key-loading error as a diagnostic may show it: JSON syntax errors name a character or a
+    /// member name of the file, and a file a policy names need not be meant for anyone's eyes.
+    static func describeWithoutContent(_ error: JOSEError) -> String {
+        switch error.code {
+        case .invalidJSON, .duplicateMember, .jsonTooDeep:
+            let offset = error.message.range(of: "(at byte ", options: .backwards).map { " " + error.message[$0.lowerBound...] } ?? ""
+            return "not a JSON document (\(error.code.rawValue))\(offset)"
+        default:
+            return error.message
         }
     }
 }

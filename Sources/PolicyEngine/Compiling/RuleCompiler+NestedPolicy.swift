@@ -1,14 +1,11 @@
-internal import Foundation
-
 extension RuleCompiler {
     /// Compiles the policy a rule names (`bearer: {policy: NAME}`): a bare name is looked up
     /// beside the naming file, a path relative to it. Its problems are reported at `node`; its
     /// key sources join this policy's, so they are listed and fetched with it.
     public mutating func namedPolicy(_ name: String, at node: YAMLNode) -> Policy? {
-        let isPath = name.contains("/") || name.hasSuffix(".yaml") || name.hasSuffix(".yml")
-        let directory = (node.location.file as NSString).deletingLastPathComponent
-        let path = isPath && name.hasPrefix("/") ? name
-            : (directory.isEmpty ? (isPath ? name : "\(name).yaml") : (directory as NSString).appendingPathComponent(isPath ? name : "\(name).yaml"))
+        let isPath = name.contains("/") || PolicyPath.isYAML(name)
+        let path = PolicyPath.joined(PolicyPath.directory(of: node.location.file), isPath ? name : "\(name).yaml")
+        guard admitFile(path, for: .policy, at: node) else { return nil }
         return nestedPolicy(at: node, what: "policy '\(name)' (\(path))") { compiler throws(PolicyDiagnostics) in try compiler.compile(file: path) }
     }
 

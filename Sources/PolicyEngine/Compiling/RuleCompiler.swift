@@ -87,6 +87,11 @@ public struct RuleCompiler: Sendable {
             error(.wrongType, "\(what) must be a string, found \(node.shapeDescription)", at: node)
             return nil
         }
+        if text.contains("${env:") {
+            error(.invalidValue, "\(what) cannot read the environment: ${env:NAME} is allowed only as a 'secret'", at: node,
+                  hint: "an environment value in a URL, path or message would be sent or printed; write the value itself")
+            return nil
+        }
         if text.contains("${") {
             error(.invalidValue, "\(what) cannot refer to inputs", at: node)
             return nil
@@ -214,7 +219,8 @@ public struct RuleCompiler: Sendable {
         }
     }
 
-    /// A string in which `${env:NAME}` is replaced now, at compile time; only key sources use it.
+    /// A string in which `${env:NAME}` is replaced now, at compile time: only for secrets, whose
+    /// values never appear in a message.
     public mutating func environmentString(_ node: YAMLNode, what: String) -> String? {
         guard let text = node.scalar?.string else {
             error(.wrongType, "\(what) must be a string, found \(node.shapeDescription)", at: node)
@@ -286,9 +292,14 @@ public struct RuleCompiler: Sendable {
 
     /// A file path relative to the policy file that wrote it.
     public func resolvePath(_ path: String, from node: YAMLNode) -> String {
-        if path.hasPrefix("/") { return path }
-        let directory = (node.location.file as NSString).deletingLastPathComponent
-        return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+        PolicyPath.joined(PolicyPath.directory(of: node.location.file), path)
+    }
+
+    /// Whether the compile may read `path` for `purpose`; a refusal is reported at `node`.
+    public mutating func admitFile(_ path: String, for purpose: FileRoots.Purpose, at node: YAMLNode) -> Bool {
+        guard let refusal = (policyCompiler.fileRoots ?? FileRoots.beside(node.location.file)).admit(path, for: purpose) else { return true }
+        error(refusal.code, refusal.message, at: node, hint: refusal.hint)
+        return false
     }
 
     /// The value of a section setting such as `leeway`, when written.

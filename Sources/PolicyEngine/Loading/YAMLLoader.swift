@@ -21,6 +21,11 @@ public struct YAMLLoader: Sendable {
     public func load(file path: String, displayPath: String? = nil) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
         let shown = displayPath ?? path
         let start = SourceLocation(file: shown, line: 1, column: 1)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "\(path) is a directory, not a policy file", at: start,
+                                                hint: "name a .yaml file; lint takes several files, e.g. Policies/*.yaml")])
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "cannot read \(path): no such file, or not readable", at: start)])
         }

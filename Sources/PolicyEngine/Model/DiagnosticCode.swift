@@ -18,11 +18,14 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case invalidValue = "invalid_value"
     /// A key the format requires is absent.
     case missingKey = "missing_key"
-    /// `${name}` names no declared input, or `${env:...}` appears outside `keys`.
+    /// `${name}` names no declared input, or `${env:...}` appears anywhere but a `secret`.
     case undeclaredInput = "undeclared_input"
     /// `${env:NAME}` names a variable that is not set.
     case environmentMissing = "environment_missing"
-    /// `extends` names a policy that cannot be found.
+    /// A policy names a file outside its roots, or a policy reference that is not a `.yaml` file:
+    /// it is not read (SECURITY.md: a policy cannot read what it was not meant to).
+    case fileOutsideRoots = "file_outside_roots"
+    /// `extends` or a rule (`bearer: {policy: …}`) names a policy file that does not exist.
     case baseMissing = "base_missing"
     /// `extends` leads back to a policy already being extended.
     case extendsCycle = "extends_cycle"

@@ -8,7 +8,7 @@ struct ExplainCommand: ParsableCommand {
         abstract: "Show the compiled chain: each rule, its order, where it came from, and what it checks."
     )
 
-    @OptionGroup var options: PolicyOptionsForExplain
+    @OptionGroup var options: PolicyFileOptions
 
     func run() throws {
         let policy = try options.compiledPolicy()
@@ -48,15 +48,5 @@ struct ExplainCommand: ParsableCommand {
             return ["\(indent)when (\(composite.location))"] + lines(condition, depth: depth + 1, counter: &counter)
                 + ["\(indent)then"] + lines(then, depth: depth + 1, counter: &counter)
         }
-    }
-}
-
-/// `explain` only needs the policy file.
-struct PolicyOptionsForExplain: ParsableArguments {
-    @Option(name: .shortAndLong, help: "The policy YAML file.")
-    var policy: String
-
-    func compiledPolicy() throws -> Policy {
-        try PolicyOptions.compile(file: policy)
     }
 }

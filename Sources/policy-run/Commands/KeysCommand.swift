@@ -17,7 +17,7 @@ struct KeysCommand: AsyncParsableCommand {
         case text, json
     }
 
-    @OptionGroup var options: PolicyOptionsForExplain
+    @OptionGroup var options: PolicyFileOptions
 
     @Option(help: "Output format: text (a table) or json (one object per key).")
     var format: Format = .text

@@ -21,12 +21,16 @@ struct LintCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: Format = .text
 
+    @Option(name: .customLong("policy-root"),
+            help: ArgumentHelp("A directory policies may read bases and key files from (repeatable; default: each policy file's directory).", valueName: "DIR"))
+    var roots: [String] = []
+
     func run() throws {
         var all: [Diagnostic] = []
         var failed = false
         for file in files {
             do {
-                all += try Policy.load(file: file).warnings
+                all += try Policy.load(file: file, fileRoots: roots.isEmpty ? nil : FileRoots(roots)).warnings
             } catch {
                 all += error.items
                 failed = true
