@@ -70,7 +70,9 @@ struct CertificateTrustTests {
     func wrongSignerAndGarbage() throws {
         let policy = try policy(trustOnly)
         #expect(try policy.evaluate(token: token("leaf", signer: fixture.key), now: TokenFixture.now).codes == [.signatureInvalid])
-        for header: JSONValue in [.string("MIIB"), .array([]), .array([.string("not base64!")]), .array([.number(.integer(1))])] {
+        // x5c that is not an array is a malformed header (RFC 7515 §4.1.6), before any key is chosen.
+        #expect(try policy.evaluate(token: fixture.token(header: ["x5c": .string("MIIB")]), now: TokenFixture.now).codes == [.malformedToken])
+        for header: JSONValue in [.array([]), .array([.string("not base64!")]), .array([.number(.integer(1))])] {
             let verdict = try policy.evaluate(token: fixture.token(header: ["x5c": header]), now: TokenFixture.now)
             #expect(verdict.codes == [.certificateUntrusted], "\(header)")
         }

@@ -10,6 +10,8 @@ public enum EllipticCurve: String, Sendable, CaseIterable {
 
     /// Reads a JWK `crv` name; brainpool curves also go by their SEC names (`brainpoolP256r1`).
     public init?(jwkName: String) {
+        // A switch on strings applies canonical equivalence; ASCII text has no equivalent spellings.
+        guard jwkName.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         switch jwkName {
         case "P-256": self = .p256
         case "P-384": self = .p384

@@ -43,7 +43,7 @@ public struct TokenDecryption: Sendable {
     func candidates(for jwe: CompactJWE) -> [JWK]? {
         guard let set = keys.localKeys else { return [] }
         guard let kid = jwe.header.kid, set.selectsByKid else { return set.keys }
-        let named = set.keys.filter { $0.kid == kid }
+        let named = set.keys.filter { $0.kid?.isExactly(kid) == true }
         return named.isEmpty ? nil : named
     }
 }

@@ -91,7 +91,7 @@ public struct CompactJWE: Sendable {
     public func decrypt(with keys: JWKSet, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
         let candidates: [JWK]
         if let kid = header.kid {
-            candidates = keys.keys.filter { $0.kid == kid }
+            candidates = keys.keys.filter { $0.kid?.isExactly(kid) == true }
             guard !candidates.isEmpty else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }
         } else {
             candidates = keys.keys.filter { $0.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: true) == nil }

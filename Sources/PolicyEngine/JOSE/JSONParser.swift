@@ -102,7 +102,9 @@ private struct JSONCursor {
         try enter(depth: depth)
         var members: [JSONMember] = []
         members.reserveCapacity(16)
-        var seen: Set<String>? = nil
+        // Names are told apart by their bytes: a `Set<String>` would take a name and its
+        // canonically equivalent spelling for one.
+        var seen: Set<[UInt8]>? = nil
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -116,10 +118,10 @@ private struct JSONCursor {
             let nameStart = index
             let name = try parseString()
             if members.count < 16 {
-                if members.contains(where: { $0.name == name }) { throw duplicate(name, at: nameStart) }
+                if members.contains(where: { $0.name.isExactly(name) }) { throw duplicate(name, at: nameStart) }
             } else {
-                if seen == nil { seen = Set(members.map(\.name)) }
-                if !seen!.insert(name).inserted { throw duplicate(name, at: nameStart) }
+                if seen == nil { seen = Set(members.map { Array($0.name.utf8) }) }
+                if !seen!.insert(Array(name.utf8)).inserted { throw duplicate(name, at: nameStart) }
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {

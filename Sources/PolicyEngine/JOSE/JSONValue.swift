@@ -39,6 +39,20 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// Equal values of the same JSON type; strings compare by code points (`ExactText`), never
+    /// by Unicode canonical equivalence, and numbers numerically.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.number(a), .number(b)): a == b
+        case let (.string(a), .string(b)): a.isExactly(b)
+        case let (.array(a), .array(b)): a.count == b.count && zip(a, b).allSatisfy { $0 == $1 }
+        case let (.object(a), .object(b)): a == b
+        default: false
+        }
+    }
+
     /// The JSON type name used in messages and matchers: `string`, `number`, `boolean`, ...
     public var typeName: String {
         switch self {
@@ -102,6 +116,10 @@ public enum JSONNumber: Sendable, Equatable, CustomStringConvertible {
 
 /// One member of a JSON object.
 public struct JSONMember: Sendable, Equatable {
+    public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
+        lhs.name.isExactly(rhs.name) && lhs.value == rhs.value
+    }
+
     public var name: String
     public var value: JSONValue
 
@@ -135,7 +153,7 @@ public struct JSONObject: Sendable, Equatable {
         // Comparing lengths first skips most names without a full string comparison: claims are
         // looked up many times per token.
         let count = name.utf8.count
-        for member in members where member.name.utf8.count == count && member.name == name { return member.value }
+        for member in members where member.name.utf8.count == count && member.name.isExactly(name) { return member.value }
         return nil
     }
 
@@ -147,7 +165,7 @@ public struct JSONObject: Sendable, Equatable {
 
     /// Sets a member, replacing one of the same name or appending a new one.
     public mutating func set(_ name: String, _ value: JSONValue) {
-        if let index = members.firstIndex(where: { $0.name == name }) {
+        if let index = members.firstIndex(where: { $0.name.isExactly(name) }) {
             members[index].value = value
         } else {
             members.append(JSONMember(name: name, value: value))

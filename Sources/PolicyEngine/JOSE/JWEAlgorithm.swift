@@ -19,7 +19,7 @@ public enum JWEKeyAlgorithm: String, Sendable, CaseIterable, Codable {
 
     /// Reads a header or policy `alg` value.
     public init(name: String) throws(JOSEError) {
-        if let known = JWEKeyAlgorithm(rawValue: name) {
+        if let known = JWEKeyAlgorithm.exactly(name) {
             self = known
             return
         }
@@ -68,7 +68,7 @@ public enum JWEContentEncryption: String, Sendable, CaseIterable, Codable {
 
     /// Reads a header or policy `enc` value.
     public init(name: String) throws(JOSEError) {
-        guard let known = JWEContentEncryption(rawValue: name) else {
+        guard let known = JWEContentEncryption.exactly(name) else {
             throw JOSEError(.unsupportedAlgorithm, "unsupported JWE content encryption '\(name)'")
         }
         self = known

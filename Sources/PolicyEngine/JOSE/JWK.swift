@@ -99,7 +99,7 @@ public struct JWK: Sendable {
             bits = key.bits
         case "OKP":
             let curveName = try reader.requiredString("crv")
-            guard let curve = OctetKeyCurve(rawValue: curveName) else {
+            guard let curve = OctetKeyCurve.exactly(curveName) else {
                 throw JOSEError(.keyUnsupported, "unsupported OKP curve '\(curveName)'")
             }
             let x = try reader.fixedLengthBytes("x", count: curve.keyByteCount, what: "\(curve.rawValue) public key")

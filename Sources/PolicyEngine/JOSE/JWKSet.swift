@@ -69,10 +69,10 @@ public struct JWKSet: Sendable {
 
     /// Refuses two keys with the same `kid` and `use`.
     private static func requireUniqueKids(_ identities: [(kid: String?, use: String?)]) throws(JOSEError) {
-        var seen: Set<String> = []
+        var seen: Set<[UInt8]> = []
         for identity in identities {
             guard let kid = identity.kid else { continue }
-            guard seen.insert("\(kid)\u{0}\(identity.use ?? "")").inserted else {
+            guard seen.insert(Array("\(kid)\u{0}\(identity.use ?? "")".utf8)).inserted else {
                 throw JOSEError(.keySetInvalid, "two keys share kid '\(kid)'; a kid must pick exactly one key")
             }
         }
@@ -84,7 +84,7 @@ public struct JWKSet: Sendable {
     /// only keys carrying that exact `kid` are — a token never falls back to some other key.
     public func candidates(for algorithm: JWSAlgorithm, kid: String?, requireKid: Bool = false) throws(JOSEError) -> [JWK] {
         if let kid {
-            let named = keys.filter { $0.kid == kid }
+            let named = keys.filter { $0.kid?.isExactly(kid) == true }
             guard !named.isEmpty else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }
             let usable = named.filter { $0.canVerify(algorithm) }
             guard !usable.isEmpty else {

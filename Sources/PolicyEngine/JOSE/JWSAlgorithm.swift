@@ -18,7 +18,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Codable {
 
     /// Reads a header or policy `alg` value, refusing `none` and unknown names with distinct codes.
     public init(name: String) throws(JOSEError) {
-        if let known = JWSAlgorithm(rawValue: name) {
+        if let known = JWSAlgorithm.exactly(name) {
             self = known
             return
         }

@@ -32,7 +32,7 @@ public struct ResolvedKeys: Sendable {
     /// Whether `kid` can select a key: true without a kid, or when no key of the set has one.
     func knows(kid: String?) -> Bool {
         guard let kid, keys.selectsByKid else { return true }
-        return keys.keys.contains { $0.kid == kid }
+        return keys.keys.contains { $0.kid?.isExactly(kid) == true }
     }
 }
 

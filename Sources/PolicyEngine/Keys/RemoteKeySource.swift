@@ -90,7 +90,7 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
         guard let named = document["issuer"]?.stringValue else {
             throw KeyFetchError(.invalidDocument, "\(documentURL.absoluteString) has no 'issuer' string")
         }
-        guard named == issuer else {
+        guard named.isExactly(issuer) else {
             throw KeyFetchError(.issuerMismatch, "\(documentURL.absoluteString) names the issuer '\(named)', not '\(issuer)'; its keys are not used")
         }
         guard let text = document["jwks_uri"]?.stringValue, let jwksURL = URL(string: text), jwksURL.host != nil else {

@@ -3,10 +3,17 @@
 /// Computed arithmetically (days to civil date) rather than with a date formatter: messages are
 /// built per token, and creating a formatter costs more than verifying an HMAC.
 public enum UnixTime {
-    /// `2026-11-21T10:00:00Z` for seconds since the epoch, fractions dropped; outside years
-    /// 1–9999 the number itself.
+    /// The NumericDate values the engine supports (RFC 7519 §2 allows any JSON number): up to
+    /// 2^60 seconds either side of the epoch, about 36 billion years, which holds 2^53 and every
+    /// calendar year a token could mean while calendar arithmetic stays far from overflow.
+    public static let supportedRange: ClosedRange<Double> = -1_152_921_504_606_846_976 ... 1_152_921_504_606_846_976
+
+    /// `2026-11-21T10:00:00Z` for seconds since the epoch, fractions dropped. Years past 9999
+    /// and before 0 are written with a sign and as many digits as they need (ISO 8601 expanded
+    /// years: `+10000-01-01T00:00:00Z`); a value outside `supportedRange` or not finite is
+    /// written as the number itself.
     public static func iso8601(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return String(seconds) }
+        guard seconds.isFinite, supportedRange.contains(seconds) else { return String(seconds) }
         let total = Int64(seconds.rounded(.down))
         let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
         let secondOfDay = total - days * 86400
@@ -20,6 +27,12 @@ public enum UnixTime {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        guard (0...9999).contains(year) else {
+            func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            let digits = String(year.magnitude)
+            return (year < 0 ? "-" : "+") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+                + "-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+        }
         // Written digit by digit: findings of expired tokens format two dates each, and a batch
         // of old tokens formats millions.
         let fields: [(value: Int64, width: Int, separator: UInt8)] = [

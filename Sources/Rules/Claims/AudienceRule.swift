@@ -20,7 +20,7 @@ struct AudienceRule: Rule {
         let claims = context.decoded.claims
         guard claims["aud"] != nil else { return .fail(.claimMissing, "the token has no aud; expected \(RuleCompiler.show(expected))") }
         guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }
-        guard present.contains(where: expected.contains) else {
+        guard present.contains(where: expected.containsExactly) else {
             return .fail(.audienceMismatch, "aud \(RuleCompiler.show(present)) does not include \(RuleCompiler.show(expected))")
         }
         return .pass(context.detail("aud \(RuleCompiler.show(present)) includes one of \(RuleCompiler.show(expected))"))

@@ -19,7 +19,7 @@ struct IssuerRule: Rule {
         guard let expected = issuers.resolved(in: context) else { return .fail(.inputInvalid, "an input used by 'issuer' is not a string") }
         guard let value = context.decoded.claims["iss"] else { return .fail(.claimMissing, "the token has no iss; expected \(RuleCompiler.show(expected))") }
         guard case let .string(issuer) = value else { return .blocked("iss is not a string (see token.claim_types)") }
-        guard expected.contains(issuer) else {
+        guard expected.containsExactly(issuer) else {
             return .fail(.issuerMismatch, "iss \"\(issuer)\" is not \(RuleCompiler.show(expected))")
         }
         return .pass(context.detail("iss \"\(issuer)\" in \(RuleCompiler.show(expected))"))

@@ -84,7 +84,7 @@ public struct Matcher: Sendable {
             guard case let .string(text) = value else { return .type("must be a string, found \(value.typeName)") }
             let affix = resolved(operand).stringValue ?? ""
             let isPrefix: Bool = if case .prefix = op { true } else { false }
-            let holds = isPrefix ? text.hasPrefix(affix) : text.hasSuffix(affix)
+            let holds = isPrefix ? text.hasExactPrefix(affix) : text.hasExactSuffix(affix)
             return holds ? nil : .value("\(Matcher.show(value)) does not \(isPrefix ? "start" : "end") with \"\(affix)\"")
         case .exists:
             return nil
@@ -114,8 +114,8 @@ public struct Matcher: Sendable {
         case let .array(items):
             present = { want in items.contains { $0 == want && $0.typeName == want.typeName } }
         case let .string(text):
-            let words = Set(text.split(separator: " ").map(String.init))
-            present = { want in want.stringValue.map { words.contains($0) } ?? false }
+            let words = text.utf8.split(separator: UInt8(ascii: " ")).map(Array.init)
+            present = { want in want.stringValue.map { words.contains(Array($0.utf8)) } ?? false }
         default:
             return .type("must be an array or a space-separated string, found \(value.typeName)")
         }

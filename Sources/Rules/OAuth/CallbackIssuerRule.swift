@@ -35,7 +35,7 @@ struct CallbackIssuerRule: Rule {
             return required ? .fail(.issuerMissing, "the callback has no iss parameter (RFC 9207), and the policy requires one") : .pass(context.detail("no iss; not required"))
         case 1:
             let issuer = parameters.values("iss")[0]
-            guard issuer == expected else { return .fail(.issuerMismatch, "iss \"\(issuer)\" is not \"\(expected)\"") }
+            guard issuer.isExactly(expected) else { return .fail(.issuerMismatch, "iss \"\(issuer)\" is not \"\(expected)\"") }
             return .pass(context.detail("iss matches"))
         default:
             return .blocked("iss is repeated (see callback.response)")

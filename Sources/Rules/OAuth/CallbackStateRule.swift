@@ -22,7 +22,7 @@ struct CallbackStateRule: Rule {
         guard let state = mode.parameters(of: context.callback)?.single("state"), !state.isEmpty else {
             return .blocked("the callback has no single state (see callback.response)")
         }
-        guard state == expected else { return .fail(.stateMismatch, "state \"\(state)\" is not the state the client sent") }
+        guard ConstantTime.equals(state, expected) else { return .fail(.stateMismatch, "state \"\(state)\" is not the state the client sent") }
         return .pass(context.detail("state matches"))
     }
 }

@@ -44,7 +44,7 @@ struct PKCEChallengeRule: Rule {
         } else {
             method = allowed[0]
         }
-        guard method.challenge(for: verifierText) == challengeText else {
+        guard ConstantTime.equals(method.challenge(for: verifierText), challengeText) else {
             return .fail(.pkceMismatch, "the challenge is not the \(method.rawValue) challenge of the verifier")
         }
         return .pass(context.detail("the \(method.rawValue) challenge of the verifier matches"))

@@ -25,7 +25,7 @@ enum PKCEMethod: String, Sendable, CaseIterable {
     static func declared(_ value: PolicyValue, in context: EvaluationContext) -> Declaration {
         guard let resolved = context.resolve(value) else { return .method(.plain) }
         guard let name = resolved.stringValue else { return .invalid("the declared challenge method is \(resolved.typeName), not a string") }
-        guard let method = PKCEMethod(rawValue: name) else { return .invalid("'\(name)' is not a PKCE method (S256 or plain)") }
+        guard let method = PKCEMethod.exactly(name) else { return .invalid("'\(name)' is not a PKCE method (S256 or plain)") }
         return .method(method)
     }
 }
@@ -47,7 +47,7 @@ extension RuleCompiler {
         }
         var methods: [PKCEMethod] = []
         for (index, name) in names.enumerated() {
-            guard let method = PKCEMethod(rawValue: name) else {
+            guard let method = PKCEMethod.exactly(name) else {
                 error(.invalidValue, "'\(name)' is not a PKCE method", at: node.items?[index] ?? node,
                       hint: Suggestion.didYouMean(name, among: PKCEMethod.allCases.map(\.rawValue)) ?? "use S256 (or plain)")
                 return nil

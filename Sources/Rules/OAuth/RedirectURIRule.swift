@@ -37,6 +37,10 @@ struct RedirectURIRule: Rule {
     /// The parts of a URL that identify an endpoint, normalised as browsers compare origins:
     /// scheme and host case-insensitive, default ports made explicit.
     struct Endpoint: Equatable, CustomStringConvertible {
+        static func == (lhs: Endpoint, rhs: Endpoint) -> Bool {
+            lhs.scheme.isExactly(rhs.scheme) && lhs.host.isExactly(rhs.host) && lhs.port == rhs.port && lhs.path.isExactly(rhs.path)
+        }
+
         let scheme: String
         let host: String
         let port: Int

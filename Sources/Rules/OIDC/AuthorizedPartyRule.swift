@@ -26,7 +26,7 @@ struct AuthorizedPartyRule: Rule {
             return .pass(context.detail("no azp, single audience"))
         }
         guard case let .string(azp) = value else { return .blocked("azp is not a string (see token.claim_types)") }
-        guard azp == expected else { return .fail(.azpMismatch, "azp \"\(azp)\" is not \"\(expected)\"") }
+        guard azp.isExactly(expected) else { return .fail(.azpMismatch, "azp \"\(azp)\" is not \"\(expected)\"") }
         return .pass(context.detail("azp \"\(azp)\""))
     }
 }

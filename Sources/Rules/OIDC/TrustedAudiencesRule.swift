@@ -33,10 +33,10 @@ struct TrustedAudiencesRule: Rule {
             return audience.isEmpty ? .fail(.claimMissing, "the token has no aud") : .blocked("the token has no aud (see token.audience)")
         }
         guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }
-        if !audience.isEmpty, !present.contains(where: audience.contains) {
+        if !audience.isEmpty, !present.contains(where: audience.containsExactly) {
             return .blocked("aud lists none of the expected audiences (see token.audience)")
         }
-        let untrusted = present.filter { !allowed.contains($0) }
+        let untrusted = present.filter { !allowed.containsExactly($0) }
         guard untrusted.isEmpty else {
             return .fail(.audienceUntrusted, "aud includes untrusted \(RuleCompiler.show(untrusted))")
         }

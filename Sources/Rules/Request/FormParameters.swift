@@ -1,3 +1,4 @@
+import PolicyEngine
 /// The name–value pairs of `application/x-www-form-urlencoded` text: a query, a callback's
 /// fragment, a form body (WHATWG URL §5.1, strictly: a bad percent escape or invalid UTF-8 is
 /// an error, not a replacement character).
@@ -28,7 +29,7 @@ public struct FormParameters: Sendable, Equatable {
 
     /// Every value of `name`.
     public func values(_ name: String) -> [String] {
-        pairs.filter { $0.name == name }.map(\.value)
+        pairs.filter { $0.name.isExactly(name) }.map(\.value)
     }
 
     /// The value of `name` when it appears exactly once.
@@ -39,8 +40,8 @@ public struct FormParameters: Sendable, Equatable {
 
     /// Names that appear more than once, in order of first appearance.
     public var repeatedNames: [String] {
-        var seen: Set<String> = [], repeated: [String] = []
-        for pair in pairs where !seen.insert(pair.name).inserted && !repeated.contains(pair.name) {
+        var seen: Set<[UInt8]> = [], repeated: [String] = []
+        for pair in pairs where !seen.insert(Array(pair.name.utf8)).inserted && !repeated.containsExactly(pair.name) {
             repeated.append(pair.name)
         }
         return repeated

@@ -27,7 +27,7 @@ struct MethodRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         guard let method = context.request.method else { return .blocked("the request has no method (see request.structure)") }
-        guard allowed.contains(method) else {
+        guard allowed.containsExactly(method) else {
             return .fail(.methodNotAllowed, "method \(method) is not allowed; expected \(allowed.joined(separator: " or "))")
         }
         return .pass(context.detail("method \(method)"))

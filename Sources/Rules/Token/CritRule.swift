@@ -23,7 +23,7 @@ struct CritRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let critical = context.decoded.header.critical
-        if let unknown = critical.first(where: { !understood.contains($0) }) {
+        if let unknown = critical.first(where: { !understood.containsExactly($0) }) {
             return .fail(.critUnsupported, "the token marks '\(unknown)' critical, which this policy does not understand")
         }
         return .pass(context.detail(critical.isEmpty ? "no crit" : "crit \(RuleCompiler.show(critical)) understood"))

@@ -14,9 +14,9 @@ enum TokenClaims {
         guard let value = claims[name] else { return .absent }
         guard case let .number(number) = value else { return .unusable("'\(name)' is \(value.typeName), not a number") }
         let seconds = number.doubleValue
-        // Year 1 to year 9999: anything else is a corrupt or hostile value, not a date.
-        guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else {
-            return .unusable("'\(name)' \(number) is out of range for a date")
+        // RFC 7519 §2: any JSON number. Beyond ±2^60 s (36 billion years) is refused as out of range.
+        guard seconds.isFinite, UnixTime.supportedRange.contains(seconds) else {
+            return .unusable("'\(name)' \(number) is outside the supported NumericDate range (±2^60 seconds from 1970)")
         }
         return .seconds(seconds)
     }

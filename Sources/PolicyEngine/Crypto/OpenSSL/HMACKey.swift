@@ -91,8 +91,9 @@ final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
     }
 }
 
-/// Comparisons whose time does not depend on where the inputs differ.
-package enum ConstantTime {
+/// Comparisons whose time does not depend on where the inputs differ: HMAC tags, and the secrets
+/// rules compare (nonce, state, PKCE challenges, `c_hash` / `at_hash`).
+public enum ConstantTime {
     /// Whether two byte strings are equal; the length is not secret, the content is.
     package static func equals(_ lhs: [UInt8], _ rhs: UnsafeRawBufferPointer) -> Bool {
         guard lhs.count == rhs.count else { return false }
@@ -103,5 +104,11 @@ package enum ConstantTime {
     /// Whether two byte strings are equal, in constant time for equal lengths.
     package static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         rhs.withUnsafeBytes { equals(lhs, $0) }
+    }
+
+    /// Whether two strings hold the same code points (UTF-8 bytes), compared in constant time
+    /// for equal lengths; never by Unicode canonical equivalence.
+    public static func equals(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
+        equals(Array(lhs.utf8), Array(rhs.utf8))
     }
 }

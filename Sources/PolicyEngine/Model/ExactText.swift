@@ -1,0 +1,46 @@
+/// Comparisons of untrusted text by code points, as RFC 7519 §7.3 and RFC 3986 §6.2.1 require.
+///
+/// Swift's `String ==`, `hasPrefix`, `Hashable` and `switch` on strings apply Unicode canonical
+/// equivalence: U+212A KELVIN SIGN equals `K`, and an NFD spelling equals its NFC twin. An
+/// issuer, audience, nonce, `kid` or claim that merely looks like the expected one must not
+/// pass, so every comparison of text from a token, request, callback or key document goes
+/// through these, which compare UTF-8 bytes.
+extension StringProtocol {
+    /// Whether both hold the same code points (the same UTF-8 bytes).
+    public func isExactly(_ other: some StringProtocol) -> Bool {
+        let (lhs, rhs) = (utf8, other.utf8)
+        guard lhs.count == rhs.count else { return false }
+        let fast = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
+        }
+        if let fast, let result = fast { return result }
+        return lhs.elementsEqual(rhs)
+    }
+
+    /// Whether the text starts with the code points of `prefix`.
+    public func hasExactPrefix(_ prefix: some StringProtocol) -> Bool {
+        utf8.starts(with: prefix.utf8)
+    }
+
+    /// Whether the text ends with the code points of `suffix`.
+    public func hasExactSuffix(_ suffix: some StringProtocol) -> Bool {
+        let (text, tail) = (utf8, suffix.utf8)
+        guard tail.count <= text.count else { return false }
+        return text.dropFirst(text.count - tail.count).elementsEqual(tail)
+    }
+}
+
+extension Sequence where Element: StringProtocol {
+    /// Whether some element holds exactly the code points of `text`.
+    public func containsExactly(_ text: some StringProtocol) -> Bool {
+        contains { $0.isExactly(text) }
+    }
+}
+
+extension RawRepresentable where Self: CaseIterable, RawValue == String {
+    /// The case whose raw value is exactly `text`: a synthesized `init(rawValue:)` switches on
+    /// strings and so accepts canonically equivalent spellings (`ES256K` with a Kelvin sign).
+    public static func exactly(_ text: some StringProtocol) -> Self? {
+        allCases.first { $0.rawValue.isExactly(text) }
+    }
+}
