@@ -35,7 +35,9 @@ struct BatchSummaryText {
     }
 
     private func table(_ counts: [String: Int]) -> [String] {
-        let sorted = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        // Issuers and kids come from unverified tokens too: escaped before they are laid out.
+        let sorted = counts.map { (key: InertText.escaped($0.key), value: $0.value) }
+            .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         let width = sorted.prefix(Self.listed).map(\.key.count).max() ?? 0
         var rows = sorted.prefix(Self.listed).map { "  \($0.key.padding(toLength: width, withPad: " ", startingAt: 0))  \(Grouped($0.value))" }
         let rest = sorted.dropFirst(Self.listed)

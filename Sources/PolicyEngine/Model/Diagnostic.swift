@@ -34,11 +34,13 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         return text
     }
 
-    /// The one-line form followed by the offending source line and a caret under the column.
+    /// The one-line form followed by the offending source line and a caret under the column,
+    /// for a terminal: control characters from the policy are escaped (`InertText`).
     public func rendered(source: String?) -> String {
-        guard let source, let line = source.lineText(location.line) else { return description }
+        let headline = InertText.escaped(description)
+        guard let source, let line = source.lineText(location.line) else { return headline }
         let caret = String(repeating: " ", count: max(location.column - 1, 0)) + "^"
-        return "\(description)\n  \(line)\n  \(caret)"
+        return "\(headline)\n  \(InertText.escaped(line))\n  \(caret)"
     }
 }
 

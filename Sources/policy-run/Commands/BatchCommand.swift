@@ -112,7 +112,7 @@ struct BatchCommand: AsyncParsableCommand {
                     progress.update(records: summary.records, bytes: bytesBefore + reader.bytesRead)
                 }
             } catch let error as BatchInputError {
-                FileHandle.standardError.write(Data("\nerror: \(source == "-" ? "standard input" : source): \(error.description)\n".utf8))
+                FileHandle.standardError.write(Data("\nerror: \(source == "-" ? "standard input" : source): \(InertText.escaped(error.description))\n".utf8))
                 throw ExitCode(2)
             }
             progress.bytesDone = bytesBefore + reader.bytesRead

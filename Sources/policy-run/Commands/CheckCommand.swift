@@ -49,7 +49,7 @@ struct CheckCommand: AsyncParsableCommand {
         do {
             verdict = try await policy.evaluate(token: text, subjects: subjects, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
         } catch let error as EvaluationError {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            FileHandle.standardError.write(Data("error: \(InertText.escaped(error.message))\n".utf8))
             throw ExitCode(2)
         }
         switch format {
@@ -81,11 +81,14 @@ struct VerdictText {
     func paint(_ text: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
 
     var rendered: String {
+        // Every value that came from the subject (kid, message, trace detail) is escaped before it
+        // is placed on a line: a newline or escape sequence in a token must not draw a line of its own.
+        let inert: (String) -> String = InertText.escaped
         var lines: [String] = []
         let status = verdict.valid ? paint("VALID", "1;32") : paint("INVALID", "1;31")
-        var headline = "\(status)  policy \(verdict.policy)"
+        var headline = "\(status)  policy \(inert(verdict.policy))"
         if let proof, let key = verdict.trace?.key {
-            headline += ", \(proof) verified with \(key.kid.map { "kid '\($0)'" } ?? "a key") from \(key.source)"
+            headline += ", \(proof) verified with \(key.kid.map { "kid '\(inert($0))'" } ?? "a key") from \(inert(key.source))"
         } else if let proof {
             headline += verdict.verified ? ", \(proof) verified" : ", \(proof) NOT verified"
         }
@@ -94,20 +97,23 @@ struct VerdictText {
         }
         lines.append(headline)
         for finding in verdict.findings {
-            lines.append("  \(paint(finding.code.rawValue, "31"))  \(finding.rule): \(finding.message)")
-            lines.append("      at \(finding.at)")
+            lines.append("  \(paint(finding.code.rawValue, "31"))  \(inert(finding.rule)): \(inert(finding.message))")
+            lines.append("      at \(inert(finding.at))")
+            for nested in finding.nested {
+                lines.append("      \(paint(nested.code.rawValue, "31"))  \(inert(nested.rule)): \(inert(nested.message))")
+            }
         }
         if !verdict.skipped.isEmpty {
-            lines.append("  skipped (optional input absent): \(verdict.skipped.joined(separator: ", "))")
+            lines.append("  skipped (optional input absent): \(inert(verdict.skipped.joined(separator: ", ")))")
         }
         for name in verdict.outputs.keys.sorted() {
             let value = verdict.outputs[name]!
-            lines.append("  output \(name) = \(String(decoding: value.serializedBytes(), as: UTF8.self))")
+            lines.append("  output \(inert(name)) = \(inert(String(decoding: value.serializedBytes(), as: UTF8.self)))")
         }
         if let trace = verdict.trace {
-            lines.append("  trace (clock \(trace.clock.iso8601) from \(trace.clock.source)):")
+            lines.append("  trace (clock \(trace.clock.iso8601) from \(inert(trace.clock.source))):")
             for entry in trace.entries {
-                lines.append("    \(entry.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(entry.rule)\(entry.detail.map { ": \($0)" } ?? "")")
+                lines.append("    \(entry.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(inert(entry.rule))\(entry.detail.map { ": \(inert($0))" } ?? "")")
             }
         }
         return lines.joined(separator: "\n")

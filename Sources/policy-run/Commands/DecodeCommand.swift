@@ -33,7 +33,7 @@ struct DecodeCommand: ParsableCommand {
         do {
             decoded = try TokenView(text)
         } catch let error as JOSEError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            FileHandle.standardError.write(Data("error: \(InertText.escaped(error.description))\n".utf8))
             throw ExitCode(2)
         }
         switch format {
@@ -78,7 +78,10 @@ struct TokenView {
             lines += ["Claims:", claims.prettyPrinted(annotate: TokenView.dateNote)]
         }
         lines.append(summary)
-        return lines.joined(separator: "\n")
+        // JSON text holds no raw newline of its own, so each line is escaped alone: DEL, C1
+        // controls and bidirectional overrides pass the JSON writer unescaped.
+        return lines.joined(separator: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+            .map(InertText.escaped).joined(separator: "\n")
     }
 
     static func dateNote(_ name: String, _ value: JSONValue) -> String? {

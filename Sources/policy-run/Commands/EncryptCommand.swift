@@ -38,7 +38,7 @@ struct EncryptCommand: ParsableCommand {
             let encrypted = try encryptor.encrypt(request: document, inputs: options.inputs())
             print(JSONValue.object(encrypted).prettyPrinted())
         } catch let error as RequestEncryptionError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            FileHandle.standardError.write(Data("error: \(InertText.escaped(error.description))\n".utf8))
             throw ExitCode(2)
         }
     }

@@ -10,6 +10,12 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var options: PolicyFileOptions
 
+    /// Prints one line; a policy's own text (names, descriptions, values) is escaped, since policy
+    /// files are untrusted too.
+    private func print(_ line: String) {
+        Swift.print(InertText.escaped(line))
+    }
+
     func run() throws {
         let policy = try options.compiledPolicy()
         print("policy \(policy.name) (\(policy.mode.rawValue))\(policy.description.map { ": \($0)" } ?? "")")
@@ -25,7 +31,7 @@ struct ExplainCommand: ParsableCommand {
                   + (policy.envelope.format == .nested ? ", then reads the signed token inside" : "; its claims are the plaintext"))
         }
         var counter = 0
-        print(lines(policy.root, depth: 0, counter: &counter).joined(separator: "\n"))
+        lines(policy.root, depth: 0, counter: &counter).forEach(print)
         for output in policy.outputs {
             print("output \(output.name) ← \(output.source)  (\(output.location))")
         }

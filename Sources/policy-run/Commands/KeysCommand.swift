@@ -39,7 +39,7 @@ struct KeysCommand: AsyncParsableCommand {
                     keys = resolved.keys
                     fetchedAt = resolved.fetchedAt.map { UnixTime.iso8601($0.timeIntervalSince1970.rounded(.down)) } ?? "-"
                 case let .unavailable(error):
-                    FileHandle.standardError.write(Data("error: \(remote): \(error.code.rawValue): \(error.message)\n".utf8))
+                    FileHandle.standardError.write(Data("error: \(remote): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
                     failed = true
                     continue
                 }
@@ -59,7 +59,7 @@ struct KeysCommand: AsyncParsableCommand {
             print(JSONValue.array(rows.map(\.json)).prettyPrinted())
         case .text:
             if !rows.isEmpty { print(KeyRow.table(rows)) }
-            for note in notes { print(note) }
+            for note in notes { print(InertText.escaped(note)) }
         }
         if failed { throw ExitCode(1) }
     }
@@ -103,7 +103,8 @@ struct KeyRow {
 
     static func table(_ rows: [KeyRow]) -> String {
         let header = ["KID", "KTY", "ALG", "SIZE", "USE", "SOURCE", "FETCHED"]
-        let cells = [header] + rows.map { [$0.kid, $0.type, $0.algorithms, $0.size, $0.use, $0.source, $0.fetchedAt] }
+        // A fetched set's kids come from the network: escaped before they are laid out.
+        let cells = [header] + rows.map { [$0.kid, $0.type, $0.algorithms, $0.size, $0.use, $0.source, $0.fetchedAt].map(InertText.escaped) }
         let widths = header.indices.map { column in cells.map { $0[column].count }.max()! }
         return cells.map { row in
             row.enumerated().map { column, cell in
