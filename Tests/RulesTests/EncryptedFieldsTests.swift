@@ -126,6 +126,38 @@ struct EncryptedFieldsTests {
         #expect(try Self.check(Self.policy(publicOnly: true), encrypted).valid)
     }
 
+    @Test("RSA-OAEP: every failure after key selection reads the same (RFC 7516 §11.5): bad length, bad padding, a short content key, a bad tag")
+    func uniformDecryptionFailures() throws {
+        let policy = try Self.policy()
+        let good = try RequestEncryptor(policy: policy).encrypt(request: Self.plain, inputs: ["server_nonce": .string("n-1")])
+        let parts = try #require(good["body"]?.objectValue?["password"]?.stringValue).split(separator: ".").map(String.init)
+        func encoded(_ bytes: [UInt8]) -> String { String(decoding: Base64URL.encodeBytes(bytes), as: UTF8.self) }
+        // A content key of the wrong length, wrapped correctly: encrypted for A128GCM, labelled A256GCM.
+        let short = try CompactJWE.encrypt(Array("x".utf8), to: Self.rsa.publicKey, keyAlgorithm: .rsaOAEP256, contentEncryption: .a128GCM,
+                                           header: JSONObject(["nonce": .string("n-1")])).split(separator: ".").map(String.init)
+        let relabelled = encoded(Array(#"{"alg":"RSA-OAEP-256","enc":"A256GCM","nonce":"n-1"}"#.utf8))
+        var tag = try Base64URL.decode(parts[4])
+        tag[0] ^= 1
+        let fields = [
+            [parts[0], encoded(SecureRandom.bytes(257)), parts[2], parts[3], parts[4]],
+            [parts[0], encoded(SecureRandom.bytes(256)), parts[2], parts[3], parts[4]],
+            [relabelled, short[1], short[2], short[3], short[4]],
+            [parts[0], parts[1], parts[2], parts[3], encoded(tag)],
+        ]
+        var messages: Set<String> = []
+        for field in fields {
+            var body = try #require(good["body"]?.objectValue)
+            body.set("password", .string(field.joined(separator: ".")))
+            var request = good
+            request.set("body", .object(body))
+            let verdict = try Self.check(policy, request)
+            #expect(verdict.codes == [.decryptionFailed], "\(verdict.findings.map(\.message))")
+            messages.formUnion(verdict.findings.map(\.message))
+        }
+        #expect(messages.count == 1, "\(messages)")
+        #expect(messages.first?.contains(CompactJWE.uniformFailure) == true)
+    }
+
     @Test("a key that cannot serve the listed algorithms is a compile error")
     func keyCompileErrors() throws {
         let error = #expect(throws: PolicyDiagnostics.self) { try Self.policy(.rsaOAEP256, .a256GCM, keys: Self.keySource(.ecdhES, .a256GCM, publicOnly: false)) }

@@ -82,9 +82,18 @@ public struct CompactJWE: Sendable {
         guard authenticationTag.count == contentEncryption.tagByteCount else {
             throw JOSEError(.decryptionFailed, "\(contentEncryption.rawValue) needs a \(contentEncryption.tagByteCount)-byte tag, found \(authenticationTag.count)")
         }
-        let contentKey = try JWEKeyManagement.unwrapContentKey(for: self, with: key)
-        return try JWEContentCipher.open(self, contentKey: contentKey)
+        // RFC 7516 §11.5: once a key is chosen, every failure to unwrap or open reads the same,
+        // so no message or code tells a padding error from a bad length or a bad tag.
+        do {
+            let contentKey = try JWEKeyManagement.unwrapContentKey(for: self, with: key)
+            return try JWEContentCipher.open(self, contentKey: contentKey)
+        } catch where error.code == .decryptionFailed || error.code == .cryptoFailure {
+            throw JOSEError(.decryptionFailed, Self.uniformFailure)
+        }
     }
+
+    /// The one message of every decryption failure after key selection.
+    public static let uniformFailure = "the JWE does not decrypt with this key (altered, or for another key)"
 
     /// Decrypts with the key of `keys` this JWE is for: the one named by `kid` when the header
     /// has one, otherwise each key that may serve the algorithm in turn.

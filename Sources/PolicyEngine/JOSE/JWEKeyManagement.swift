@@ -33,11 +33,12 @@ enum JWEKeyManagement {
             throw JOSEError(.decryptionFailed, "the encrypted key is \(jwe.encryptedKey.count) bytes; an RSA-\(evp.bits) key wraps to \((evp.bits + 7) / 8)")
         }
         let digest: DigestAlgorithm = jwe.keyAlgorithm == .rsaOAEP ? .sha1 : .sha256
-        do {
-            return try RSAOAEP.decrypt(jwe.encryptedKey, with: evp, digest: digest)
-        } catch {
-            return SecureRandom.bytes(jwe.contentEncryption.keyByteCount)
-        }
+        // A key of the wrong length is treated like bad padding: telling the two apart would
+        // be an oracle on the private key (Manger's attack on OAEP).
+        let random = SecureRandom.bytes(jwe.contentEncryption.keyByteCount)
+        guard let unwrapped = try? RSAOAEP.decrypt(jwe.encryptedKey, with: evp, digest: digest),
+              unwrapped.count == jwe.contentEncryption.keyByteCount else { return random }
+        return unwrapped
     }
 
     private static func agreeContentKey(_ jwe: CompactJWE, key: JWK) throws(JOSEError) -> [UInt8] {
