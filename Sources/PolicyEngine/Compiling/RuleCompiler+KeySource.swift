@@ -203,20 +203,8 @@ extension RuleCompiler {
             }
             return set
         } catch {
-            self.error(.keySource, "\(shown): \(Self.describeWithoutContent(error))", at: node)
+            self.error(.keySource, "\(shown): \(error.messageWithoutContent)", at: node)
             return nil
-        }
-    }
-
-    /// A key-loading error as a diagnostic may show it: JSON syntax errors name a character or a
-    /// member name of the file, and a file a policy names need not be meant for anyone's eyes.
-    static func describeWithoutContent(_ error: JOSEError) -> String {
-        switch error.code {
-        case .invalidJSON, .duplicateMember, .jsonTooDeep:
-            let offset = error.message.range(of: "(at byte ", options: .backwards).map { " " + error.message[$0.lowerBound...] } ?? ""
-            return "not a JSON document (\(error.code.rawValue))\(offset)"
-        default:
-            return error.message
         }
     }
 }

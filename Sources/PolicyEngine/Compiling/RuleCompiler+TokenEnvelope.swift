@@ -50,9 +50,23 @@ extension RuleCompiler {
         let encryptions = node["encryption"].flatMap { names($0, what: "'decryption.encryption'") { name throws(JOSEError) in try JWEContentEncryption(name: name) } }
         let keys = node["key"].flatMap { keySource($0, what: "'decryption.key'", purpose: .decryption) }
         guard let keyAlgorithms, let encryptions, let keys else { return nil }
-        for key in keys.localKeys?.keys ?? [] where !key.isPrivate {
-            error(.keySource, "\(keys.description): \(key.kid.map { "key '\($0)'" } ?? "the key") is public; decryption needs the private key", at: node["key"]!)
-            return nil
+        for key in keys.localKeys?.keys ?? [] {
+            let named = key.kid.map { "key '\($0)'" } ?? "the key"
+            guard key.isPrivate else {
+                error(.keySource, "\(keys.description): \(named) is public; decryption needs the private key", at: node["key"]!)
+                return nil
+            }
+            // As under encrypted_fields: a key that serves none of the listed algorithms would
+            // fail every token at run time.
+            let problems = keyAlgorithms.compactMap { algorithm -> JOSEError? in
+                let restrictions = encryptions.map { key.encryptionRestriction(for: algorithm, contentEncryption: $0, decrypting: true) }
+                return restrictions.contains { $0 == nil } ? nil : restrictions.first ?? nil
+            }
+            if problems.count == keyAlgorithms.count, let problem = problems.first {
+                error(.keySource, "\(keys.description): \(named) cannot decrypt with any of \(keyAlgorithms.map(\.rawValue).joined(separator: ", ")): \(problem.message)",
+                      at: node["key"]!, hint: "list the algorithms this key serves, or name a key for them")
+                return nil
+            }
         }
         return TokenDecryption(keyAlgorithms: keyAlgorithms, contentEncryptions: encryptions, keys: keys, location: node.location)
     }

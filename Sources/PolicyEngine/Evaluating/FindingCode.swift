@@ -16,6 +16,8 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     case algNotAllowed = "alg_not_allowed"
     case typNotAllowed = "typ_not_allowed"
     case critUnsupported = "crit_unsupported"
+    /// The header asks for processing that is refused: `zip` (compression), `b64: false`.
+    case headerUnsupported = "header_unsupported"
     case headerMismatch = "header_mismatch"
     // Keys and signature
     case kidUnknown = "kid_unknown"

@@ -184,7 +184,10 @@ public struct Policy: Sendable {
                 trace?.entries.append(.init(rule: failure.rule, status: .fail, at: at, detail: failure.message))
                 for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be \(failure.rule == "token.decryption" ? "decrypted" : "decoded")")) }
             }
-            return .refused(Verdict(policy: name, valid: false, verified: false, keyFreshness: nil, findings: [located], skipped: [], outputs: [:], trace: trace))
+            // A plain JWE that decrypted proved its origin even when its payload is unusable.
+            let verified = envelope.format == .jwe && failure.decryptedBy != nil
+            if tracing, let key = failure.decryptedBy { trace?.key = key }
+            return .refused(Verdict(policy: name, valid: false, verified: verified, keyFreshness: nil, findings: [located], skipped: [], outputs: [:], trace: trace))
         }
     }
 

@@ -8,6 +8,9 @@ enum TokenDecoder {
         let message: String
         /// Where the finding points in the policy; nil for the policy file itself.
         let location: SourceLocation?
+        /// The key that decrypted the token before it failed, if it got that far: a plain JWE
+        /// whose payload is no claims set was still authenticated by its decryption.
+        var decryptedBy: VerifiedKey? = nil
     }
 
     static func decode(_ token: String, envelope: TokenEnvelope) -> Result<DecodedToken, Failure> {
@@ -26,14 +29,21 @@ enum TokenDecoder {
         case let .success(opened): (plaintext, key) = opened
         case let .failure(failure): return .failure(failure)
         }
+        let decoded: Result<DecodedToken, Failure>
         if envelope.format == .jwe {
-            return structure { () throws(JOSEError) in
-                let claims = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(plaintext, what: "the JWE payload")
+            decoded = structure { () throws(JOSEError) in
+                let claims = try CompactJWS.claimsSet(plaintext, limits: limits, what: "the decrypted JWE payload")
                 return DecodedToken(jws: nil, header: jwe.header, claims: claims, byteCount: token.utf8.count, decryptedBy: key)
             }
+        } else {
+            decoded = structure { () throws(JOSEError) in
+                try signed(String(decoding: plaintext, as: UTF8.self), byteCount: token.utf8.count, limits: limits, decryptedBy: key)
+            }
         }
-        return structure { () throws(JOSEError) in
-            try signed(String(decoding: plaintext, as: UTF8.self), byteCount: token.utf8.count, limits: limits, decryptedBy: key)
+        return decoded.mapError { failure in
+            var failure = failure
+            failure.decryptedBy = key
+            return failure
         }
     }
 
@@ -71,7 +81,8 @@ enum TokenDecoder {
         }
         switch last.code {
         case .keyNotFound, .keyMismatch: return failure(.keyUnavailable, last.message)
-        case .unsupportedHeader: return failure(.critUnsupported, last.message)
+        case .critUnsupported: return failure(.critUnsupported, last.message)
+        case .unsupportedHeader: return failure(.headerUnsupported, last.message)
         default: return failure(.decryptionFailed, "the token does not decrypt with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys") from \(decryption.keys.description)")
         }
     }
@@ -89,7 +100,8 @@ enum TokenDecoder {
         case .tokenTooLarge: .tokenTooLarge
         case .jsonTooDeep: .tokenTooDeep
         case .algNone, .unsupportedAlgorithm: .algNotAllowed
-        case .unsupportedHeader: .critUnsupported
+        case .critUnsupported: .critUnsupported
+        case .unsupportedHeader: .headerUnsupported
         default: .malformedToken
         }
     }

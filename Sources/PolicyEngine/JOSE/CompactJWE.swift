@@ -73,7 +73,7 @@ public struct CompactJWE: Sendable {
     /// Decrypts with `key`. `understoodCritical` lists the `crit` extensions the caller processes.
     public func decrypt(with key: JWK, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
         if let unknown = header.critical.first(where: { !understoodCritical.contains($0) }) {
-            throw JOSEError(.unsupportedHeader, "the JWE marks '\(unknown)' critical, and it is not understood")
+            throw JOSEError(.critUnsupported, "the JWE marks '\(unknown)' critical, and it is not understood")
         }
         if let problem = key.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: true) { throw problem }
         guard initializationVector.count == contentEncryption.ivByteCount else {

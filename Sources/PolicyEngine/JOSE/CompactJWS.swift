@@ -52,7 +52,20 @@ public struct CompactJWS: Sendable {
 
     /// The payload parsed as a JSON object: the claims of a JWT.
     public func claims(limits: TokenLimits = .standard) throws(JOSEError) -> JSONObject {
-        try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(payload, what: "the JWT payload")
+        try Self.claimsSet(payload, limits: limits, what: "the JWS payload")
+    }
+
+    /// A payload read as a JWT Claims Set (RFC 7519 §7.2 step 10): a JSON object. Anything else is
+    /// `malformed_token` saying so, without quoting the payload (for a JWE, it was encrypted).
+    public static func claimsSet(_ payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) -> JSONObject {
+        do {
+            return try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(payload, what: what)
+        } catch where error.code == .jsonTooDeep {
+            throw error
+        } catch {
+            let reason = error.message.contains("must be a JSON object") ? error.message : error.messageWithoutContent
+            throw JOSEError(.malformedToken, "\(what) is not a JWT claims set (RFC 7519 §7.2): \(reason)")
+        }
     }
 
     /// Whether the signature verifies with `key`. Throws when the key may not be used for this
@@ -95,6 +108,11 @@ enum CompactSerialization {
         guard bytes.count <= limits.maxTokenBytes else {
             throw JOSEError(.tokenTooLarge, "token of \(bytes.count) bytes exceeds the limit of \(limits.maxTokenBytes)")
         }
+        // A JSON serialization (RFC 7515 §7.2, RFC 7516 §7.2) starts with '{' whatever it holds:
+        // say so, instead of counting the dots its values happen to contain.
+        if let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") {
+            throw JOSEError(.malformedToken, "this is JSON, not a compact \(what): is it a JSON serialization? Only the compact serialization is accepted")
+        }
         let dots = DotPositions(bytes, expected: parts - 1)
         guard dots.count == parts - 1 else {
             throw JOSEError(.malformedToken, partCountMessage(found: dots.count + 1, expected: parts, what: what))
@@ -112,7 +130,7 @@ enum CompactSerialization {
     static func partCountMessage(found: Int, expected: Int, what: String) -> String {
         let shape = found > expected ? "more than \(expected)" : "\(found)"
         var message = "a compact \(what) has exactly \(expected) dot-separated parts, found \(shape)"
-        if found == 1, expected == 3 { message += " (is this a JSON serialization, or not a token at all?)" }
+        if found == 1 { message += " (is this a token at all?)" }
         if found == 5, expected == 3 { message += " (this looks like a JWE)" }
         if found == 3, expected == 5 { message += " (this looks like a JWS)" }
         return message

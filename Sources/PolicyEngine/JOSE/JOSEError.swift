@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// A failure to parse, load or process a token, key or encrypted message.
 ///
 /// Codes are stable identifiers a caller can switch on or log; messages say what was wrong and,
@@ -26,6 +28,8 @@ public struct JOSEError: Error, Sendable, Hashable, CustomStringConvertible {
         case unsupportedAlgorithm = "unsupported_algorithm"
         /// A header parameter demands processing that is refused (`b64: false`, `zip`, unknown `crit`).
         case unsupportedHeader = "unsupported_header"
+        /// The header marks an extension critical (`crit`) that is not understood.
+        case critUnsupported = "crit_unsupported"
         /// Key material is malformed: bad encoding, non-minimal integers, a point off its curve.
         case keyInvalid = "key_invalid"
         /// The key type or curve is not supported.
@@ -60,4 +64,19 @@ public struct JOSEError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension JOSEError {
+    /// The message without what it quotes of the input: JSON syntax errors name a character, a
+    /// member name or a number of the document, which for a key file or a decrypted payload is
+    /// not for anyone's eyes. Other messages quote nothing.
+    public var messageWithoutContent: String {
+        switch code {
+        case .invalidJSON, .duplicateMember, .jsonTooDeep:
+            let offset = message.range(of: "(at byte ", options: .backwards).map { " " + message[$0.lowerBound...] } ?? ""
+            return "not a JSON document (\(code.rawValue))\(offset)"
+        default:
+            return message
+        }
+    }
 }
