@@ -32,6 +32,10 @@ public enum BuiltinRules {
         EncryptedFieldsRule.self, BearerRule.self,
     ]
 
+    public static let requestSettings: [String: String] = [
+        "path_normalization": "merge_slashes (default true) and escaped_slashes (reject, keep or unescape; default reject): how paths are normalised",
+    ]
+
     /// Rule types of the `callback` section: an authorization response at the redirect URI.
     public static let callbackRules: [any Rule.Type] = [
         CallbackResponseRule.self, RedirectURIRule.self, CallbackStateRule.self, CallbackIssuerRule.self,
@@ -45,7 +49,7 @@ public enum BuiltinRules {
     /// Every built-in rule, by section.
     public static let registry = RuleRegistry(sections: [
         RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings),
-        RuleRegistry.Section(name: "request", rules: requestRules),
+        RuleRegistry.Section(name: "request", rules: requestRules, settings: requestSettings),
         RuleRegistry.Section(name: "callback", rules: callbackRules, settings: callbackSettings),
         RuleRegistry.Section(name: "pkce", rules: pkceRules, settings: pkceSettings, needsSubject: false),
     ])

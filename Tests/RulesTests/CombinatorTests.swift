@@ -44,6 +44,26 @@ struct CombinatorTests {
         #expect(try Self.verdict(rules: all, claims: ["a": .number(.integer(1)), "b": .number(.integer(3))]).codes == [.claimMismatch])
     }
 
+    @Test("fragments in rules: inherit their section's settings: a keys fragment checks the policy's algorithms, a time fragment its leeway")
+    func fragmentsInheritSettings() throws {
+        let fixture = Self.fixture
+        let keys = "  - any_of:\n      - token: {keys: {jwks: \(fixture.jwksJSON)}}\n"
+        #expect(try fixture.policy("", rules: keys).evaluate(token: fixture.token(), now: TokenFixture.now).valid)
+        let leeway = try fixture.policy("leeway: 10m", rules: "  - token: {not_before: required}\n")
+        let early = try fixture.token(["nbf": .number(.integer(Int64(TokenFixture.now) + 300))])
+        #expect(try leeway.evaluate(token: early, now: TokenFixture.now).valid)
+    }
+
+    @Test("not and when never turn input that cannot be judged into a pass")
+    func undecidedInput() throws {
+        let not = "  - not: {token: {claims: {role: admin}}}"
+        #expect(try Self.verdict(rules: not, claims: ["role": .string("user")]).valid)
+        let wrongType = try Self.verdict(rules: "  - not: {token: {issuer: https://evil.example}}", claims: ["iss": .number(.integer(1))])
+        #expect(!wrongType.valid && wrongType.codes == [.claimType])
+        let when = "  - when: {token: {issuer: https://other.example}}\n    then: {token: {claims: {amr: {contains: hwk}}}}"
+        #expect(try !Self.verdict(rules: when, claims: ["iss": .array([])]).valid)
+    }
+
     struct MatcherCase: Sendable, CustomTestStringConvertible {
         let matcher: String
         let value: JSONValue?

@@ -85,12 +85,14 @@ struct RequestRuleTests {
         #expect(try Self.codes(plain).contains(.bodyNotJSON))
     }
 
-    @Test("the path is percent-decoded without turning + into a space; the query is form-decoded")
+    @Test("the path is kept as sent for the path rule to normalise, with + staying +; the query is form-decoded")
     func decoding() {
-        let request = Self.request(url: "/a%2Fb+c?q=x+y%26z")
-        #expect(request.path == "/a/b+c")
+        let request = Self.request(url: "/a%41b+c?q=x+y%26z")
+        #expect(request.path == "/a%41b+c")
+        #expect(RequestPath.normalize("/a%41b+c", .standard) == .success("/aAb+c"))
         #expect(request.query?.single("q") == "x y&z")
         #expect(Self.request(url: "https://hub.example.com").path == "/")
+        #expect(Self.request(url: "/a%ZZ").problems.map(\.code) == [.urlInvalid] && Self.request(url: "/a%00b").problems.map(\.code) == [.urlInvalid])
         #expect(Self.request(url: "https:///nohost").problems.map(\.code) == [.urlInvalid])
     }
 

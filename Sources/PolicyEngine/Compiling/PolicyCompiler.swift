@@ -156,7 +156,8 @@ private struct CompileState {
     }
 
     private func makeReader(section: String, node: YAMLNode) -> RuleCompiler {
-        RuleCompiler(sectionName: section, section: node, declaredInputs: declaredInputs, environment: environment, policyCompiler: compiler)
+        RuleCompiler(sectionName: section, section: node, policySection: root[section], declaredInputs: declaredInputs, environment: environment,
+                     policyCompiler: compiler)
     }
 
     private mutating func policyName() -> String? {

@@ -9,6 +9,9 @@ public struct RuleCompiler: Sendable {
     /// The section being compiled (`token`), and its YAML mapping for settings such as `leeway`.
     public let sectionName: String
     public let section: YAMLNode
+    /// The policy's own section of the same name, whose settings (`leeway`, `algorithms`,
+    /// `path_normalization`, ...) a fragment inside `rules:` inherits; nil outside a policy.
+    let policySection: YAMLNode?
     /// The inputs the policy declares.
     public let declaredInputs: Set<String>
     let environment: [String: String]
@@ -19,9 +22,11 @@ public struct RuleCompiler: Sendable {
     /// The compiler of the policy being compiled, for policies it names (`bearer`).
     let policyCompiler: PolicyCompiler
 
-    init(sectionName: String, section: YAMLNode, declaredInputs: Set<String>, environment: [String: String], policyCompiler: PolicyCompiler) {
+    init(sectionName: String, section: YAMLNode, policySection: YAMLNode? = nil, declaredInputs: Set<String>, environment: [String: String],
+         policyCompiler: PolicyCompiler) {
         self.sectionName = sectionName
         self.section = section
+        self.policySection = policySection
         self.declaredInputs = declaredInputs
         self.environment = environment
         self.policyCompiler = policyCompiler
@@ -302,8 +307,10 @@ public struct RuleCompiler: Sendable {
         return false
     }
 
-    /// The value of a section setting such as `leeway`, when written.
+    /// The value of a section setting such as `leeway`, when written: in this section, or for a
+    /// fragment inside `rules:`, in the policy's own section of that name. A fragment that
+    /// checks a token's `keys` or a request's `path` judges it as the policy's section does.
     public func setting(_ key: String) -> YAMLNode? {
-        section[key]
+        section[key] ?? policySection?[key]
     }
 }

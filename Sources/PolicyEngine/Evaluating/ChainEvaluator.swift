@@ -1,9 +1,19 @@
 /// Runs a chain against one context, collecting findings, skipped rules and the trace.
+///
+/// Composition is three-valued (Kleene): a rule holds, fails, or leaves the subject undecided
+/// (malformed input, a value of the wrong type, a rule blocked by another's failure). `all_of`
+/// fails when a child fails, else is undecided when one is; `any_of` holds when a child holds,
+/// else is undecided when one is; `not` swaps holding and failing and keeps undecided; a `when`
+/// whose condition is undecided is undecided. An undecided result fails the verdict like a
+/// failure, but is never negated into a pass.
 struct ChainEvaluator {
     enum Result {
         case pass
-        case fail([Finding])
+        /// `undecided`: the subject could not be judged, so `not` and `when` must not turn it into a pass.
+        case fail([Finding], undecided: Bool)
         case skipped
+
+        static func fail(_ findings: [Finding]) -> Result { .fail(findings, undecided: false) }
     }
 
     let context: EvaluationContext
@@ -27,42 +37,48 @@ struct ChainEvaluator {
             return run(rule)
         case let .all(children, composite):
             var findings: [Finding] = []
-            var anyRan = false, failed = false
+            var anyRan = false, failed = false, decided = false
             for (index, child) in children.enumerated() {
                 switch run(child) {
                 case .pass: anyRan = true
                 case .skipped: break
-                case let .fail(childFindings):
+                case let .fail(childFindings, undecided):
                     anyRan = true
                     failed = true
+                    decided = decided || !undecided
                     findings += childFindings
-                    if failFast {
+                    // Fail-fast stops at a failure that decides the group. Inside a composition it
+                    // goes on past an undecided one, since a later mismatch would decide it and a
+                    // `not` above reads that; the policy's own chain needs no such answer.
+                    if failFast, !undecided || composite.kind == "policy" {
                         for rest in children[(index + 1)...] { markNotRun(rest, "fail-fast: an earlier rule failed") }
-                        return .fail(overridden(findings, composite))
+                        return .fail(overridden(findings, composite), undecided: !decided)
                     }
                 }
             }
-            if failed { return .fail(overridden(findings, composite)) }
+            if failed { return .fail(overridden(findings, composite), undecided: !decided) }
             return anyRan ? .pass : .skipped
         case let .any(children, composite):
             var failures: [Finding] = []
-            var anyFailed = false
+            var anyFailed = false, undecided = false
             for (index, child) in children.enumerated() {
                 switch run(child) {
                 case .pass:
                     for rest in children[(index + 1)...] { markNotRun(rest, "an earlier branch of any_of held") }
                     return .pass
                 case .skipped: break
-                case let .fail(findings):
+                case let .fail(findings, childUndecided):
                     anyFailed = true
+                    undecided = undecided || childUndecided
                     failures += findings
                 }
             }
             guard anyFailed else { return .skipped }
-            return .fail(overridden(Self.mostSpecific(failures).map { [$0] } ?? [], composite))
+            return .fail(overridden(Self.mostSpecific(failures).map { [$0] } ?? [], composite), undecided: undecided)
         case let .not(child, composite):
             switch run(child) {
             case .skipped: return .skipped
+            case let .fail(findings, undecided: true): return .fail(findings, undecided: true)
             case .fail: return .pass
             case .pass:
                 let inner = child.rules.map(\.rule.explanation).joined(separator: "; ")
@@ -76,12 +92,15 @@ struct ChainEvaluator {
             case .skipped:
                 markNotRun(then, "the condition was skipped")
                 return .skipped
+            case let .fail(findings, undecided: true):
+                markNotRun(then, "the condition could not be judged")
+                return .fail(overridden(findings, composite), undecided: true)
             case .fail:
                 markNotRun(then, "the condition did not hold")
                 return .pass
             case .pass:
                 switch run(then) {
-                case let .fail(findings): return .fail(overridden(findings, composite))
+                case let .fail(findings, undecided): return .fail(overridden(findings, composite), undecided: undecided)
                 case let other: return other
                 }
             }
@@ -105,10 +124,11 @@ struct ChainEvaluator {
             let finding = Finding(rule: rule.id, code: outcome.code ?? .customRuleFailed, message: outcome.message ?? "the rule failed",
                                   at: rule.location.description, nested: outcome.nested)
             record(rule, .fail, outcome.detail ?? outcome.message)
-            return .fail([finding])
+            return .fail([finding], undecided: finding.code.meansUndecided)
         case .blocked:
+            // Another rule's failure kept this one from judging: it has no finding of its own.
             record(rule, .notRun, outcome.detail)
-            return .fail([])
+            return .fail([], undecided: true)
         }
     }
 

@@ -105,3 +105,21 @@ public enum FindingCode: String, Sendable, Codable, CaseIterable {
     /// The challenge is not the one the verifier makes.
     case pkceMismatch = "pkce_mismatch"
 }
+
+extension FindingCode {
+    /// Whether the finding says the subject could not be judged (malformed, too large, of the
+    /// wrong type, keys out of reach) rather than that it was judged and did not match.
+    ///
+    /// Such a failure is never turned into a pass: under `not`, or as a `when` condition, it
+    /// stays a failure (`not: {path: {prefix: /admin}}` must not let an undecodable path through).
+    public var meansUndecided: Bool {
+        switch self {
+        case .recordMalformed, .recordFieldMissing, .recordTimeInvalid, .malformedToken, .tokenTooLarge, .tokenTooDeep,
+             .headerUnsupported, .keyUnavailable, .claimType, .inputInvalid, .requestMalformed, .urlInvalid, .headerInvalid,
+             .bodyTooLarge, .bodyNotJSON, .callbackMalformed, .parameterRepeated:
+            true
+        default:
+            false
+        }
+    }
+}

@@ -203,7 +203,7 @@ public struct Policy: Sendable {
         let (passed, findings): (Bool, [Finding])
         switch evaluator.run(root) {
         case .pass, .skipped: (passed, findings) = (true, [])
-        case let .fail(found): (passed, findings) = (false, found)
+        case let .fail(found, _): (passed, findings) = (false, found)
         }
         // A plain JWE carries no signature: authenticated decryption is what proves its origin.
         let provenBy = envelope.format == .jwe ? decoded?.decryptedBy : evaluator.verifiedKey

@@ -17,7 +17,8 @@ public struct RequestSubject: PolicySubject {
     }
 
     public let method: String?
-    /// The path, percent-decoded; nil when the URL is missing or does not decode.
+    /// The path as sent, still percent-encoded (rules normalise it, see `PathNormalization`); nil
+    /// when the URL is missing or does not decode.
     public let path: String?
     /// The query parameters; nil when the URL is missing or its query does not decode.
     public let query: FormParameters?
@@ -108,7 +109,7 @@ public struct RequestSubject: PolicySubject {
         switch object["url"] {
         case let .string(url)?:
             switch RequestTarget.parse(url) {
-            case let .success(target): (path, query) = (target.path, target.query)
+            case let .success(target): (path, query) = (String(target.rawPath), target.query)
             case let .failure(problem): problems.append(Problem(code: .urlInvalid, message: problem.message))
             }
         case nil: malformed("the request has no url")

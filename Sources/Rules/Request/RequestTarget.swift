@@ -1,8 +1,8 @@
 /// A request's URL as policies read it: an absolute `http(s)` URL or an origin-form target
 /// (`/path?query`), checked as sent and split without Foundation's repairs.
 struct RequestTarget: Sendable {
-    /// The path, percent-decoded (a `+` stays a `+` in a path).
-    let path: String
+    /// The path as sent, still percent-encoded; `RequestPath` normalises it for each policy.
+    let rawPath: Substring
     let query: FormParameters
 
     struct Problem: Error {
@@ -27,11 +27,14 @@ struct RequestTarget: Sendable {
     }
 
     private static func decode(path rawPath: Substring, query rawQuery: Substring) -> Result<RequestTarget, Problem> {
-        guard let path = URLText.percentDecoded(rawPath) else {
-            return .failure(Problem(message: "the request path has a broken percent escape or is not UTF-8"))
+        // Escapes that do not decode, and NUL, are wrong under every normalisation.
+        var lenient = PathNormalization.standard
+        lenient.escapedSlashes = .keep
+        if case let .failure(refusal) = RequestPath.normalize(rawPath, lenient) {
+            return .failure(Problem(message: refusal.message))
         }
         do {
-            return .success(RequestTarget(path: path, query: try FormParameters(decoding: rawQuery)))
+            return .success(RequestTarget(rawPath: rawPath, query: try FormParameters(decoding: rawQuery)))
         } catch {
             return .failure(Problem(message: "in the query, \(error.description)"))
         }

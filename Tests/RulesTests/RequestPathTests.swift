@@ -1,0 +1,58 @@
+import PolicyEngine
+import Rules
+import Testing
+
+/// Request paths are normalised before `path` matchers see them (RFC 3986 §5.2.4, merged
+/// slashes, encoded slashes and NUL refused by default), so a `not` or a `prefix` cannot be
+/// walked around with spellings the server behind resolves to the same resource.
+@Suite("Request paths")
+struct RequestPathTests {
+    static func policy(_ section: String = "", rules: String) throws -> Policy {
+        try Policy.load(text: "policy: paths\nrequest:\n  method: GET\n\(section)rules:\n\(rules)", file: "paths.yaml", environment: [:])
+    }
+
+    static func valid(_ policy: Policy, _ url: String) throws -> Verdict {
+        try policy.evaluate(subjects: [RequestSubject(json: Array(#"{"method": "GET", "url": "\#(url)", "headers": {}}"#.utf8))], now: TokenFixture.now)
+    }
+
+    @Test("not: {path: {prefix: /admin}} refuses every spelling of /admin: dot segments, encoded dots, doubled slashes, encoded slashes")
+    func adminCannotBeWalkedAround() throws {
+        let policy = try Self.policy(rules: "  - not: {request: {path: {prefix: /admin}}}\n")
+        #expect(try Self.valid(policy, "/public/page").valid)
+        #expect(try Self.valid(policy, "/administrator-docs/../public").valid)
+        for url in ["/admin", "/public/../admin", "/./admin", "//admin", "/public/%2e%2e/admin", "/public/%2E%2E/admin/x", "/%2e/admin",
+                    "/a/b/../../admin", "/../admin", "https://hub.example.com//admin/", "/admin%2Fsecrets", "/public%2F..%2Fadmin", "/public/%5C../admin"] {
+            let verdict = try Self.valid(policy, url)
+            #expect(!verdict.valid, "\(url) passed")
+        }
+    }
+
+    @Test("suffix: /authorize does not accept a NUL before the suffix, under any setting")
+    func nul() throws {
+        for section in ["", "  path_normalization: {escaped_slashes: keep}\n", "  path_normalization: {escaped_slashes: unescape}\n"] {
+            let policy = try Self.policy(section, rules: "  - request: {path: {suffix: /authorize}}\n")
+            #expect(try Self.valid(policy, "/oauth/authorize").valid)
+            let verdict = try Self.valid(policy, "/admin%00/authorize")
+            #expect(!verdict.valid && verdict.codes.contains(.urlInvalid), "\(section): \(verdict.findings.map(\.message))")
+        }
+    }
+
+    @Test("the settings: escaped slashes kept or unescaped, slashes merged or not; RFC 3986 §5.2.4 examples")
+    func settings() throws {
+        let reading = { (options: PathNormalization, path: Substring) in try RequestPath.normalize(path, options).get() }
+        #expect(try reading(.standard, "/a/b/c/./../../g") == "/a/g")
+        #expect(try reading(.standard, "/mid/content=5/../6") == "/mid/6")
+        #expect(try reading(.standard, "/a//b///c/") == "/a/b/c/")
+        #expect(try reading(.standard, "/a/b/..") == "/a/")
+        #expect(try reading(PathNormalization(mergeSlashes: false), "/a//b") == "/a//b")
+        #expect(try reading(PathNormalization(escapedSlashes: .keep), "/a%2fb/../c") == "/c")
+        #expect(try reading(PathNormalization(escapedSlashes: .keep), "/a%2fb") == "/a%2Fb")
+        #expect(try reading(PathNormalization(escapedSlashes: .unescape), "/a%2Fb/../c") == "/a/c")
+        #expect(throws: RequestPath.Refusal.self) { try reading(.standard, "/a%2Fb") }
+        let kept = try Self.policy("  path_normalization: {escaped_slashes: keep}\n", rules: "  - request: {path: /files/a%2Fb}\n")
+        #expect(try Self.valid(kept, "/files/a%2fb").valid)
+        let unmerged = try Self.policy("  path_normalization: {merge_slashes: false}\n", rules: "  - not: {request: {path: {prefix: /admin}}}\n")
+        #expect(try Self.valid(unmerged, "//admin").valid)
+        #expect(throws: PolicyDiagnostics.self) { try Self.policy("  path_normalization: {escaped_slashes: drop}\n", rules: "  - request: {path: /x}\n") }
+    }
+}
