@@ -22,26 +22,31 @@ struct BatchSummaryText {
             + "(\(String(format: "%.2f", seconds)) s, \(Grouped(rate)) records/s)"]
         if !summary.codes.isEmpty {
             lines.append("findings:")
-            lines += table(Dictionary(uniqueKeysWithValues: summary.codes.map { ($0.key.rawValue, $0.value) }))
+            lines += table(Dictionary(uniqueKeysWithValues: summary.codes.map { ($0.key.rawValue, $0.value) }), notListed: 0)
         }
         lines.append("issuers:")
-        lines += table(summary.issuers)
+        lines += table(summary.issuers.counts, notListed: summary.issuers.notListed)
         lines.append("kids:")
-        lines += table(summary.kids)
+        lines += table(summary.kids.counts, notListed: summary.kids.notListed)
         if let cache {
             lines.append("signature cache: \(Grouped(cache.hits)) repeated tokens answered, \(Grouped(cache.misses)) verified")
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func table(_ counts: [String: Int]) -> [String] {
+    /// The most frequent rows, then the rest counted together (`notListed`: records the bounded
+    /// table kept no row for).
+    private func table(_ counts: [String: Int], notListed: Int) -> [String] {
         // Issuers and kids come from unverified tokens too: escaped before they are laid out.
         let sorted = counts.map { (key: InertText.escaped($0.key), value: $0.value) }
             .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         let width = sorted.prefix(Self.listed).map(\.key.count).max() ?? 0
         var rows = sorted.prefix(Self.listed).map { "  \($0.key.padding(toLength: width, withPad: " ", startingAt: 0))  \(Grouped($0.value))" }
         let rest = sorted.dropFirst(Self.listed)
-        if !rest.isEmpty { rows.append("  (\(rest.count) more: \(Grouped(rest.reduce(0) { $0 + $1.value })))") }
+        let restRecords = rest.reduce(0) { $0 + $1.value } + notListed
+        if restRecords > 0 {
+            rows.append("  (\(rest.count) more\(notListed > 0 ? " and others not kept" : ""): \(Grouped(restRecords)))")
+        }
         return rows
     }
 }

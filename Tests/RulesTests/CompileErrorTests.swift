@@ -57,6 +57,7 @@ struct CompileErrorTests {
         ErrorCase(name: "relative key source URL", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {discovery: idp.example.com}\n", code: .invalidValue, line: 4),
         ErrorCase(name: "remote option on a local source", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {\(keys.dropFirst(7).dropLast()), cache_ttl: 5m}\n", code: .conflict, line: 4),
         ErrorCase(name: "refetch spacing longer than the TTL", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {jwks_uri: https://idp.example/jwks, cache_ttl: 1m, min_refresh_interval: 2m}\n", code: .conflict, line: 4),
+        ErrorCase(name: "max_json_depth past what the parser survives", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {jwks_uri: https://idp.example/jwks}\n  limits: {max_json_depth: 16777216}\n", code: .invalidValue, line: 5),
         ErrorCase(name: "zero timeout", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {jwks_uri: https://idp.example/jwks, timeout: 0}\n", code: .invalidValue, line: 4),
         ErrorCase(name: "x5c without trust", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {x5c: {}}\n", code: .missingKey, line: 4),
         ErrorCase(name: "unreadable x5c trust file", text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {x5c: {trust: nowhere.pem}}\n", code: .keySource, line: 4),

@@ -126,10 +126,12 @@ public struct BatchEvaluator: Sendable {
             var submitted = 0, emitted = 0, inFlight = 0
             var finished: [Int: ([BatchVerdict], Output)] = [:]
             var exhausted = false
+            /// Whether reading on would wait for a live input: then what is read is judged first.
+            func mayBlock() -> Bool { (iterator as? any BatchRecordIterator)?.mayBlock ?? false }
             func submitNext() async throws {
                 var chunk: [BatchRecord] = []
                 chunk.reserveCapacity(Self.chunkSize)
-                while chunk.count < Self.chunkSize, let record = try await iterator.next() { chunk.append(record) }
+                while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try await iterator.next() { chunk.append(record) }
                 guard !chunk.isEmpty else {
                     exhausted = true
                     return
@@ -151,7 +153,7 @@ public struct BatchEvaluator: Sendable {
                     return (index, verdicts, transform(verdicts))
                 }
             }
-            while !exhausted, inFlight < jobs { try await submitNext() }
+            while !exhausted, inFlight < jobs, inFlight == 0 || !mayBlock() { try await submitNext() }
             while let (index, verdicts, output) = try await group.next() {
                 inFlight -= 1
                 finished[index] = (verdicts, output)
@@ -161,7 +163,7 @@ public struct BatchEvaluator: Sendable {
                     emitted += 1
                 }
                 try Task.checkCancellation()
-                while !exhausted, inFlight < jobs { try await submitNext() }
+                while !exhausted, inFlight < jobs, inFlight == 0 || !mayBlock() { try await submitNext() }
             }
         }
         guard recordsIn == verdictsOut else {

@@ -17,10 +17,13 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
         self.input = input
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: BatchRecordIterator {
         let reader: LineReader
         let format: BatchRecordFormat
         let input: String?
+
+        /// Whether the next record may have to wait for the input (a pipe with no whole line buffered).
+        public var mayBlock: Bool { reader.mayBlock }
 
         public mutating func next() async throws -> BatchRecord? {
             while let line = try reader.next() {
@@ -33,4 +36,11 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader, format: format, input: input)
     }
+}
+
+/// An iterator of records that can tell when the next one may have to wait for its input, so
+/// the evaluator judges what it has instead of waiting for a full chunk (a live pipe is judged
+/// line by line as it arrives).
+public protocol BatchRecordIterator: AsyncIteratorProtocol where Element == BatchRecord {
+    var mayBlock: Bool { get }
 }

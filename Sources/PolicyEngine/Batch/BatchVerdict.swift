@@ -33,9 +33,12 @@ public struct BatchSummary: Sendable {
     public private(set) var invalid = 0
     /// Findings by code (a record with two findings counts twice).
     public private(set) var codes: [FindingCode: Int] = [:]
-    /// Records by issuer and by kid (`-` when the token had none or did not decode).
-    public private(set) var issuers: [String: Int] = [:]
-    public private(set) var kids: [String: Int] = [:]
+    /// Records by issuer and by kid (`-` when the token had none or did not decode), in bounded
+    /// memory: both come from unverified tokens too.
+    public private(set) var issuers = BoundedCounts()
+    public private(set) var kids = BoundedCounts()
+    /// The input limits the run applied, stated with its totals.
+    public var limits: BatchInputLimits?
 
     public init() {}
 
@@ -43,8 +46,8 @@ public struct BatchSummary: Sendable {
         records += 1
         if verdict.verdict.valid { valid += 1 } else { invalid += 1 }
         for finding in verdict.verdict.findings { codes[finding.code, default: 0] += 1 }
-        issuers[verdict.issuer ?? "-", default: 0] += 1
-        kids[verdict.kid ?? "-", default: 0] += 1
+        issuers.add(verdict.issuer ?? "-")
+        kids.add(verdict.kid ?? "-")
     }
 
     /// Adds the counts of another part of the same run (a chunk counted by its worker).
@@ -53,8 +56,8 @@ public struct BatchSummary: Sendable {
         valid += other.valid
         invalid += other.invalid
         codes.merge(other.codes, uniquingKeysWith: +)
-        issuers.merge(other.issuers, uniquingKeysWith: +)
-        kids.merge(other.kids, uniquingKeysWith: +)
+        issuers.merge(other.issuers)
+        kids.merge(other.kids)
     }
 
     /// The summary as JSON, with the run's duration and rate, and the process's peak memory.
@@ -70,10 +73,12 @@ public struct BatchSummary: Sendable {
             "records": .number(.integer(Int64(records))), "valid": .number(.integer(Int64(valid))),
             "invalid": .number(.integer(Int64(invalid))),
             "codes": counts(Dictionary(uniqueKeysWithValues: codes.map { ($0.key.rawValue, $0.value) })),
-            "issuers": counts(issuers), "kids": counts(kids),
+            "issuers": counts(issuers.counts), "kids": counts(kids.counts),
+            "issuers_not_listed": .number(.integer(Int64(issuers.notListed))), "kids_not_listed": .number(.integer(Int64(kids.notListed))),
             "seconds": .number(.decimal((seconds * 1000).rounded() / 1000)),
             "records_per_second": .number(.integer(seconds > 0 ? Int64(Double(records) / seconds) : 0)),
         ])
+        if let limits { object.set("limits", limits.json) }
         if let peakMemoryBytes { object.set("max_rss_bytes", .number(.integer(Int64(peakMemoryBytes)))) }
         if let cache {
             object.set("signature_cache", .object(JSONObject([

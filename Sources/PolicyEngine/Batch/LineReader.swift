@@ -1,10 +1,14 @@
 public import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// Reads an input line by line in bounded memory: a file or standard input, gzip-compressed or
 /// not (recognised by its magic bytes, whatever the file is called).
 ///
 /// A line longer than `maxLineBytes` is not buffered whole: it comes back cut, marked
-/// `tooLong`, and reading resumes after its end.
+/// `tooLong`, and reading resumes after its end. Reads return what the input has (a live pipe
+/// is judged line by line as it arrives), and gzip input is held to `BatchInputLimits`.
 public final class LineReader {
     /// One line, without its `\n` (or `\r\n`).
     public struct Line: Sendable {
@@ -17,7 +21,9 @@ public final class LineReader {
     public static let defaultMaxLineBytes = 1 << 20
 
     private let handle: FileHandle
-    private let maxLineBytes: Int
+    private let limits: BatchInputLimits
+    private var maxLineBytes: Int { limits.maxLineBytes }
+    private var decompressed: Int64 = 0
     private var inflater: GzipInflater?
     private var sniffed = false
     private var buffer: [UInt8] = []
@@ -28,9 +34,23 @@ public final class LineReader {
     /// Bytes read from the input so far (compressed bytes for gzip), for progress.
     public private(set) var bytesRead = 0
 
-    public init(handle: FileHandle, maxLineBytes: Int = LineReader.defaultMaxLineBytes) {
+    /// Whether the input is a pipe, socket or terminal, which may hold back what comes next.
+    private let isStream: Bool
+
+    public init(handle: FileHandle, limits: BatchInputLimits = .standard) {
         self.handle = handle
-        self.maxLineBytes = maxLineBytes
+        self.limits = limits
+        var status = stat()
+        isStream = fstat(handle.fileDescriptor, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
+    }
+
+    /// Whether `next()` may wait for the input: it is a stream, and no whole line is buffered.
+    public var mayBlock: Bool {
+        isStream && !endOfInput && !buffer[start...].contains(UInt8(ascii: "\n"))
+    }
+
+    public convenience init(handle: FileHandle, maxLineBytes: Int) {
+        self.init(handle: handle, limits: BatchInputLimits(maxLineBytes: maxLineBytes))
     }
 
     /// The next line, or nil at the end of the input.
@@ -77,16 +97,10 @@ public final class LineReader {
             buffer.removeFirst(start)
             start = 0
         }
-        let data: Data
-        do {
-            // Compressed input is read in small steps: gzip expands up to about 1000 times, and
-            // a step must not become a huge buffer.
-            data = try handle.read(upToCount: sniffed && inflater == nil ? 256 * 1024 : 8 * 1024) ?? Data()
-        } catch {
-            throw BatchInputError("the input cannot be read: \(error.localizedDescription)")
-        }
-        bytesRead += data.count
-        var bytes = [UInt8](data)
+        // Compressed input is read in small steps: gzip expands up to about 1000 times, and a
+        // step must not become a huge buffer.
+        var bytes = try readAvailable(upTo: sniffed && inflater == nil ? 256 * 1024 : 8 * 1024)
+        bytesRead += bytes.count
         if !sniffed {
             sniffed = true
             if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B { inflater = try GzipInflater() }
@@ -96,7 +110,27 @@ public final class LineReader {
             endOfInput = true
             return
         }
-        if let inflater { bytes = try inflater.inflate(bytes) }
+        if let inflater {
+            bytes = try inflater.inflate(bytes)
+            decompressed += Int64(bytes.count)
+            if let problem = limits.expansionProblem(compressed: Int64(bytesRead), decompressed: decompressed) { throw BatchInputError(problem) }
+        }
         buffer.append(contentsOf: bytes)
+    }
+
+    /// What one `read` returns: as soon as the input has some bytes, not once `count` arrived,
+    /// so a pipe that writes a line and waits has that line judged. Empty at the end.
+    private func readAvailable(upTo count: Int) throws(BatchInputError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        while true {
+            let got = bytes.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, count) }
+            if got >= 0 {
+                bytes.removeSubrange(got...)
+                return bytes
+            }
+            guard errno == EINTR else {
+                throw BatchInputError("the input cannot be read: \(String(cString: strerror(errno)))")
+            }
+        }
     }
 }

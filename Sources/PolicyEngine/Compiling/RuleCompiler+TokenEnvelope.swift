@@ -32,8 +32,10 @@ extension RuleCompiler {
     private mutating func tokenLimits(_ node: YAMLNode) -> TokenLimits {
         var limits = TokenLimits.standard
         for field in mapping(node, allowed: ["max_token_bytes", "max_json_depth"], what: "'limits'") ?? [] {
-            guard case let .integer(value)? = field.value.scalar?.value, value > 0, value <= 16 << 20 else {
-                error(.invalidValue, "'\(field.name)' must be a positive integer", at: field.value)
+            // Depth is bounded by what the recursive parser survives on any thread, with room to spare.
+            let ceiling: Int64 = field.name == "max_json_depth" ? Int64(TokenLimits.deepestJSON) : 16 << 20
+            guard case let .integer(value)? = field.value.scalar?.value, value > 0, value <= ceiling else {
+                error(.invalidValue, "'\(field.name)' must be an integer from 1 to \(ceiling)", at: field.value)
                 continue
             }
             if field.name == "max_token_bytes" { limits.maxTokenBytes = Int(value) } else { limits.maxJSONDepth = Int(value) }

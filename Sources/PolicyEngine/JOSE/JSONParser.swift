@@ -4,12 +4,19 @@
 /// duplicate member names, invalid UTF-8 (including lone surrogate escapes), nesting past a depth
 /// limit, non-finite numbers, leading zeros, a byte-order mark and trailing content.
 public struct JSONParser: Sendable {
-    /// The deepest `{`/`[` nesting accepted; the top-level object or array counts as 1.
+    /// The deepest `{`/`[` nesting accepted; the top-level object or array counts as 1. At most
+    /// `deepestSupported`, whatever is asked.
     public var maxDepth: Int
 
-    /// Creates a parser with a depth limit (default 64).
+    /// The deepest nesting the parser accepts at all. It parses recursively, and so do the
+    /// comparison, serialization and release of the values it builds: 1,000 levels stay far
+    /// inside the smallest thread stack it runs on (a task on the cooperative pool, a sanitizer
+    /// build), where about 5,000 overflow a debug build's.
+    public static let deepestSupported = 1000
+
+    /// Creates a parser with a depth limit (default 64, at most `deepestSupported`).
     public init(maxDepth: Int = 64) {
-        self.maxDepth = maxDepth
+        self.maxDepth = min(maxDepth, Self.deepestSupported)
     }
 
     /// Parses one JSON text from UTF-8 bytes.
@@ -19,7 +26,7 @@ public struct JSONParser: Sendable {
 
     /// Parses one JSON text from a UTF-8 buffer.
     public func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> JSONValue {
-        var cursor = JSONCursor(bytes: buffer, maxDepth: maxDepth)
+        var cursor = JSONCursor(bytes: buffer, maxDepth: min(maxDepth, Self.deepestSupported))
         cursor.skipWhitespace()
         let value = try cursor.parseValue(depth: 0)
         cursor.skipWhitespace()

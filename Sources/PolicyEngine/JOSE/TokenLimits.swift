@@ -13,4 +13,8 @@ public struct TokenLimits: Sendable, Equatable {
 
     /// The defaults.
     public static let standard = TokenLimits()
+
+    /// The largest `max_json_depth` a policy may set: half what the parser supports at all
+    /// (`JSONParser.deepestSupported`), since a verdict that carries claims nests them deeper.
+    public static let deepestJSON = 512
 }

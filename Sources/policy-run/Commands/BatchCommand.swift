@@ -53,11 +53,23 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Verify every signature, even of tokens seen before.")
     var noCache = false
 
+    @Option(help: ArgumentHelp("The longest line read whole; longer ones are cut and reported (default 1 MiB).", valueName: "BYTES"))
+    var maxLineBytes: Int = BatchInputLimits.standard.maxLineBytes
+
+    @Option(help: ArgumentHelp("The most one gzip input may decompress to (default 64 GiB).", valueName: "BYTES"))
+    var maxDecompressedBytes: Int64 = BatchInputLimits.standard.maxDecompressedBytes
+
+    @Option(help: ArgumentHelp("The most a gzip input may expand, past its first MiB (default 100 times).", valueName: "RATIO"))
+    var maxGzipRatio: Int = BatchInputLimits.standard.maxCompressionRatio
+
     @Argument(help: "Token logs, gzip-compressed or not; '-' for standard input.")
     var inputs: [String] = []
 
     func validate() throws {
         guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 256, got \(jobs)") }
+        guard maxLineBytes > 0, maxDecompressedBytes > 0, maxGzipRatio > 0 else {
+            throw ValidationError("--max-line-bytes, --max-decompressed-bytes and --max-gzip-ratio must be positive")
+        }
         _ = try fieldMap()
     }
 
@@ -88,13 +100,15 @@ struct BatchCommand: AsyncParsableCommand {
         let sources = inputs.isEmpty ? ["-"] : inputs
         let writer = try OutputWriter(path: output)
         var progress = BatchProgress(totalBytes: sources.contains("-") ? nil : sources.reduce(0) { $0 + Self.size(of: $1) })
+        let limits = BatchInputLimits(maxLineBytes: maxLineBytes, maxDecompressedBytes: maxDecompressedBytes, maxCompressionRatio: maxGzipRatio)
         var summary = BatchSummary()
+        summary.limits = limits
         let started = ContinuousClock.now
         for source in sources {
             guard let handle = source == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: source) else {
                 throw ValidationError("cannot read input '\(source)'")
             }
-            let reader = LineReader(handle: handle)
+            let reader = LineReader(handle: handle, limits: limits)
             let records = BatchRecords(reader: reader, format: format, input: sources.count > 1 ? source : nil)
             let bytesBefore = progress.bytesDone
             do {
@@ -109,6 +123,8 @@ struct BatchCommand: AsyncParsableCommand {
                 }) { _, chunk in
                     summary.merge(chunk.0)
                     try writer.write(chunk.1)
+                    // A live input that has nothing more yet: its verdicts so far are due now.
+                    if reader.mayBlock { try writer.flush() }
                     progress.update(records: summary.records, bytes: bytesBefore + reader.bytesRead)
                 }
             } catch let error as BatchInputError {

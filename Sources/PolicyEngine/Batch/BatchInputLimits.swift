@@ -1,0 +1,43 @@
+/// What one batch input may cost: line length and, for gzip, how far it may expand.
+///
+/// A log is untrusted: a 1 MiB gzip of newlines expands to a gigabyte, and unbounded lines or
+/// expansion would cost time and memory without end. The limits a run applied are stated in its
+/// summary.
+public struct BatchInputLimits: Sendable, Equatable {
+    /// The longest line kept; a longer one is cut and reported as `record_malformed`.
+    public var maxLineBytes: Int
+    /// The most bytes one gzip input may decompress to.
+    public var maxDecompressedBytes: Int64
+    /// The most a gzip input may expand, decompressed bytes per compressed byte, once past
+    /// `ratioGrace` bytes of output (logs of tokens compress 3 to 20 times; a bomb 1000 times).
+    public var maxCompressionRatio: Int
+    /// Output below which the ratio is not judged: small inputs have large headers and tiny bodies.
+    public static let ratioGrace: Int64 = 1 << 20
+
+    public init(maxLineBytes: Int = 1 << 20, maxDecompressedBytes: Int64 = 64 << 30, maxCompressionRatio: Int = 100) {
+        self.maxLineBytes = maxLineBytes
+        self.maxDecompressedBytes = maxDecompressedBytes
+        self.maxCompressionRatio = maxCompressionRatio
+    }
+
+    public static let standard = BatchInputLimits()
+
+    /// Why `decompressed` bytes from `compressed` ones exceed the limits, or nil.
+    func expansionProblem(compressed: Int64, decompressed: Int64) -> String? {
+        if decompressed > maxDecompressedBytes {
+            return "the gzip input decompresses past \(maxDecompressedBytes) bytes (--max-decompressed-bytes)"
+        }
+        if decompressed > Self.ratioGrace, decompressed > compressed * Int64(maxCompressionRatio) {
+            return "the gzip input expands more than \(maxCompressionRatio) times (\(compressed) bytes to over \(decompressed)): a decompression bomb? (--max-gzip-ratio)"
+        }
+        return nil
+    }
+
+    var json: JSONValue {
+        .object(JSONObject([
+            "max_line_bytes": .number(.integer(Int64(maxLineBytes))),
+            "max_decompressed_bytes": .number(.integer(maxDecompressedBytes)),
+            "max_gzip_ratio": .number(.integer(Int64(maxCompressionRatio))),
+        ]))
+    }
+}

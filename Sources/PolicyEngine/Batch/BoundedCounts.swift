@@ -1,0 +1,62 @@
+/// Counts of values in bounded memory: the most frequent values exactly while there are few,
+/// and the heavy hitters of many (the Misra–Gries summary), with the rest counted together.
+///
+/// Batch summaries count records by issuer and `kid`, which come from unverified tokens too: a
+/// log of unique 40 KB kids must not grow a table without end. At most `capacity` values are
+/// kept, each cut to `maxValueBytes`. While no more than `capacity` distinct values are seen the
+/// counts are exact; past that a kept count is a lower bound, off by at most
+/// `total / (capacity + 1)`, and every value seen that often is kept.
+public struct BoundedCounts: Sendable, Equatable {
+    public static let defaultCapacity = 1000
+    /// The longest value kept, in UTF-8 bytes; a longer one is cut and marked with `…`.
+    public static let maxValueBytes = 256
+
+    /// The values kept, with their counts.
+    public private(set) var counts: [String: Int] = [:]
+    /// Every value counted, kept or not.
+    public private(set) var total = 0
+    public let capacity: Int
+
+    public init(capacity: Int = BoundedCounts.defaultCapacity) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records counted under no kept value (values dropped, and what the kept counts undercount).
+    public var notListed: Int { total - counts.values.reduce(0, +) }
+
+    public mutating func add(_ value: String) {
+        total += 1
+        let key = Self.cut(value)
+        if let count = counts[key] {
+            counts[key] = count + 1
+        } else if counts.count < capacity {
+            counts[key] = 1
+        } else {
+            // Misra–Gries: a value with no room takes one from every kept value; amortised O(1),
+            // since each such step removes capacity + 1 from the counted mass.
+            for (name, count) in counts { counts[name] = count > 1 ? count - 1 : nil }
+        }
+    }
+
+    /// Adds another summary (a chunk counted by its worker) and trims back to `capacity`, as
+    /// mergeable summaries do: every count drops by the (capacity + 1)-th largest.
+    public mutating func merge(_ other: BoundedCounts) {
+        total += other.total
+        counts.merge(other.counts, uniquingKeysWith: +)
+        guard counts.count > capacity else { return }
+        let threshold = counts.values.sorted(by: >)[capacity]
+        counts = counts.compactMapValues { $0 > threshold ? $0 - threshold : nil }
+    }
+
+    static func cut(_ value: String) -> String {
+        guard value.utf8.count > maxValueBytes else { return value }
+        var kept = ""
+        var bytes = 0
+        for scalar in value.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            guard bytes <= maxValueBytes - 3 else { break }
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept + "…"
+    }
+}

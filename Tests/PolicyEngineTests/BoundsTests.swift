@@ -1,0 +1,41 @@
+import Foundation
+import PolicyEngine
+import Testing
+
+/// Bounded work on hostile input: summary tables of bounded size, JSON depth within what the
+/// recursive parser survives on any thread.
+@Suite("Bounds")
+struct BoundsTests {
+    @Test("BoundedCounts is exact while values are few, keeps a heavy hitter among a flood of unique values, and merges")
+    func boundedCounts() {
+        var few = BoundedCounts(capacity: 10)
+        for value in ["a", "b", "a", "c", "a"] { few.add(value) }
+        #expect(few.counts == ["a": 3, "b": 1, "c": 1] && few.notListed == 0 && few.total == 5)
+        var flood = BoundedCounts(capacity: 50)
+        for index in 0..<20_000 {
+            flood.add(index % 4 == 0 ? "genuine-kid" : "junk-\(index)")
+        }
+        #expect(flood.counts.count <= 50 && flood.total == 20_000)
+        #expect((flood.counts["genuine-kid"] ?? 0) >= 5000 - 20_000 / 51)
+        var left = BoundedCounts(capacity: 3), right = BoundedCounts(capacity: 3)
+        for value in ["x", "x", "x", "y", "z"] { left.add(value) }
+        for value in ["x", "w", "v", "u"] { right.add(value) }
+        left.merge(right)
+        #expect(left.counts.count <= 3 && left.total == 9 && left.counts["x"] != nil)
+        var long = BoundedCounts()
+        long.add(String(repeating: "é", count: 1000))
+        #expect(long.counts.keys.allSatisfy { $0.utf8.count <= BoundedCounts.maxValueBytes && $0.hasSuffix("…") })
+    }
+
+    @Test("JSON nesting: the parser refuses past 1,000 levels whatever it is asked, on a task's stack; a policy may set at most 512")
+    func jsonDepth() async throws {
+        for depth in [999, 1000, 1001, 50_000] {
+            let text = Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+            let result = await Task.detached { Result { () throws(JOSEError) in try JSONParser(maxDepth: .max).parse(text) } }.value
+            switch result {
+            case .success: #expect(depth <= JSONParser.deepestSupported, "\(depth)")
+            case let .failure(error): #expect(depth > JSONParser.deepestSupported && error.code == .jsonTooDeep, "\(depth): \(error)")
+            }
+        }
+    }
+}
