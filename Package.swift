@@ -48,9 +48,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // RE2 behind a C interface (Debian's libre2-dev): linear-time `pattern` matching.
+        .target(
+            name: "CRE2",
+            path: "Sources/CRE2",
+            linkerSettings: [.linkedLibrary("re2")]
+        ),
         .target(
             name: "Rules",
-            dependencies: ["PolicyEngine"],
+            dependencies: ["PolicyEngine", "CRE2"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -104,5 +110,6 @@ let package = Package(
             dependencies: ["policy-run", "PolicyEngine", "KeyServer"],
             swiftSettings: swiftSettings
         ),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | batch [SCALE]]`: prints a Markdown table of
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE]]`: prints a Markdown table of
 /// rates and ratios. `batch` runs the release `policy-run` built beside it (`swift build -c release`).
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
@@ -20,6 +20,18 @@ case "policy":
         FileHandle.standardError.write(Data("policy benchmark: \(error)\n".utf8))
         exit(1)
     }
+case "patterns":
+    print("Pattern benchmark (RE2), single core, \(ISO8601DateFormatter().string(from: Date()))")
+    do {
+        print(benchmarkTable(try PatternBenchmark.run()))
+        print("\nFor contrast, a backtracking engine (NSRegularExpression, ICU) on ^(a+)+b$:")
+        for (size, seconds) in PatternBenchmark.backtrackingContrast() {
+            print("- \(size) a's: \(String(format: "%.4f", seconds)) s per match")
+        }
+    } catch {
+        FileHandle.standardError.write(Data("pattern benchmark: \(error)\n".utf8))
+        exit(1)
+    }
 case "batch":
     let scale = arguments.dropFirst().first.flatMap(Double.init) ?? 1
     print("Batch benchmark, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ISO8601DateFormatter().string(from: Date()))")
@@ -30,6 +42,6 @@ case "batch":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, batch\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch\n".utf8))
     exit(2)
 }

@@ -71,11 +71,14 @@ extension RuleCompiler {
             }
         case "matches":
             guard let source = literalString(node, what: label) else { return nil }
-            guard let pattern = CompiledPattern(source) else {
-                error(.invalidPattern, "\(label): '\(source)' is not a valid regular expression", at: node)
+            switch CompiledPattern.compile(source) {
+            case let .success(pattern):
+                return .matches(pattern)
+            case let .failure(refusal):
+                error(.invalidPattern, "\(label): '\(InertText.escaped(source))' is not an RE2 pattern: \(refusal.message)", at: node,
+                      hint: "patterns run on RE2, in time linear in the value: RE2 syntax, without backreferences (\\1) or lookaround ((?=, (?!, (?<=); the whole value must match")
                 return nil
             }
-            return .matches(pattern)
         case "exists":
             return bool(node, what: label).map { .exists($0) }
         case "type":
