@@ -4,7 +4,9 @@ python3-cryptography; run after make-test-keys.sh, then ../examples/make-sample-
 
   test-idp-ca.pem        a test CA standing in for gematik's TI certificate authority
   test-bp256r1.cert.pem  its certificate for the test-bp256r1 key (digitalSignature), as the
-                         IDP carries its discovery-document signer in the x5c header
+                         IDP carries its discovery-document signer in the x5c header: with the
+                         certificate policy oid_fd_sig (1.2.276.0.76.4.203) and the admission
+                         role oid_idpd (1.2.276.0.76.4.260) of gematik's C.FD.SIG certificates
 
 Both are valid from 2026-01-01 for ten years, so the samples verify at 2026-11-21.
 """
@@ -14,7 +16,7 @@ import os
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from cryptography.x509.oid import NameOID, ObjectIdentifier
 
 os.chdir(os.path.dirname(os.path.abspath(__file__)))
 start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -33,13 +35,44 @@ def usage(sign, ca):
 
 
 def issue(subject, public_key, issuer, issuer_key, ca):
-    return (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
+    builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
             .serial_number(x509.random_serial_number()).not_valid_before(start).not_valid_after(end)
             .add_extension(x509.BasicConstraints(ca=ca, path_length=0 if ca else None), critical=True)
             .add_extension(usage(sign=not ca, ca=ca), critical=True)
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False)
-            .sign(issuer_key, hashes.SHA256()))
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False))
+    return (builder if ca else with_role(builder)).sign(issuer_key, hashes.SHA256())
+
+
+def tlv(tag, content):
+    """One DER element (short lengths suffice here)."""
+    assert len(content) < 0x80
+    return bytes([tag, len(content)]) + content
+
+
+def oid(dotted):
+    arcs = [int(arc) for arc in dotted.split(".")]
+    body = bytes([arcs[0] * 40 + arcs[1]])
+    for arc in arcs[2:]:
+        chunk = [arc & 0x7F]
+        arc >>= 7
+        while arc:
+            chunk.insert(0, 0x80 | (arc & 0x7F))
+            arc >>= 7
+        body += bytes(chunk)
+    return tlv(0x06, body)
+
+
+def admission(item, role):
+    """The admission extension (1.3.36.8.3.3) with one profession item and its role OID."""
+    profession_info = tlv(0x30, tlv(0x30, tlv(0x0C, item.encode())) + tlv(0x30, oid(role)))
+    return tlv(0x30, tlv(0x30, tlv(0x30, tlv(0x30, profession_info))))
+
+
+def with_role(certificate_builder):
+    return (certificate_builder
+            .add_extension(x509.CertificatePolicies([x509.PolicyInformation(ObjectIdentifier("1.2.276.0.76.4.203"), None)]), critical=False)
+            .add_extension(x509.UnrecognizedExtension(ObjectIdentifier("1.3.36.8.3.3"), admission("IDP-Dienst", "1.2.276.0.76.4.260")), critical=False))
 
 
 def write(path, certificate):

@@ -95,4 +95,56 @@ struct CertificateTrustTests {
         let policy = try policy("{jwks: \(fixture.jwksJSON)}")
         #expect(try policy.evaluate(token: token("leaf"), now: TokenFixture.now).codes == [.signatureInvalid])
     }
+
+    /// A token signed by a leaf of the role chain (make-role-chain.py), carrying that leaf in x5c.
+    func roleToken(_ leaf: String) throws -> String {
+        try fixture.token(header: ["x5c": .array([Self.x5c(leaf)])], signer: Self.key(leaf))
+    }
+
+    static let idpRole = """
+    {admission_roles: [1.2.276.0.76.4.260], policies: [1.2.276.0.76.4.203], subject: {O: gematik test, CN: [other, idp.example-ti.de]},
+     san: {dns: [idp.example-ti.de]}, extended_key_usage: [clientAuth]}
+    """
+
+    @Test("x5c.leaf pins the signer to its role: the IDP's leaf passes, another leaf under the same anchor is certificate_untrusted")
+    func leafMatcher() throws {
+        let anyLeaf = try policy("{x5c: {trust: \(Self.path("role-ca.pem"))}}")
+        #expect(try anyLeaf.evaluate(token: roleToken("card-leaf"), now: TokenFixture.now).valid, "without leaf, any leaf under the anchor signs")
+        let pinned = try policy("{x5c: {trust: \(Self.path("role-ca.pem")), leaf: \(Self.idpRole)}}")
+        #expect(try pinned.evaluate(token: roleToken("idp-leaf"), now: TokenFixture.now).valid)
+        let card = try pinned.evaluate(token: roleToken("card-leaf"), now: TokenFixture.now)
+        #expect(card.codes == [.certificateUntrusted])
+        #expect(card.findings.first?.message.contains("does not match x5c.leaf") == true, "\(card.findings.map(\.message))")
+    }
+
+    @Test("each leaf constraint refuses on its own: subject, SAN, extended key usage, policy, role")
+    func leafConstraints() throws {
+        let cases: [(String, String)] = [
+            ("{subject: {O: gematik}}", "subject O is 'gematik test'"),
+            ("{subject: {OU: idp}}", "no OU"),
+            ("{san: {dns: [idp.example.com]}}", "no dns"),
+            ("{san: {uri: [https://idp.example-ti.de]}}", "no uri"),
+            ("{extended_key_usage: [serverAuth]}", "1.3.6.1.5.5.7.3.1"),
+            ("{policies: [1.2.276.0.76.4.203, 1.2.276.0.76.4.999]}", "1.2.276.0.76.4.999"),
+            ("{admission_roles: [1.2.276.0.76.4.49]}", "include none of"),
+        ]
+        for (leaf, reason) in cases {
+            let policy = try policy("{x5c: {trust: \(Self.path("role-ca.pem")), leaf: \(leaf)}}")
+            let verdict = try policy.evaluate(token: roleToken("idp-leaf"), now: TokenFixture.now)
+            #expect(verdict.codes == [.certificateUntrusted] && verdict.findings.first?.message.contains(reason) == true,
+                    "\(leaf): \(verdict.findings.map(\.message))")
+        }
+        // A leaf without an admission extension has no role.
+        let rootChain = try policy("{x5c: {trust: \(Self.path("root-ca.pem")), leaf: {admission_roles: [1.2.276.0.76.4.260]}}}")
+        #expect(try rootChain.evaluate(token: token("leaf"), now: TokenFixture.now).findings.first?.message.contains("names no admission role") == true)
+    }
+
+    @Test("x5c.leaf compile errors: empty, an OID that is not one, an unknown SAN kind")
+    func leafCompileErrors() throws {
+        for (leaf, code) in [("{}", DiagnosticCode.missingKey), ("{admission_roles: [idpd]}", .invalidValue), ("{san: {ip: [127.0.0.1]}}", .unknownKey),
+                             ("{extended_key_usage: [webAuth]}", .invalidValue), ("{subject: CN}", .wrongType)] {
+            let error = #expect(throws: PolicyDiagnostics.self) { try policy("{x5c: {trust: \(Self.path("role-ca.pem")), leaf: \(leaf)}}") }
+            #expect(error?.errors.contains { $0.code == code } == true, "\(leaf): \(error?.items.map(\.description) ?? [])")
+        }
+    }
 }

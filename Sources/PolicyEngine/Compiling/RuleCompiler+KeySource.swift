@@ -111,10 +111,15 @@ extension RuleCompiler {
         return kind == "jwks_uri" ? .jwksURI(url) : .discovery(issuer: text)
     }
 
-    /// `x5c: {trust: ca.pem}`: the anchors are read now, so a bad file is a compile error.
+    /// `x5c: {trust: ca.pem, leaf: {...}}`: the anchors are read now, so a bad file is a compile error.
     private mutating func certificateTrust(_ node: YAMLNode) -> CertificateTrust? {
-        guard let pairs = mapping(node, allowed: ["trust"], what: "'x5c'") else { return nil }
-        guard let value = pairs.first?.value else {
+        guard mapping(node, allowed: ["trust", "leaf"], what: "'x5c'") != nil else { return nil }
+        var leaf: CertificateLeafMatcher?
+        if let leafNode = node["leaf"] {
+            guard let matcher = leafMatcher(leafNode) else { return nil }
+            leaf = matcher
+        }
+        guard let value = node["trust"] else {
             error(.missingKey, "'x5c' needs 'trust': a PEM file of the certificates to trust", at: node)
             return nil
         }
@@ -122,11 +127,75 @@ extension RuleCompiler {
         let resolved = resolvePath(path, from: value)
         guard let text = readKeyFile(resolved, at: value) else { return nil }
         do {
-            return try CertificateTrust(pem: String(decoding: text, as: UTF8.self), file: resolved)
+            return try CertificateTrust(pem: String(decoding: text, as: UTF8.self), file: resolved, leaf: leaf)
         } catch {
             self.error(.keySource, "\(resolved): \(error.message)", at: value)
             return nil
         }
+    }
+
+    /// `x5c.leaf`: subject attributes, alternative names, extended key usages, policies and
+    /// admission roles the leaf certificate must carry.
+    private mutating func leafMatcher(_ node: YAMLNode) -> CertificateLeafMatcher? {
+        let keys = ["subject", "san", "extended_key_usage", "policies", "admission_roles"]
+        guard let pairs = mapping(node, allowed: keys, what: "'x5c.leaf'") else { return nil }
+        guard !pairs.isEmpty else {
+            error(.missingKey, "'x5c.leaf' needs at least one of \(keys.joined(separator: ", "))", at: node)
+            return nil
+        }
+        var matcher = CertificateLeafMatcher()
+        var failed = false
+        func valueLists(_ node: YAMLNode, what: String, allowed: [String]?) -> [String: [String]]? {
+            let entries: [YAMLPair]?
+            if let allowed {
+                entries = mapping(node, allowed: allowed, what: what)
+            } else {
+                entries = node.pairs
+                if entries == nil { error(.wrongType, "\(what) must map attribute names to values, found \(node.shapeDescription)", at: node) }
+            }
+            guard let entries else { return nil }
+            var lists: [String: [String]] = [:]
+            for entry in entries {
+                guard let values = literalStrings(entry.value, what: "\(what).\(entry.name)") else { return nil }
+                lists[entry.name] = values
+            }
+            return lists
+        }
+        func identifiers(_ node: YAMLNode, what: String, names: [String: String] = [:]) -> [String]? {
+            guard let values = literalStrings(node, what: what) else { return nil }
+            var oids: [String] = []
+            for value in values {
+                let oid = names[value] ?? value
+                guard CertificateLeafMatcher.isObjectIdentifier(oid) else {
+                    error(.invalidValue, "\(what): '\(value)' is not an object identifier such as 1.2.276.0.76.4.260", at: node,
+                          hint: names.isEmpty ? nil : "or one of \(names.keys.sorted().joined(separator: ", "))")
+                    return nil
+                }
+                oids.append(oid)
+            }
+            return oids
+        }
+        for pair in pairs {
+            switch pair.name {
+            case "subject":
+                guard let lists = valueLists(pair.value, what: "'x5c.leaf.subject'", allowed: nil) else { failed = true; continue }
+                matcher.subject = lists
+            case "san":
+                guard let lists = valueLists(pair.value, what: "'x5c.leaf.san'", allowed: X509Certificate.AlternativeNameKind.allCases.map(\.rawValue))
+                else { failed = true; continue }
+                matcher.alternativeNames = lists
+            case "extended_key_usage":
+                guard let oids = identifiers(pair.value, what: "'x5c.leaf.extended_key_usage'", names: CertificateLeafMatcher.keyUsageNames) else { failed = true; continue }
+                matcher.extendedKeyUsages = oids
+            case "policies":
+                guard let oids = identifiers(pair.value, what: "'x5c.leaf.policies'") else { failed = true; continue }
+                matcher.policies = oids
+            default:
+                guard let oids = identifiers(pair.value, what: "'x5c.leaf.admission_roles'") else { failed = true; continue }
+                matcher.admissionRoles = oids
+            }
+        }
+        return failed ? nil : matcher
     }
 
     private mutating func readKeyFile(_ path: String, at node: YAMLNode) -> Data? {

@@ -6,12 +6,15 @@
 public struct CertificateTrust: Sendable {
     /// The file the anchors were read from.
     public let file: String
+    /// What the leaf must say about its holder (`x5c.leaf`); nil accepts any leaf under the anchors.
+    public let leaf: CertificateLeafMatcher?
     private let verifier: CertificateChainVerifier
 
     /// Reads the anchors: every certificate in the PEM text of `file`.
-    public init(pem: String, file: String) throws(JOSEError) {
+    public init(pem: String, file: String, leaf: CertificateLeafMatcher? = nil) throws(JOSEError) {
         verifier = CertificateChainVerifier(anchors: try CertificateChainVerifier.certificates(pem: pem))
         self.file = file
+        self.leaf = leaf
     }
 
     /// For traces and listings: `x5c trust Policies/keys/ca.pem`.
@@ -36,6 +39,9 @@ public struct CertificateTrust: Sendable {
             }
         }
         try verifier.verify(leaf: chain[0], intermediates: Array(chain.dropFirst()), at: time)
+        if let leaf, let mismatch = leaf.mismatch(chain[0]) {
+            throw JOSEError(.certificateInvalid, "the leaf certificate (\(chain[0].subject)) chains to the anchor but does not match x5c.leaf: \(mismatch)")
+        }
         return try JWK(evpKey: chain[0].publicKey(), kid: kid, options: options)
     }
 }
