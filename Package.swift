@@ -75,6 +75,20 @@ let package = Package(
             exclude: ["RESULTS.md"],
             swiftSettings: swiftSettings
         ),
+        // Every surface that reads untrusted bytes as a function of one input: driven by libFuzzer
+        // (Fuzz/run.sh) and replayed over the committed corpora by the test suite.
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["PolicyEngine", "Rules"],
+            path: "Fuzz/FuzzTargets",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "PolicyFuzz",
+            dependencies: ["FuzzTargets"],
+            path: "Fuzz/PolicyFuzz",
+            swiftSettings: swiftSettings
+        ),
         // Test-only: a real HTTP server on 127.0.0.1 that counts requests, for remote key sources.
         .target(
             name: "KeyServer",
@@ -103,6 +117,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Keys"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FuzzReplayTests",
+            dependencies: ["FuzzTargets"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,40 @@
+import Foundation
+import PolicyEngine
+
+/// The JSON parser: what it accepts, Foundation accepts too and reads alike; what it accepts
+/// serializes and parses back to the same value.
+enum JSONFuzzing {
+    static func run(_ data: [UInt8]) {
+        guard let value = try? JSONParser(maxDepth: 128).parse(data) else { return }
+        let again = try? JSONParser(maxDepth: 128).parse(value.serializedBytes())
+        invariant(again == value, "a parsed value does not survive serialization")
+        // Foundation reads numbers as doubles and unescapes strings the same way; it is the
+        // reference for what JSON means, not for what is refused (ours refuses more).
+        guard let reference = try? JSONSerialization.jsonObject(with: Data(data), options: [.fragmentsAllowed]) else {
+            invariant(false, "accepted JSON that Foundation refuses")
+            return
+        }
+        invariant(agrees(value, reference), "a value Foundation reads differently")
+    }
+
+    static func agrees(_ value: JSONValue, _ reference: Any) -> Bool {
+        switch value {
+        case .null: return reference is NSNull
+        case let .bool(flag):
+            return (reference as? NSNumber)?.boolValue == flag
+        case let .number(number):
+            guard let other = reference as? NSNumber else { return false }
+            let (ours, theirs) = (number.doubleValue, other.doubleValue)
+            return ours == theirs || abs(ours - theirs) <= abs(ours) * 1e-12
+        case let .string(text):
+            guard let other = reference as? String else { return false }
+            return Array(text.utf8) == Array(other.utf8) || text == other
+        case let .array(items):
+            guard let other = reference as? [Any], other.count == items.count else { return false }
+            return zip(items, other).allSatisfy { agrees($0, $1) }
+        case let .object(object):
+            guard let other = reference as? [String: Any], other.count == object.count else { return false }
+            return object.members.allSatisfy { member in other[member.name].map { agrees(member.value, $0) } ?? false }
+        }
+    }
+}
