@@ -26,6 +26,9 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         self.hint = hint
     }
 
+    /// The most characters of a source line `rendered` shows.
+    static let shownLineWidth = 120
+
     /// `file:line:column: error[code]: message (at path); hint`, one line.
     public var description: String {
         var text = "\(location): \(severity.rawValue)[\(code.rawValue)]: \(message)"
@@ -39,8 +42,15 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     public func rendered(source: String?) -> String {
         let headline = InertText.escaped(description)
         guard let source, let line = source.lineText(location.line) else { return headline }
-        let caret = String(repeating: " ", count: max(location.column - 1, 0)) + "^"
-        return "\(headline)\n  \(InertText.escaped(line))\n  \(caret)"
+        // A long line is shown as a window around the column: a minified or hostile file's
+        // 100 KB line helps no one.
+        let characters = Array(line)
+        let column = max(location.column - 1, 0)
+        let start = characters.count > Self.shownLineWidth ? max(0, min(column - Self.shownLineWidth / 2, characters.count - Self.shownLineWidth)) : 0
+        let end = min(characters.count, start + Self.shownLineWidth)
+        let shown = (start > 0 ? "…" : "") + String(characters[start..<end]) + (end < characters.count ? "…" : "")
+        let caret = String(repeating: " ", count: column - start + (start > 0 ? 1 : 0)) + "^"
+        return "\(headline)\n  \(InertText.escaped(shown))\n  \(caret)"
     }
 }
 
