@@ -1,4 +1,5 @@
 import Foundation
+import PolicyEngine
 import Testing
 
 /// `policy-run batch` run as a user would: JSON-lines output, summary, exit codes.
@@ -78,5 +79,31 @@ final class BatchCommandTests {
         try Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4B]).write(to: gz)
         let truncated = try DecodeCommandTests.run(Self.policy + [gz.path])
         #expect(truncated.status == 2 && truncated.stderr.contains("truncated"))
+    }
+
+    @Test("two inline key sets written alike: batch with the signature cache gives the verdicts of --no-cache")
+    func inlineKeySetsThroughTheCache() throws {
+        let (keyA, keyB) = (try JWK.generate(for: .es256), try JWK.generate(for: .es256))
+        func inline(_ key: JWK) throws -> String { String(decoding: JSONValue.object(try key.publicKey.publicJSON()).serializedBytes(), as: UTF8.self) }
+        let policy = folder.appendingPathComponent("two-sets.yaml")
+        try """
+        policy: two-sets
+        token:
+          algorithms: [ES256]
+          keys: {jwk: \(try inline(keyA))}
+          expires: optional
+        rules:
+          - any_of:
+              - token: {keys: {jwk: \(try inline(keyB))}}
+              - token: {keys: {jwk: \(try inline(keyA))}}
+        """.write(to: policy, atomically: true, encoding: .utf8)
+        let claims = JSONValue.object(JSONObject(["iss": .string("https://a.example")])).serializedBytes()
+        let tokens = try [keyB, keyA].map { try CompactJWS.sign(payload: claims, algorithm: .es256, key: $0) }
+        let input = try log(tokens.map { #"{"token": "\#($0)"}"# })
+        let cached = try DecodeCommandTests.run(["batch", "--policy", policy.path, input])
+        let uncached = try DecodeCommandTests.run(["batch", "--policy", policy.path, "--no-cache", input])
+        #expect(cached.stdout == uncached.stdout, "\(cached.stdout)\n\(uncached.stdout)")
+        let valid = cached.stdout.split(separator: "\n").map { $0.contains(#""valid":true"#) }
+        #expect(valid == [false, true], "the token signed with B alone is refused, the genuine one passes: \(cached.stdout)")
     }
 }
