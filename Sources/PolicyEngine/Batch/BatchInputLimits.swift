@@ -14,12 +14,14 @@ public struct BatchInputLimits: Sendable, Equatable {
     /// Output below which the ratio is not judged: small inputs have large headers and tiny bodies.
     public static let ratioGrace: Int64 = 1 << 20
 
+    /// Limits for a run; the defaults are 1 MiB lines, 64 GiB decompressed and a ratio of 100.
     public init(maxLineBytes: Int = 1 << 20, maxDecompressedBytes: Int64 = 64 << 30, maxCompressionRatio: Int = 100) {
         self.maxLineBytes = maxLineBytes
         self.maxDecompressedBytes = maxDecompressedBytes
         self.maxCompressionRatio = maxCompressionRatio
     }
 
+    /// The defaults.
     public static let standard = BatchInputLimits()
 
     /// Why `decompressed` bytes from `compressed` ones exceed the limits, or nil.

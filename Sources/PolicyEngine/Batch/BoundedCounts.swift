@@ -7,6 +7,7 @@
 /// counts are exact; past that a kept count is a lower bound, off by at most
 /// `total / (capacity + 1)`, and every value seen that often is kept.
 public struct BoundedCounts: Sendable, Equatable {
+    /// The values a batch summary keeps per table.
     public static let defaultCapacity = 1000
     /// The longest value kept, in UTF-8 bytes; a longer one is cut and marked with `…`.
     public static let maxValueBytes = 256
@@ -15,8 +16,10 @@ public struct BoundedCounts: Sendable, Equatable {
     public private(set) var counts: [String: Int] = [:]
     /// Every value counted, kept or not.
     public private(set) var total = 0
+    /// The most values kept.
     public let capacity: Int
 
+    /// Empty counts keeping at most `capacity` values (at least one).
     public init(capacity: Int = BoundedCounts.defaultCapacity) {
         self.capacity = max(1, capacity)
     }
@@ -24,6 +27,7 @@ public struct BoundedCounts: Sendable, Equatable {
     /// Records counted under no kept value (values dropped, and what the kept counts undercount).
     public var notListed: Int { total - counts.values.reduce(0, +) }
 
+    /// Counts one occurrence of `value` (cut to `maxValueBytes`).
     public mutating func add(_ value: String) {
         total += 1
         let key = Self.cut(value)

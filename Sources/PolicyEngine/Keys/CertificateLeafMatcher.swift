@@ -19,6 +19,7 @@ public struct CertificateLeafMatcher: Sendable, Equatable {
     /// Admission profession OIDs (roles): the leaf must carry at least one.
     public var admissionRoles: [String] = []
 
+    /// A matcher that requires nothing yet; set the properties to pin the leaf.
     public init() {}
 
     /// Extended key usages by name, as RFC 5280 §4.2.1.12 lists them.

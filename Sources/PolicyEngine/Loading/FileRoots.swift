@@ -17,6 +17,7 @@ public struct FileRoots: Sendable, Equatable {
     /// The root directories, as given.
     public let directories: [String]
 
+    /// Roots at `directories` (relative ones from the working directory).
     public init(_ directories: [String]) {
         self.directories = directories
     }
@@ -37,8 +38,11 @@ public struct FileRoots: Sendable, Equatable {
 
     /// Why a path was not admitted; the message names the path as written and never its content.
     public struct Refusal: Error, Sendable, Equatable {
+        /// `file_outside_roots`, `base_missing`, `key_source` or `file_unreadable`.
         public let code: DiagnosticCode
+        /// What was refused, naming the path as written.
         public let message: String
+        /// How to allow it, when there is a way.
         public let hint: String?
     }
 

@@ -21,8 +21,10 @@ public struct PathNormalization: Sendable, Equatable {
 
     /// Whether `//` counts as `/` (the default), as most servers route it.
     public var mergeSlashes = true
+    /// What `%2F` and `%5C` mean (default: refuse the request).
     public var escapedSlashes = EscapedSlashes.reject
 
+    /// Options; the defaults merge slashes and refuse encoded ones.
     public init(mergeSlashes: Bool = true, escapedSlashes: EscapedSlashes = .reject) {
         self.mergeSlashes = mergeSlashes
         self.escapedSlashes = escapedSlashes
@@ -37,6 +39,7 @@ public struct PathNormalization: Sendable, Equatable {
 public enum RequestPath {
     /// Why a path is refused.
     public struct Refusal: Error, Sendable, Equatable {
+        /// Why, in words a finding can carry.
         public let message: String
     }
 
