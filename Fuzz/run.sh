@@ -26,7 +26,7 @@ list) echo "$targets" ;;
 merge)
     target=${2:?target}
     build
-    ASAN_OPTIONS=detect_leaks=0 POLICY_FUZZ_TARGET=$target .build-fuzz/release/PolicyFuzz -merge=1 -rss_limit_mb=2048 -detect_leaks=0 "Fuzz/corpus/$target" "Fuzz/work/$target"
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 POLICY_FUZZ_TARGET=$target .build-fuzz/release/PolicyFuzz -merge=1 -rss_limit_mb=2048 -detect_leaks=0 "Fuzz/corpus/$target" "Fuzz/work/$target"
     ;;
 "") echo "usage: Fuzz/run.sh TARGET SECONDS [libFuzzer options] | merge TARGET | list" >&2; exit 2 ;;
 *)
@@ -36,7 +36,7 @@ merge)
     [[ " $targets " == *" $target "* ]] || { echo "unknown target '$target'; one of: $targets" >&2; exit 2; }
     build
     mkdir -p "Fuzz/work/$target"
-    ASAN_OPTIONS=detect_leaks=0 POLICY_FUZZ_TARGET=$target exec .build-fuzz/release/PolicyFuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 POLICY_FUZZ_TARGET=$target exec .build-fuzz/release/PolicyFuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
         -max_len=70000 -dict="Fuzz/dict/$target.dict" -artifact_prefix="Fuzz/work/$target/" -print_final_stats=1 "$@" \
         "Fuzz/work/$target" "Fuzz/corpus/$target"
     ;;
