@@ -18,20 +18,23 @@ public struct JOSEHeader: Sendable, Equatable {
     /// The JSON type RFC 7515 §4.1, RFC 7516 §4.1 and RFC 7518 §4.6–4.8 fix for each registered
     /// parameter (and RFC 7797's `b64`). A parameter of another type makes the header malformed:
     /// a numeric `kid` must not read as "no kid" and so select every key.
-    static let registeredTypes: [(name: String, type: String)] = [
-        ("alg", "string"), ("jku", "string"), ("jwk", "object"), ("kid", "string"), ("x5u", "string"), ("x5c", "array"),
-        ("x5t", "string"), ("x5t#S256", "string"), ("typ", "string"), ("cty", "string"), ("crit", "array"),
-        ("enc", "string"), ("zip", "string"), ("epk", "object"), ("apu", "string"), ("apv", "string"),
-        ("iv", "string"), ("tag", "string"), ("p2s", "string"), ("p2c", "number"), ("b64", "boolean"),
+    static let registeredTypes: [String: String] = [
+        "alg": "string", "jku": "string", "jwk": "object", "kid": "string", "x5u": "string", "x5c": "array",
+        "x5t": "string", "x5t#S256": "string", "typ": "string", "cty": "string", "crit": "array",
+        "enc": "string", "zip": "string", "epk": "object", "apu": "string", "apv": "string",
+        "iv": "string", "tag": "string", "p2s": "string", "p2c": "number", "b64": "boolean",
     ]
 
     init(object: JSONObject) throws(JOSEError) {
         self.object = object
         guard let alg = object["alg"] else { throw JOSEError(.invalidHeader, "the header has no 'alg'") }
-        for (name, type) in JOSEHeader.registeredTypes {
-            if let value = object[name], value.typeName != type {
-                throw JOSEError(.invalidHeader, "header '\(name)' must be \(type == "array" || type == "object" ? "an" : "a") \(type), found \(value.typeName) (RFC 7515 §4.1)")
-            }
+        // Each member is looked up in the table (a dictionary hashes canonically, so the name is
+        // confirmed exactly): a header has a few members, the table twenty-one.
+        for member in object.members {
+            guard let index = JOSEHeader.registeredTypes.index(forKey: member.name) else { continue }
+            let (name, type) = JOSEHeader.registeredTypes[index]
+            guard member.value.typeName != type, name.isExactly(member.name) else { continue }
+            throw JOSEError(.invalidHeader, "header '\(member.name)' must be \(type == "array" || type == "object" ? "an" : "a") \(type), found \(member.value.typeName) (RFC 7515 §4.1)")
         }
         guard case let .string(name) = alg else { throw JOSEError(.invalidHeader, "header 'alg' must be a string, found \(alg.typeName)") }
         algorithmName = name

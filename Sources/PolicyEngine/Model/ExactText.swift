@@ -5,6 +5,30 @@
 /// issuer, audience, nonce, `kid` or claim that merely looks like the expected one must not
 /// pass, so every comparison of text from a token, request, callback or key document goes
 /// through these, which compare UTF-8 bytes.
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+extension String {
+    /// Whether both hold the same code points (the same UTF-8 bytes).
+    ///
+    /// Exact equality implies canonical equivalence, so `==` (whose fast paths compare raw bits
+    /// and memory) settles every mismatch; only a match is confirmed byte by byte. Claim names
+    /// are looked up many times per token, and most lookups are mismatches.
+    public func isExactly(_ other: String) -> Bool {
+        guard self == other else { return false }
+        let count = utf8.count
+        guard count == other.utf8.count else { return false }
+        let same = utf8.withContiguousStorageIfAvailable { left in
+            other.utf8.withContiguousStorageIfAvailable { right in count == 0 || memcmp(left.baseAddress!, right.baseAddress!, count) == 0 }
+        }
+        if let same, let result = same { return result }
+        return utf8.elementsEqual(other.utf8)
+    }
+}
+
 extension StringProtocol {
     /// Whether both hold the same code points (the same UTF-8 bytes).
     public func isExactly(_ other: some StringProtocol) -> Bool {
@@ -37,10 +61,19 @@ extension Sequence where Element: StringProtocol {
     }
 }
 
+extension Sequence<String> {
+    /// Whether some element holds exactly the code points of `text` (the fast `String` path).
+    public func containsExactly(_ text: String) -> Bool {
+        contains { $0.isExactly(text) }
+    }
+}
+
 extension RawRepresentable where Self: CaseIterable, RawValue == String {
     /// The case whose raw value is exactly `text`: a synthesized `init(rawValue:)` switches on
-    /// strings and so accepts canonically equivalent spellings (`ES256K` with a Kelvin sign).
-    public static func exactly(_ text: some StringProtocol) -> Self? {
-        allCases.first { $0.rawValue.isExactly(text) }
+    /// strings and so accepts canonically equivalent spellings (`ES256K` with a Kelvin sign),
+    /// which the second check refuses.
+    public static func exactly(_ text: String) -> Self? {
+        guard let found = Self(rawValue: text), found.rawValue.isExactly(text) else { return nil }
+        return found
     }
 }
