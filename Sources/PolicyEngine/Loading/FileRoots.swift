@@ -16,10 +16,14 @@ internal import Darwin
 public struct FileRoots: Sendable, Equatable {
     /// The root directories, as given.
     public let directories: [String]
+    /// The same, with every link resolved, once: each admitted path is compared with these.
+    private let canonicalDirectories: [String]
 
-    /// Roots at `directories` (relative ones from the working directory).
+    /// Roots at `directories` (relative ones from the working directory); a directory that does
+    /// not exist admits nothing.
     public init(_ directories: [String]) {
         self.directories = directories
+        canonicalDirectories = directories.compactMap(Self.canonical)
     }
 
     /// The root of a compile that names none: the directory of `file` (the working directory for a bare name).
@@ -53,7 +57,7 @@ public struct FileRoots: Sendable, Equatable {
             return Refusal(code: .fileOutsideRoots, message: "\(path) is not a policy file: policy references name .yaml or .yml files",
                            hint: "name a policy by its name (looked up as NAME.yaml) or by a relative .yaml path")
         }
-        let canonicalRoots = directories.compactMap(Self.canonical)
+        let canonicalRoots = canonicalDirectories
         guard let resolved = Self.canonical(path) else {
             // A missing file: say so only when its written path lies inside a root.
             let lexical = PolicyPath.normalized(Self.absolute(path))
