@@ -64,8 +64,12 @@ struct PolicyCommandTests {
 
     @Test("explain: an encrypted format shows the decryption step before the chain")
     func explainDecryption() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nested-\(UUID().uuidString).yaml")
-        defer { try? FileManager.default.removeItem(at: file) }
+        // A folder of its own, so the policy's root holds no key file even when the package
+        // itself lies in the temporary directory (as a CI clone may).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nested-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("nested.yaml")
         try """
         policy: nested
         token:
@@ -79,7 +83,7 @@ struct PolicyCommandTests {
         """.write(to: file, atomically: true, encoding: .utf8)
         let refused = try DecodeCommandTests.run(["explain", "--policy", file.path])
         #expect(refused.status == 2 && refused.stderr.contains("file_outside_roots"), "\(refused.stderr)")
-        let run = try DecodeCommandTests.run(["explain", "--policy", file.path, "--policy-root", FileManager.default.temporaryDirectory.path,
+        let run = try DecodeCommandTests.run(["explain", "--policy", file.path, "--policy-root", folder.path,
                                               "--policy-root", DecodeCommandTests.packageRoot.path + "/Policies/keys"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("0. token.decryption [format nested] \(file.path):5:5"))
