@@ -28,18 +28,35 @@ enum JSONFuzzing {
             return ours == theirs || abs(ours - theirs) <= abs(ours) * 1e-12
         case let .string(text):
             guard let other = reference as? String else { return false }
-            // Foundation decodes each run of a string between escapes as if it were a document
-            // of its own, so it drops a U+FEFF at the start of the string and right after each
-            // escape as a byte-order mark; inside JSON it is an ordinary character, which ours
-            // keeps. Past those marks the two must agree byte for byte.
-            func withoutMarks(_ string: String) -> [UInt8] { Array(String(String.UnicodeScalarView(string.unicodeScalars.filter { $0 != "\u{FEFF}" })).utf8) }
-            return Array(text.utf8) == Array(other.utf8) || withoutMarks(text) == withoutMarks(other)
+            return text.isExactly(other) || withoutMarks(text) == withoutMarks(other)
         case let .array(items):
             guard let other = reference as? [Any], other.count == items.count else { return false }
             return zip(items, other).allSatisfy { agrees($0, $1) }
         case let .object(object):
-            guard let other = reference as? [String: Any], other.count == object.count else { return false }
-            return object.members.allSatisfy { member in other[member.name].map { agrees(member.value, $0) } ?? false }
+            guard let other = reference as? [String: Any] else { return false }
+            // Foundation's dictionary merges names Swift finds equal (canonically equivalent, or
+            // equal once its marks are dropped), which ours keeps apart as distinct bytes: compare
+            // by those groups, and byte for byte where a group holds one name.
+            let theirs = Dictionary(grouping: other, by: { String(decoding: withoutMarks($0.key), as: UTF8.self) })
+            let ours = Dictionary(grouping: object.members, by: { String(decoding: withoutMarks($0.name), as: UTF8.self) })
+            guard theirs.count == ours.count else { return false }
+            return ours.allSatisfy { name, members in
+                guard let candidates = theirs[name] else { return false }
+                if members.count == 1, candidates.count == 1 {
+                    return withoutMarks(members[0].name) == withoutMarks(candidates[0].key) && agrees(members[0].value, candidates[0].value)
+                }
+                return candidates.allSatisfy { candidate in members.contains { agrees($0.value, candidate.value) } }
+            }
         }
+    }
+
+    /// The string without U+FEFF, for comparing with Foundation.
+    ///
+    /// Foundation decodes each run of a string between escapes as if it were a document of its
+    /// own, so it drops a U+FEFF at the start of a string or member name and right after each
+    /// escape as a byte-order mark; inside JSON it is an ordinary character, which ours keeps.
+    /// Past those marks the two must agree byte for byte.
+    static func withoutMarks(_ string: String) -> [UInt8] {
+        Array(String(String.UnicodeScalarView(string.unicodeScalars.filter { $0 != "\u{FEFF}" })).utf8)
     }
 }
