@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Issues the test certificates of this folder (see README.md: test keys only). Needs
-python3-cryptography; run after make-test-keys.sh, then ../examples/make-sample-tokens.sh.
+Python cryptography 44 or later (pip install cryptography: the Admissions extension); run after
+make-test-keys.sh, then ../examples/make-sample-tokens.sh.
 
   test-idp-ca.pem        a test CA standing in for gematik's TI certificate authority
   test-bp256r1.cert.pem  its certificate for the test-bp256r1 key (digitalSignature), as the
@@ -44,35 +45,15 @@ def issue(subject, public_key, issuer, issuer_key, ca):
     return (builder if ca else with_role(builder)).sign(issuer_key, hashes.SHA256())
 
 
-def tlv(tag, content):
-    """One DER element (short lengths suffice here)."""
-    assert len(content) < 0x80
-    return bytes([tag, len(content)]) + content
-
-
-def oid(dotted):
-    arcs = [int(arc) for arc in dotted.split(".")]
-    body = bytes([arcs[0] * 40 + arcs[1]])
-    for arc in arcs[2:]:
-        chunk = [arc & 0x7F]
-        arc >>= 7
-        while arc:
-            chunk.insert(0, 0x80 | (arc & 0x7F))
-            arc >>= 7
-        body += bytes(chunk)
-    return tlv(0x06, body)
-
-
 def admission(item, role):
-    """The admission extension (1.3.36.8.3.3) with one profession item and its role OID."""
-    profession_info = tlv(0x30, tlv(0x30, tlv(0x0C, item.encode())) + tlv(0x30, oid(role)))
-    return tlv(0x30, tlv(0x30, tlv(0x30, tlv(0x30, profession_info))))
+    """The admission extension (Common PKI, 1.3.36.8.3.3) with one profession item and its role OID."""
+    return x509.Admissions(None, [x509.Admission(None, None, [x509.ProfessionInfo(None, [item], [ObjectIdentifier(role)], None, None)])])
 
 
 def with_role(certificate_builder):
     return (certificate_builder
             .add_extension(x509.CertificatePolicies([x509.PolicyInformation(ObjectIdentifier("1.2.276.0.76.4.203"), None)]), critical=False)
-            .add_extension(x509.UnrecognizedExtension(ObjectIdentifier("1.3.36.8.3.3"), admission("IDP-Dienst", "1.2.276.0.76.4.260")), critical=False))
+            .add_extension(admission("IDP-Dienst", "1.2.276.0.76.4.260"), critical=False))
 
 
 def write(path, certificate):

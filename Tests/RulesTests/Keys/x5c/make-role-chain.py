@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the role chain of this folder (test keys only; see ../README.md): certificates that
-say who their holder is, for the x5c.leaf matcher. Needs python3-cryptography. Every
+say who their holder is, for the x5c.leaf matcher. Needs Python cryptography 44 or later (pip install cryptography). Every
 certificate is valid at the tests' evaluation time, 2026-11-21T09:30:00Z; rerun only to renew.
 
   role-ca.pem     a self-signed CA (P-256) standing in for a TI certificate authority
@@ -24,34 +24,9 @@ UTC = datetime.timezone.utc
 START, END = datetime.datetime(2026, 1, 1, tzinfo=UTC), datetime.datetime(2030, 1, 1, tzinfo=UTC)
 
 
-def tlv(tag, content):
-    """One DER element."""
-    if len(content) < 0x80:
-        length = bytes([len(content)])
-    else:
-        encoded = len(content).to_bytes((len(content).bit_length() + 7) // 8, "big")
-        length = bytes([0x80 | len(encoded)]) + encoded
-    return bytes([tag]) + length + content
-
-
-def oid(dotted):
-    arcs = [int(arc) for arc in dotted.split(".")]
-    body = bytes([arcs[0] * 40 + arcs[1]])
-    for arc in arcs[2:]:
-        chunk = [arc & 0x7F]
-        arc >>= 7
-        while arc:
-            chunk.insert(0, 0x80 | (arc & 0x7F))
-            arc >>= 7
-        body += bytes(chunk)
-    return tlv(0x06, body)
-
-
 def admission(item, role):
-    """AdmissionSyntax (Common PKI, RFC 3739 style) with one ProfessionInfo naming `role`."""
-    profession_info = tlv(0x30, tlv(0x30, tlv(0x0C, item.encode())) + tlv(0x30, oid(role)))
-    admissions = tlv(0x30, tlv(0x30, profession_info))
-    return tlv(0x30, tlv(0x30, admissions))
+    """AdmissionSyntax (Common PKI, 1.3.36.8.3.3) with one ProfessionInfo naming `role`."""
+    return x509.Admissions(None, [x509.Admission(None, None, [x509.ProfessionInfo(None, [item], [ObjectIdentifier(role)], None, None)])])
 
 
 def write_key(name, key):
@@ -94,7 +69,7 @@ for name, subject, dns, policy, item, role, eku in [
                .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
                .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
                .add_extension(x509.CertificatePolicies([x509.PolicyInformation(ObjectIdentifier(policy), None)]), critical=False)
-               .add_extension(x509.UnrecognizedExtension(ObjectIdentifier("1.3.36.8.3.3"), admission(item, role)), critical=False))
+               .add_extension(admission(item, role), critical=False))
     if dns:
         builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(dns)]), critical=False)
     if eku:
