@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the role chain of this folder (test keys only; see ../README.md): certificates that
-say who their holder is, for the x5c.leaf matcher. Needs Python cryptography 44 or later (pip install cryptography). Every
-certificate is valid at the tests' evaluation time, 2026-11-21T09:30:00Z; rerun only to renew.
+say who their holder is, for the x5c.leaf matcher. Needs Python cryptography 44 or later
+(pip install cryptography). Every certificate is valid at the tests' evaluation time,
+2026-11-21T09:30:00Z; rerun only to renew.
 
   role-ca.pem     a self-signed CA (P-256) standing in for a TI certificate authority
   idp-leaf.pem    the IDP's signer: O "gematik test", CN "idp.example-ti.de", SAN DNS
