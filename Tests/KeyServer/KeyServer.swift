@@ -17,7 +17,8 @@ public final class KeyServer: Sendable {
         server = HTTPServer(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
         let server = self.server
         task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        // Generous: on a loaded machine (the suite in parallel) a listener can take seconds to start.
+        try await server.waitUntilListening(timeout: 60)
         let address = await server.listeningAddress
         guard case let .ip4(_, port: port)? = address else { throw CocoaError(.featureUnsupported) }
         self.port = port
