@@ -326,11 +326,13 @@ private struct JSONCursor {
             if negative, magnitude <= UInt64(Int64.max) + 1 { return .integer(Int64(truncatingIfNeeded: 0 &- magnitude)) }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger { return .bigInteger(text) }
+        // Every number must be finite as a double, however it is written: an integer of 310
+        // digits is as far out of range as 1e310, and both are refused.
         guard let value = Double(text), value.isFinite else {
-            throw JOSEError(.invalidJSON, "number \(text) is out of range (at byte \(start))")
+            let shown = text.count > 40 ? "\(text.prefix(20))… (\(text.count) characters)" : text
+            throw JOSEError(.invalidJSON, "number \(shown) is out of range (at byte \(start))")
         }
-        return .decimal(value)
+        return isInteger ? .bigInteger(text) : .decimal(value)
     }
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

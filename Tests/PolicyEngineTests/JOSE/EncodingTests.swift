@@ -39,6 +39,9 @@ struct EncodingTests {
         (#"{"a":1,"a":2}"#, JOSEError.Code.duplicateMember),
         (#"{"a":01}"#, .invalidJSON),
         (#"{"a":1e400}"#, .invalidJSON),
+        // Found by the json fuzz target: out of the double range written as integer digits.
+        ("{\"a\":1" + String(repeating: "0", count: 309) + "}", .invalidJSON),
+        ("-1" + String(repeating: "3", count: 349), .invalidJSON),
         (#"{"a":NaN}"#, .invalidJSON),
         (#"{"a":"\ud800"}"#, .invalidJSON),
         (#"{"a":"\udc00x"}"#, .invalidJSON),
