@@ -39,10 +39,19 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // The only importer of the C crypto and compression libraries: a Swift façade (keys per
+        // family, verifiers, signers, key agreement, AEAD, digests, certificates, gzip) whose
+        // errors are `CryptoError`. Named PolicyCrypto, not Crypto, so a server dependency that
+        // brings swift-crypto's `Crypto` module never collides with it.
+        .target(
+            name: "PolicyCrypto",
+            dependencies: ["COpenSSL", "CSodium", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PolicyEngine",
             dependencies: [
-                "COpenSSL", "CSodium", "CZlib",
+                "PolicyCrypto",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -56,13 +65,13 @@ let package = Package(
         ),
         .target(
             name: "Rules",
-            dependencies: ["PolicyEngine", "CRE2"],
+            dependencies: ["PolicyEngine", "PolicyCrypto", "CRE2"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "policy-run",
             dependencies: [
-                "PolicyEngine", "Rules",
+                "PolicyEngine", "PolicyCrypto", "Rules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -70,7 +79,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["PolicyEngine", "Rules", "COpenSSL", "CSodium"],
+            dependencies: ["PolicyEngine", "PolicyCrypto", "Rules", "COpenSSL", "CSodium"],
             path: "Benchmarks",
             exclude: ["RESULTS.md"],
             swiftSettings: swiftSettings
@@ -102,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: [
-                "PolicyEngine", "KeyServer",
+                "PolicyEngine", "PolicyCrypto", "KeyServer",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -112,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "RulesTests",
             dependencies: [
-                "Rules", "PolicyEngine", "KeyServer",
+                "Rules", "PolicyEngine", "PolicyCrypto", "KeyServer",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import PolicyCrypto
 
 /// Single-core rates for raw verification and whole compact-JWS verification of a typical
 /// token, each next to the primitive's reference rate measured in the same run.

@@ -1,4 +1,5 @@
 import Foundation
+import PolicyCrypto
 import PolicyEngine
 import Rules
 import Testing

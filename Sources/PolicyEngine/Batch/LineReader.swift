@@ -1,4 +1,5 @@
 public import Foundation
+internal import PolicyCrypto
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -103,7 +104,9 @@ public final class LineReader {
         bytesRead += bytes.count
         if !sniffed {
             sniffed = true
-            if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B { inflater = try GzipInflater() }
+            if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B {
+                do { inflater = try GzipInflater() } catch { throw BatchInputError(error.description) }
+            }
         }
         guard !bytes.isEmpty else {
             if let inflater, !inflater.isComplete { throw BatchInputError("the gzip input ends early: it is truncated") }
@@ -111,7 +114,7 @@ public final class LineReader {
             return
         }
         if let inflater {
-            bytes = try inflater.inflate(bytes)
+            do { bytes = try inflater.inflate(bytes) } catch { throw BatchInputError(error.description) }
             decompressed += Int64(bytes.count)
             if let problem = limits.expansionProblem(compressed: Int64(bytesRead), decompressed: decompressed) { throw BatchInputError(problem) }
         }

@@ -1,3 +1,4 @@
+internal import PolicyCrypto
 internal import Foundation
 
 extension RuleCompiler {

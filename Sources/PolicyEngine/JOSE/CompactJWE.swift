@@ -1,3 +1,4 @@
+internal import PolicyCrypto
 /// A JWE in compact serialization (RFC 7516 §7.1), split and decoded once.
 ///
 /// Parsing refuses what the engine never processes: RSA1_5 and PBES2 (`unsupported_algorithm`),

@@ -1,3 +1,5 @@
+internal import PolicyCrypto
+
 /// A JWS in compact serialization (RFC 7515 §7.1), split and decoded once.
 ///
 /// Parsing checks structure only — exactly three parts, strict base64url, a header object with

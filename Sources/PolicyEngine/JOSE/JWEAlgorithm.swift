@@ -1,3 +1,4 @@
+internal import PolicyCrypto
 /// A JWE key-management algorithm (RFC 7518 §4).
 ///
 /// RSA1_5 (padding-oracle prone) and PBES2 (password-based, a brute-force and CPU-exhaustion

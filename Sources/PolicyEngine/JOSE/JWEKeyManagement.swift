@@ -1,3 +1,5 @@
+internal import PolicyCrypto
+
 /// Producing and recovering a JWE's content-encryption key (RFC 7518 §4).
 enum JWEKeyManagement {
     /// Recovers the content key of `jwe` with the recipient's `key`.
@@ -9,11 +11,13 @@ enum JWEKeyManagement {
             try requireEmptyEncryptedKey(jwe)
             contentKey = key.secretBytes ?? []
         case .a128KW, .a192KW, .a256KW:
-            contentKey = try AESCipher.unwrap(key: key.secretBytes ?? [], wrapped: jwe.encryptedKey)
+            contentKey = try JOSEError.mapping { () throws(CryptoError) in try AESCipher.unwrap(key: key.secretBytes ?? [], wrapped: jwe.encryptedKey) }
         case .a128GCMKW, .a192GCMKW, .a256GCMKW:
             let iv = try headerBytes(jwe.header, "iv", count: 12)
             let tag = try headerBytes(jwe.header, "tag", count: 16)
-            contentKey = try AESCipher.gcmOpen(key: key.secretBytes ?? [], iv: iv, aad: [], ciphertext: jwe.encryptedKey, tag: tag)
+            contentKey = try JOSEError.mapping { () throws(CryptoError) in
+                try AESCipher.gcmOpen(key: key.secretBytes ?? [], iv: iv, aad: [], ciphertext: jwe.encryptedKey, tag: tag)
+            }
         case .rsaOAEP, .rsaOAEP256:
             contentKey = try unwrapRSA(jwe, key: key)
         case .ecdhES, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW:
@@ -28,32 +32,32 @@ enum JWEKeyManagement {
     /// RSA-OAEP unwrapping. A padding failure yields a random key instead of an error, so the
     /// content decryption fails the same way as for any other wrong key (RFC 7516 §11.5).
     private static func unwrapRSA(_ jwe: CompactJWE, key: JWK) throws(JOSEError) -> [UInt8] {
-        guard let evp = key.evpKey else { throw JOSEError(.keyMismatch, "RSA-OAEP needs an RSA key") }
-        guard jwe.encryptedKey.count == (evp.bits + 7) / 8 else {
-            throw JOSEError(.decryptionFailed, "the encrypted key is \(jwe.encryptedKey.count) bytes; an RSA-\(evp.bits) key wraps to \((evp.bits + 7) / 8)")
+        guard case let .rsa(rsa)? = key.asymmetricKey else { throw JOSEError(.keyMismatch, "RSA-OAEP needs an RSA key") }
+        guard jwe.encryptedKey.count == (rsa.bits + 7) / 8 else {
+            throw JOSEError(.decryptionFailed, "the encrypted key is \(jwe.encryptedKey.count) bytes; an RSA-\(rsa.bits) key wraps to \((rsa.bits + 7) / 8)")
         }
         let digest: DigestAlgorithm = jwe.keyAlgorithm == .rsaOAEP ? .sha1 : .sha256
         // A key of the wrong length is treated like bad padding: telling the two apart would
         // be an oracle on the private key (Manger's attack on OAEP).
         let random = SecureRandom.bytes(jwe.contentEncryption.keyByteCount)
-        guard let unwrapped = try? RSAOAEP.decrypt(jwe.encryptedKey, with: evp, digest: digest),
+        guard let unwrapped = try? rsa.oaepDecrypt(jwe.encryptedKey, digest: digest),
               unwrapped.count == jwe.contentEncryption.keyByteCount else { return random }
         return unwrapped
     }
 
     private static func agreeContentKey(_ jwe: CompactJWE, key: JWK) throws(JOSEError) -> [UInt8] {
-        guard let recipient = key.evpKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 key") }
+        guard let recipient = key.asymmetricKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 key") }
         guard case let .object(epkObject)? = jwe.header.object["epk"] else {
             throw JOSEError(.invalidEphemeralKey, "ECDH-ES needs an 'epk' object in the header")
         }
         let ephemeral = try EphemeralKey.parse(epkObject, recipientType: key.type)
-        let shared = try KeyAgreement.sharedSecret(privateKey: recipient, peer: ephemeral)
+        let shared = try EphemeralKey.sharedSecret(recipient, ephemeral)
         let derived = try deriveKey(sharedSecret: shared, algorithm: jwe.keyAlgorithm, encryption: jwe.contentEncryption, header: jwe.header.object)
         if jwe.keyAlgorithm == .ecdhES {
             try requireEmptyEncryptedKey(jwe)
             return derived
         }
-        return try AESCipher.unwrap(key: derived, wrapped: jwe.encryptedKey)
+        return try JOSEError.mapping { () throws(CryptoError) in try AESCipher.unwrap(key: derived, wrapped: jwe.encryptedKey) }
     }
 
     /// Concat KDF input per RFC 7518 §4.6.2: AlgorithmID, PartyUInfo, PartyVInfo, SuppPubInfo.
@@ -68,7 +72,7 @@ enum JWEKeyManagement {
             otherInfo += bigEndian32(field.count) + field
         }
         otherInfo += bigEndian32(length * 8)
-        return try KeyAgreement.concatKDF(sharedSecret: sharedSecret, otherInfo: otherInfo, count: length)
+        return try JOSEError.mapping { () throws(CryptoError) in try KeyAgreement.concatKDF(sharedSecret: sharedSecret, otherInfo: otherInfo, count: length) }
     }
 
     /// Makes a fresh content key for `key` and wraps it, adding the algorithm's header parameters.
@@ -84,24 +88,24 @@ enum JWEKeyManagement {
             }
             return (secret, [])
         case .a128KW, .a192KW, .a256KW:
-            return (fresh, try AESCipher.wrap(key: key.secretBytes ?? [], keyToWrap: fresh))
+            return (fresh, try JOSEError.mapping { () throws(CryptoError) in try AESCipher.wrap(key: key.secretBytes ?? [], keyToWrap: fresh) })
         case .a128GCMKW, .a192GCMKW, .a256GCMKW:
             let iv = SecureRandom.bytes(12)
-            let sealed = try AESCipher.gcmSeal(key: key.secretBytes ?? [], iv: iv, aad: [], plaintext: fresh)
+            let sealed = try JOSEError.mapping { () throws(CryptoError) in try AESCipher.gcmSeal(key: key.secretBytes ?? [], iv: iv, aad: [], plaintext: fresh) }
             header.set("iv", .string(Base64URL.encode(iv)))
             header.set("tag", .string(Base64URL.encode(sealed.tag)))
             return (fresh, sealed.ciphertext)
         case .rsaOAEP, .rsaOAEP256:
-            guard let evp = key.evpKey else { throw JOSEError(.keyMismatch, "RSA-OAEP needs an RSA key") }
-            return (fresh, try RSAOAEP.encrypt(fresh, to: evp, digest: algorithm == .rsaOAEP ? .sha1 : .sha256))
+            guard case let .rsa(rsa)? = key.asymmetricKey else { throw JOSEError(.keyMismatch, "RSA-OAEP needs an RSA key") }
+            return (fresh, try JOSEError.mapping { () throws(CryptoError) in try rsa.oaepEncrypt(fresh, digest: algorithm == .rsaOAEP ? .sha1 : .sha256) })
         case .ecdhES, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW:
-            guard let recipient = key.evpKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 key") }
+            guard let recipient = key.asymmetricKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 key") }
             let ephemeral = try EphemeralKey.generate(like: key.type)
-            header.set("epk", .object(try EphemeralKey.publicJWK(ephemeral, type: key.type)))
-            let shared = try KeyAgreement.sharedSecret(privateKey: ephemeral, peer: recipient)
+            header.set("epk", .object(try EphemeralKey.publicJWK(ephemeral)))
+            let shared = try EphemeralKey.sharedSecret(ephemeral, recipient)
             let derived = try deriveKey(sharedSecret: shared, algorithm: algorithm, encryption: contentEncryption, header: header)
             if algorithm == .ecdhES { return (derived, []) }
-            return (fresh, try AESCipher.wrap(key: derived, keyToWrap: fresh))
+            return (fresh, try JOSEError.mapping { () throws(CryptoError) in try AESCipher.wrap(key: derived, keyToWrap: fresh) })
         }
     }
 
@@ -134,7 +138,7 @@ enum JWEKeyManagement {
 /// The sender's ephemeral public key of ECDH-ES (`epk`).
 enum EphemeralKey {
     /// Reads `epk`, which must be a public key on the recipient's own curve.
-    static func parse(_ object: JSONObject, recipientType: JWK.KeyType) throws(JOSEError) -> EVPKey {
+    static func parse(_ object: JSONObject, recipientType: JWK.KeyType) throws(JOSEError) -> AsymmetricKey {
         let reader = JWKMemberReader(object: object)
         guard !reader.has("d") else { throw JOSEError(.invalidEphemeralKey, "'epk' must be a public key, but it carries 'd'") }
         do throws(JOSEError) {
@@ -144,16 +148,15 @@ enum EphemeralKey {
                     throw JOSEError(.invalidEphemeralKey, "'epk' is not on the recipient's curve \(curve.jwkName)")
                 }
                 let size = curve.coordinateByteCount
-                return try EVPKey.ec(
-                    curve: curve,
-                    x: reader.fixedLengthBytes("x", count: size, what: "coordinate"),
-                    y: reader.fixedLengthBytes("y", count: size, what: "coordinate")
-                )
+                let x = try reader.fixedLengthBytes("x", count: size, what: "coordinate")
+                let y = try reader.fixedLengthBytes("y", count: size, what: "coordinate")
+                return .ec(try JOSEError.mapping { () throws(CryptoError) in try ECKey(curve: curve, x: x, y: y) })
             case ("OKP", .okp(.x25519)):
                 guard try reader.requiredString("crv") == "X25519" else {
                     throw JOSEError(.invalidEphemeralKey, "'epk' is not an X25519 key")
                 }
-                return try EVPKey.okp(curve: .x25519, publicKey: reader.fixedLengthBytes("x", count: 32, what: "X25519 key"))
+                let x = try reader.fixedLengthBytes("x", count: 32, what: "X25519 key")
+                return .okp(try JOSEError.mapping { () throws(CryptoError) in try OKPKey(curve: .x25519, publicKey: x) })
             default:
                 throw JOSEError(.invalidEphemeralKey, "'epk' is not a key of the recipient's type (\(recipientType))")
             }
@@ -162,27 +165,34 @@ enum EphemeralKey {
         }
     }
 
-    static func generate(like type: JWK.KeyType) throws(JOSEError) -> EVPKey {
+    static func generate(like type: JWK.KeyType) throws(JOSEError) -> AsymmetricKey {
         switch type {
-        case let .ec(curve): return try EVPKey.generate(.ec(curve))
-        case .okp(.x25519): return try EVPKey.generate(.okp(.x25519))
+        case let .ec(curve): return .ec(try JOSEError.mapping { () throws(CryptoError) in try ECKey.generate(curve: curve) })
+        case .okp(.x25519): return .okp(try JOSEError.mapping { () throws(CryptoError) in try OKPKey.generate(curve: .x25519) })
         default: throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 recipient key")
         }
     }
 
-    static func publicJWK(_ key: EVPKey, type: JWK.KeyType) throws(JOSEError) -> JSONObject {
-        switch type {
-        case let .ec(curve):
-            guard let point = key.octetParameter("pub"), point.count == 1 + 2 * curve.coordinateByteCount, point[0] == 0x04 else {
-                throw JOSEError(.cryptoFailure, "could not export the ephemeral public key")
+    /// Z between `privateKey` and `peer`, keys of one family and curve.
+    static func sharedSecret(_ privateKey: AsymmetricKey, _ peer: AsymmetricKey) throws(JOSEError) -> [UInt8] {
+        try JOSEError.mapping { () throws(CryptoError) in
+            switch (privateKey, peer) {
+            case let (.ec(mine), .ec(theirs)): try mine.sharedSecret(with: theirs)
+            case let (.okp(mine), .okp(theirs)): try mine.sharedSecret(with: theirs)
+            default: throw CryptoError(.peerKeyInvalid, "the peer key is not of the recipient key's family")
             }
-            let size = curve.coordinateByteCount
-            return JSONObject([
-                "kty": .string("EC"), "crv": .string(curve.jwkName),
-                "x": .string(Base64URL.encode(point[1...size])), "y": .string(Base64URL.encode(point[(1 + size)...]))])
-        default:
-            guard let raw = key.rawPublicKey() else { throw JOSEError(.cryptoFailure, "could not export the ephemeral public key") }
-            return JSONObject(["kty": .string("OKP"), "crv": .string("X25519"), "x": .string(Base64URL.encode(raw))])
+        }
+    }
+
+    static func publicJWK(_ key: AsymmetricKey) throws(JOSEError) -> JSONObject {
+        switch key {
+        case let .ec(ec):
+            let (x, y) = try JOSEError.mapping { () throws(CryptoError) in try ec.publicCoordinates() }
+            return JSONObject(["kty": .string("EC"), "crv": .string(ec.curve.jwkName), "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y))])
+        case let .okp(okp):
+            return JSONObject(["kty": .string("OKP"), "crv": .string(okp.curve.rawValue), "x": .string(Base64URL.encode(okp.publicKey))])
+        case .rsa:
+            throw JOSEError(.keyMismatch, "ECDH-ES has no RSA ephemeral key")
         }
     }
 }

@@ -1,3 +1,5 @@
+internal import PolicyCrypto
+
 /// The JWE side of a key: which key-management algorithms it may serve.
 extension JWK {
     /// Why this key may not decrypt (or encrypt) with `algorithm`, or nil when it may.
@@ -33,8 +35,8 @@ extension JWK {
         return nil
     }
 
-    /// The OpenSSL key behind an RSA, EC or X25519 JWK.
-    var evpKey: EVPKey? {
+    /// The crypto layer's key behind an RSA, EC or OKP JWK.
+    var asymmetricKey: AsymmetricKey? {
         if case let .asymmetric(key) = material { return key }
         return nil
     }

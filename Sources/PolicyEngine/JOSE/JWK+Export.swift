@@ -1,31 +1,22 @@
+internal import PolicyCrypto
+
 /// The public JSON form of a key, and its RFC 7638 thumbprint.
 extension JWK {
     /// The members that define the public key (RFC 7638 §3.2), in lexicographic order; for
     /// `oct`, the secret itself.
     public func requiredMembers() throws(JOSEError) -> JSONObject {
-        switch (type, material) {
-        case let (.rsa, .asymmetric(key)):
-            guard let n = key.bigNumberParameter("n"), let e = key.bigNumberParameter("e") else {
-                throw JOSEError(.cryptoFailure, "could not export the RSA key")
-            }
+        switch material {
+        case let .asymmetric(.rsa(key)):
+            let (n, e) = (key.modulus, key.publicExponent)
+            guard !n.isEmpty, !e.isEmpty else { throw JOSEError(.cryptoFailure, "could not export the RSA key") }
             return JSONObject(["e": .string(Base64URL.encode(e)), "kty": .string("RSA"), "n": .string(Base64URL.encode(n))])
-        case let (.ec(curve), .asymmetric(key)):
-            let size = curve.coordinateByteCount
-            guard let point = key.octetParameter("pub"), point.count == 1 + 2 * size, point[0] == 0x04 else {
-                throw JOSEError(.cryptoFailure, "could not export the EC key")
-            }
-            return JSONObject([
-                "crv": .string(curve.jwkName), "kty": .string("EC"),
-                "x": .string(Base64URL.encode(point[1...size])), "y": .string(Base64URL.encode(point[(1 + size)...]))])
-        case let (.okp(curve), .ed25519(publicKey, _)):
-            return JSONObject(["crv": .string(curve.rawValue), "kty": .string("OKP"), "x": .string(Base64URL.encode(publicKey))])
-        case let (.okp(curve), .asymmetric(key)):
-            guard let raw = key.rawPublicKey() else { throw JOSEError(.cryptoFailure, "could not export the OKP key") }
-            return JSONObject(["crv": .string(curve.rawValue), "kty": .string("OKP"), "x": .string(Base64URL.encode(raw))])
-        case let (.oct, .secret(secret)):
+        case let .asymmetric(.ec(key)):
+            let (x, y) = try JOSEError.mapping { () throws(CryptoError) in try key.publicCoordinates() }
+            return JSONObject(["crv": .string(key.curve.jwkName), "kty": .string("EC"), "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y))])
+        case let .asymmetric(.okp(key)):
+            return JSONObject(["crv": .string(key.curve.rawValue), "kty": .string("OKP"), "x": .string(Base64URL.encode(key.publicKey))])
+        case let .secret(secret):
             return JSONObject(["k": .string(Base64URL.encode(secret)), "kty": .string("oct")])
-        default:
-            throw JOSEError(.cryptoFailure, "inconsistent key material")
         }
     }
 

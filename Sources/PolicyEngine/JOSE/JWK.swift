@@ -1,7 +1,9 @@
+public import PolicyCrypto
+
 /// A JSON Web Key (RFC 7517) parsed, validated and made ready to use.
 ///
-/// Loading does all the work that does not depend on a token: the key material becomes an
-/// OpenSSL `EVP_PKEY` (or a libsodium key for Ed25519) once, and a verifier is prepared for every
+/// Loading does all the work that does not depend on a token: the key material becomes a key of
+/// the crypto layer (`AsymmetricKey`, or an HMAC secret) once, and a verifier is prepared for every
 /// JWS algorithm the key may serve. What a key may serve is the intersection of its type and
 /// curve, its own `alg`, `use` and `key_ops`: an RSA public key can never act as an HMAC secret.
 public struct JWK: Sendable {
@@ -43,8 +45,7 @@ public struct JWK: Sendable {
     private var verifiers: [PreparedVerifier] = []
 
     enum Material: Sendable {
-        case asymmetric(EVPKey)
-        case ed25519(publicKey: [UInt8], seed: [UInt8]?)
+        case asymmetric(AsymmetricKey)
         case secret([UInt8])
     }
 
@@ -80,8 +81,8 @@ public struct JWK: Sendable {
         case "RSA":
             let key = try JWK.loadRSA(reader, options: options)
             type = .rsa
-            material = .asymmetric(key)
-            isPrivate = key.hasPrivateKey
+            material = .asymmetric(.rsa(key))
+            isPrivate = key.isPrivate
             bits = key.bits
         case "EC":
             let curveName = try reader.requiredString("crv")
@@ -92,9 +93,9 @@ public struct JWK: Sendable {
             let x = try reader.fixedLengthBytes("x", count: size, what: "\(curve.jwkName) coordinate")
             let y = try reader.fixedLengthBytes("y", count: size, what: "\(curve.jwkName) coordinate")
             let d = try reader.optionalFixedLengthBytes("d", count: size, what: "\(curve.jwkName) private key")
-            let key = try EVPKey.ec(curve: curve, x: x, y: y, d: d)
+            let key = try JOSEError.mapping { () throws(CryptoError) in try ECKey(curve: curve, x: x, y: y, d: d) }
             type = .ec(curve)
-            material = .asymmetric(key)
+            material = .asymmetric(.ec(key))
             isPrivate = d != nil
             bits = key.bits
         case "OKP":
@@ -104,14 +105,7 @@ public struct JWK: Sendable {
             }
             let x = try reader.fixedLengthBytes("x", count: curve.keyByteCount, what: "\(curve.rawValue) public key")
             let d = try reader.optionalFixedLengthBytes("d", count: curve.keyByteCount, what: "\(curve.rawValue) private key")
-            if curve == .ed25519 {
-                if let d, try Ed25519.Signer(seed: d).publicKey != x {
-                    throw JOSEError(.keyInvalid, "Ed25519 private key does not match its public key 'x'")
-                }
-                material = .ed25519(publicKey: x, seed: d)
-            } else {
-                material = .asymmetric(try EVPKey.okp(curve: curve, publicKey: x, privateKey: d))
-            }
+            material = .asymmetric(.okp(try JOSEError.mapping { () throws(CryptoError) in try OKPKey(curve: curve, publicKey: x, privateKey: d) }))
             type = .okp(curve)
             isPrivate = d != nil
             bits = curve.keyByteCount * 8
@@ -129,33 +123,25 @@ public struct JWK: Sendable {
         verifiers = prepareVerifiers()
     }
 
-    /// Wraps a key read from PEM or DER. Such keys carry no `kid`, `use` or `alg` unless given here.
-    init(evpKey: EVPKey, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
-        switch evpKey.kind {
-        case .rsa:
+    /// Wraps a key read from PEM, DER or a certificate. Such keys carry no `kid`, `use` or `alg`
+    /// unless given here.
+    public init(key: AsymmetricKey, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        switch key {
+        case let .rsa(rsa):
             type = .rsa
-            try JWK.checkRSAStrength(modulus: evpKey.bigNumberParameter("n") ?? [], exponent: evpKey.bigNumberParameter("e") ?? [], options: options)
-            material = .asymmetric(evpKey)
-        case let .ec(curve):
-            type = .ec(curve)
-            material = .asymmetric(evpKey)
-        case let .okp(curve):
-            type = .okp(curve)
-            if curve == .ed25519 {
-                guard let publicKey = evpKey.rawPublicKey() else { throw JOSEError(.keyInvalid, "unreadable Ed25519 key") }
-                material = .ed25519(publicKey: publicKey, seed: evpKey.hasPrivateKey ? evpKey.rawPrivateKey() : nil)
-            } else {
-                material = .asymmetric(evpKey)
-            }
-        case let .unsupported(what):
-            throw JOSEError(.keyUnsupported, "unsupported key: \(what)")
+            try JWK.checkRSAStrength(modulus: rsa.modulus, exponent: rsa.publicExponent, options: options)
+        case let .ec(ec):
+            type = .ec(ec.curve)
+        case let .okp(okp):
+            type = .okp(okp.curve)
         }
+        material = .asymmetric(key)
         self.kid = kid
         self.use = use
         self.algorithm = algorithm
         keyOperations = nil
-        isPrivate = evpKey.hasPrivateKey
-        bits = evpKey.bits
+        isPrivate = key.isPrivate
+        bits = key.bits
         certificateChain = []
         verifiers = prepareVerifiers()
     }
@@ -176,17 +162,17 @@ public struct JWK: Sendable {
 
     /// Reads a PEM public key, certificate or private key.
     public init(pem: String, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
-        try self.init(evpKey: EVPKey.fromPEM(pem), kid: kid, use: use, algorithm: algorithm, options: options)
+        try self.init(key: JOSEError.mapping { () throws(CryptoError) in try AsymmetricKey(pem: pem) }, kid: kid, use: use, algorithm: algorithm, options: options)
     }
 
     /// Reads a DER SubjectPublicKeyInfo.
     public init(publicKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
-        try self.init(evpKey: EVPKey.fromPublicDER(der), kid: kid, algorithm: algorithm, options: options)
+        try self.init(key: JOSEError.mapping { () throws(CryptoError) in try AsymmetricKey(publicKeyDER: der) }, kid: kid, algorithm: algorithm, options: options)
     }
 
     /// Reads a DER private key (PKCS#8, or traditional RSA or EC).
     public init(privateKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
-        try self.init(evpKey: EVPKey.fromPrivateDER(der), kid: kid, algorithm: algorithm, options: options)
+        try self.init(key: JOSEError.mapping { () throws(CryptoError) in try AsymmetricKey(privateKeyDER: der) }, kid: kid, algorithm: algorithm, options: options)
     }
 
     // MARK: - Using the key
@@ -200,7 +186,7 @@ public struct JWK: Sendable {
     }
 
     /// The prepared verifier for `algorithm`, or an error saying why this key cannot serve it.
-    package func verifier(for algorithm: JWSAlgorithm) throws(JOSEError) -> any SignatureVerifier {
+    public func verifier(for algorithm: JWSAlgorithm) throws(JOSEError) -> any SignatureVerifier {
         for prepared in verifiers where prepared.algorithm == algorithm { return prepared.verifier }
         throw restriction(for: algorithm, operation: "verify") ?? JOSEError(.keyMismatch, "the key cannot verify \(algorithm.rawValue)")
     }
@@ -219,12 +205,10 @@ public struct JWK: Sendable {
             guard let scheme = algorithm.scheme(okpCurve: okpCurve) else {
                 throw JOSEError(.keyMismatch, "the key cannot sign \(algorithm.rawValue)")
             }
-            return try PKeySigner(key: key, scheme: scheme).sign(message)
-        case let .ed25519(_, seed):
-            return try Ed25519.Signer(seed: seed!).sign(message)
+            return try JOSEError.mapping { () throws(CryptoError) in try key.signer(for: scheme).sign(message) }
         case let .secret(secret):
             guard case let .hmac(digest) = algorithm.scheme() else { throw JOSEError(.keyMismatch, "an oct key signs only HS256/384/512") }
-            return try HMACKey(secret: secret, digest: digest).sign(message)
+            return try JOSEError.mapping { () throws(CryptoError) in try HMACKey(secret: secret, digest: digest).sign(message) }
         }
     }
 
@@ -261,11 +245,11 @@ public struct JWK: Sendable {
 
     // MARK: - Loading helpers
 
-    private static func loadRSA(_ reader: JWKMemberReader, options: KeyLoadingOptions) throws(JOSEError) -> EVPKey {
+    private static func loadRSA(_ reader: JWKMemberReader, options: KeyLoadingOptions) throws(JOSEError) -> RSAKey {
         let n = try reader.unsignedInteger("n")
         let e = try reader.unsignedInteger("e")
         try checkRSAStrength(modulus: n, exponent: e, options: options)
-        guard reader.has("d") else { return try EVPKey.rsa(modulus: n, exponent: e) }
+        guard reader.has("d") else { return try JOSEError.mapping { () throws(CryptoError) in try RSAKey(modulus: n, exponent: e) } }
         if reader.has("oth") {
             throw JOSEError(.keyUnsupported, "multi-prime RSA keys (oth) are not supported")
         }
@@ -277,7 +261,7 @@ public struct JWK: Sendable {
         } else if !present.isEmpty {
             throw JOSEError(.keyInvalid, "RSA private key has some CRT parameters (\(present.joined(separator: ", "))) but not all of p, q, dp, dq, qi")
         }
-        return try EVPKey.rsa(modulus: n, exponent: e, privateParts: parts)
+        return try JOSEError.mapping { () throws(CryptoError) in try RSAKey(modulus: n, exponent: e, privateParts: parts) }
     }
 
     static func checkRSAStrength(modulus n: [UInt8], exponent e: [UInt8], options: KeyLoadingOptions) throws(JOSEError) {
@@ -298,12 +282,14 @@ public struct JWK: Sendable {
         guard let entries = try reader.optionalStringArray("x5c") else { return [] }
         guard !entries.isEmpty else { throw JOSEError(.keyInvalid, "x5c must not be empty") }
         var chain: [X509Certificate] = []
-        for entry in entries { chain.append(try X509Certificate(der: StandardBase64.decode(entry))) }
-        let leafKey = try chain[0].publicKey()
+        for entry in entries {
+            let der = try StandardBase64.decode(entry)
+            chain.append(try JOSEError.mapping { () throws(CryptoError) in try X509Certificate(der: der) })
+        }
+        let leafKey = try JOSEError.mapping { () throws(CryptoError) in try chain[0].subjectPublicKey() }
         let matches: Bool
         switch material {
         case let .asymmetric(key): matches = leafKey.hasSamePublicKey(as: key)
-        case let .ed25519(publicKey, _): matches = leafKey.rawPublicKey() == publicKey
         case .secret: matches = false
         }
         guard matches else {
@@ -318,12 +304,8 @@ public struct JWK: Sendable {
         for candidate in JWSAlgorithm.allCases where restriction(for: candidate, operation: "verify") == nil {
             let verifier: (any SignatureVerifier)?
             switch (material, candidate.scheme(okpCurve: okpCurve)) {
-            case let (.asymmetric(key), .eddsa(.ed448)?):
-                verifier = Ed448Verifier(key: key)
             case let (.asymmetric(key), scheme?):
-                verifier = try? PKeyVerifier(key: key, scheme: scheme)
-            case let (.ed25519(publicKey, _), .eddsa(.ed25519)?):
-                verifier = try? Ed25519.Verifier(publicKey: publicKey)
+                verifier = try? key.verifier(for: scheme)
             case let (.secret(secret), .hmac(digest)?):
                 verifier = try? HMACKey(secret: secret, digest: digest)
             default:

@@ -1,3 +1,5 @@
+package import PolicyCrypto
+
 /// A JWS signature algorithm the engine accepts (RFC 7518 §3, RFC 8037, RFC 9864, and the
 /// brainpool names gematik's IDP uses).
 ///

@@ -1,3 +1,5 @@
+internal import PolicyCrypto
+
 /// `x5c: {trust: ca.pem}`: a key carried in a token's own `x5c` header, accepted only once its
 /// certificate chain verifies to these anchors (as gematik signs its discovery document).
 ///
@@ -12,7 +14,7 @@ public struct CertificateTrust: Sendable {
 
     /// Reads the anchors: every certificate in the PEM text of `file`.
     public init(pem: String, file: String, leaf: CertificateLeafMatcher? = nil) throws(JOSEError) {
-        verifier = CertificateChainVerifier(anchors: try CertificateChainVerifier.certificates(pem: pem))
+        verifier = CertificateChainVerifier(anchors: try JOSEError.mapping { () throws(CryptoError) in try CertificateChainVerifier.certificates(pem: pem) })
         self.file = file
         self.leaf = leaf
     }
@@ -32,16 +34,17 @@ public struct CertificateTrust: Sendable {
         }
         var chain: [X509Certificate] = []
         for (index, entry) in x5c.enumerated() {
-            do {
-                chain.append(try X509Certificate(der: StandardBase64.decode(entry)))
+            do throws(JOSEError) {
+                let der = try StandardBase64.decode(entry)
+                chain.append(try JOSEError.mapping { () throws(CryptoError) in try X509Certificate(der: der) })
             } catch {
                 throw JOSEError(.certificateInvalid, "x5c entry \(index) is not a base64 DER certificate: \(error.message)")
             }
         }
-        try verifier.verify(leaf: chain[0], intermediates: Array(chain.dropFirst()), at: time)
+        try JOSEError.mapping { () throws(CryptoError) in try verifier.verify(leaf: chain[0], intermediates: Array(chain.dropFirst()), at: time) }
         if let leaf, let mismatch = leaf.mismatch(chain[0]) {
             throw JOSEError(.certificateInvalid, "the leaf certificate (\(chain[0].subject)) chains to the anchor but does not match x5c.leaf: \(mismatch)")
         }
-        return try JWK(evpKey: chain[0].publicKey(), kid: kid, options: options)
+        return try JWK(key: JOSEError.mapping { () throws(CryptoError) in try chain[0].subjectPublicKey() }, kid: kid, options: options)
     }
 }

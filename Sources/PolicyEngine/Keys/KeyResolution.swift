@@ -1,3 +1,4 @@
+internal import PolicyCrypto
 public import Foundation
 
 /// Whether the keys behind a verdict were current.

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// Where a policy's verification (or decryption) keys come from (POLICY-FORMAT.md section 4),
 /// and how a token's `alg`, `kid` and `x5c` select among them.

@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyCrypto
 
 /// `state`: the callback's `state` equals the one the client sent, binding the response to the
 /// browser session that asked for it (RFC 6749 §10.12).

@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyCrypto
 
 /// `challenge`: the code challenge is the one the verifier makes under the client's method —
 /// BASE64URL(SHA-256(ASCII(verifier))) for S256, the verifier itself for plain (RFC 7636 §4.6).

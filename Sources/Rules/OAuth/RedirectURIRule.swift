@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 import PolicyEngine
 
 /// `redirect_uri`: the callback arrived at the registered redirect URI — the same scheme, host,

@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyCrypto
 
 /// `nonce`: the token's `nonce` is present and equals the one the client sent (OIDC Core 3.1.3.7 step 11).
 struct NonceRule: Rule {

@@ -1,3 +1,4 @@
+import PolicyCrypto
 @testable import PolicyEngine
 import Testing
 
@@ -18,7 +19,7 @@ struct JOSEBehaviourTests {
     @Test("an RSA public key can never serve as an HMAC secret")
     func keyConfusion() throws {
         let rsa = try JWK.generate(for: .rs256).publicKey
-        let der = try #require(rsa.evpKey).publicDER()
+        let der = try #require(rsa.asymmetricKey).publicKeyDER()
         let forged = try CompactJWS.sign(payload: Self.claims, algorithm: .hs256, key: JWK(secret: der))
         #expect { try CompactJWS(forged).verify(with: rsa) } throws: { ($0 as? JOSEError)?.code == .keyMismatch }
         #expect(!rsa.verifiableAlgorithms.contains(.hs256))

@@ -1,4 +1,5 @@
 import Foundation
+import PolicyCrypto
 @testable import PolicyEngine
 import Testing
 

@@ -1,3 +1,4 @@
+import PolicyCrypto
 @testable import PolicyEngine
 import Testing
 
@@ -7,9 +8,9 @@ struct EncryptionVectorTests {
     /// OpenSSL 3.0's GCM keeps at most 128 bytes of IV, so the three 257-byte-IV cases (268,
     /// 272, 276) fail with `unsupported_algorithm`; JWE only ever uses 12-byte IVs.
     static let gcmExceptions: [Int: VectorException] = [
-        268: .rejected(.unsupportedAlgorithm, "IV longer than OpenSSL's 128-byte limit"),
-        272: .rejected(.unsupportedAlgorithm, "IV longer than OpenSSL's 128-byte limit"),
-        276: .rejected(.unsupportedAlgorithm, "IV longer than OpenSSL's 128-byte limit"),
+        268: .rejected(CryptoError.Code.unsupportedParameter, "IV longer than OpenSSL's 128-byte limit"),
+        272: .rejected(CryptoError.Code.unsupportedParameter, "IV longer than OpenSSL's 128-byte limit"),
+        276: .rejected(CryptoError.Code.unsupportedParameter, "IV longer than OpenSSL's 128-byte limit"),
     ]
 
     @Test("AES-GCM: every IV and key size; sealing reproduces each valid ciphertext")
@@ -47,8 +48,10 @@ struct EncryptionVectorTests {
     @Test("RSA-OAEP decryption, with labels", arguments: oaepFiles)
     func rsaOAEP(file: String, digest: DigestAlgorithm) throws {
         try Wycheproof.run(file) { testCase in
-            let key = try EVPKey.fromPrivateDER(testCase.groupHex("privateKeyPkcs8"))
-            let plaintext = try RSAOAEP.decrypt(testCase.hex("ct"), with: key, digest: digest, label: testCase.hex("label"))
+            guard case let .rsa(key) = try AsymmetricKey(privateKeyDER: testCase.groupHex("privateKeyPkcs8")) else {
+                throw CryptoError(.keyMismatch, "not an RSA key")
+            }
+            let plaintext = try key.oaepDecrypt(testCase.hex("ct"), digest: digest, label: testCase.hex("label"))
             if testCase.expected == .valid { #expect(plaintext == testCase.hex("msg"), "\(testCase.label): wrong plaintext") }
             return .accepted
         }
@@ -65,9 +68,11 @@ struct EncryptionVectorTests {
     @Test("ECDH with DER public keys: invalid curves and points are refused", arguments: ecdhFiles)
     func ecdh(file: String, curve: EllipticCurve) throws {
         try Wycheproof.run(file, acceptable: { $0.flags.contains("UnnamedCurve") ? .mustReject : .either }) { testCase in
-            let privateKey = try EVPKey.ecPrivateScalar(curve: curve, d: testCase.hex("private"))
-            let peer = try EVPKey.fromPublicDER(testCase.hex("public"))
-            let shared = try KeyAgreement.sharedSecret(privateKey: privateKey, peer: peer)
+            let privateKey = try ECKey(curve: curve, privateScalar: testCase.hex("private"))
+            guard case let .ec(peer) = try AsymmetricKey(publicKeyDER: testCase.hex("public")) else {
+                throw CryptoError(.peerKeyInvalid, "not an EC key")
+            }
+            let shared = try privateKey.sharedSecret(with: peer)
             if testCase.expected != .invalid {
                 #expect(shared == testCase.hex("shared"), "\(testCase.label): wrong shared secret")
             }

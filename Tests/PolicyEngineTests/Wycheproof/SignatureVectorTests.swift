@@ -1,3 +1,4 @@
+import PolicyCrypto
 @testable import PolicyEngine
 import Testing
 

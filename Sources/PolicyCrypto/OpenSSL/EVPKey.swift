@@ -120,7 +120,7 @@ extension EVPKey {
         octets: [(String, [UInt8])] = [],
         strings: [(String, String)] = [],
         isPrivate: Bool
-    ) throws(JOSEError) -> EVPKey {
+    ) throws(CryptoError) -> EVPKey {
         guard let builder = OSSL_PARAM_BLD_new() else { throw openSSLFailure(.cryptoFailure, "out of memory") }
         defer { OSSL_PARAM_BLD_free(builder) }
         var numbers: [OpaquePointer] = []
@@ -170,7 +170,7 @@ extension EVPKey {
     }
 
     /// Runs OpenSSL's consistency checks on a freshly built key.
-    private func validate(what: String) throws(JOSEError) {
+    private func validate(what: String) throws(CryptoError) {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
             throw openSSLFailure(.cryptoFailure, "out of memory")
         }
@@ -182,7 +182,7 @@ extension EVPKey {
     }
 
     /// An RSA key from its big-endian components; `privateParts` holds d, then optionally p, q, dp, dq, qi.
-    static func rsa(modulus: [UInt8], exponent: [UInt8], privateParts: [[UInt8]]? = nil) throws(JOSEError) -> EVPKey {
+    static func rsa(modulus: [UInt8], exponent: [UInt8], privateParts: [[UInt8]]? = nil) throws(CryptoError) -> EVPKey {
         var numbers: [(String, [UInt8])] = [("n", modulus), ("e", exponent)]
         if let privateParts {
             let names = ["d", "rsa-factor1", "rsa-factor2", "rsa-exponent1", "rsa-exponent2", "rsa-coefficient1"]
@@ -194,7 +194,7 @@ extension EVPKey {
     }
 
     /// An EC key from affine coordinates of the curve's exact length, and optionally the private scalar.
-    static func ec(curve: EllipticCurve, x: [UInt8], y: [UInt8], d: [UInt8]? = nil) throws(JOSEError) -> EVPKey {
+    static func ec(curve: EllipticCurve, x: [UInt8], y: [UInt8], d: [UInt8]? = nil) throws(CryptoError) -> EVPKey {
         let point = [0x04] + x + y
         var numbers: [(String, [UInt8])] = []
         if let d { numbers.append(("priv", d)) }
@@ -207,7 +207,7 @@ extension EVPKey {
     }
 
     /// An OKP key from its raw public key, or from its raw private key when one is given.
-    static func okp(curve: OctetKeyCurve, publicKey: [UInt8], privateKey: [UInt8]? = nil) throws(JOSEError) -> EVPKey {
+    static func okp(curve: OctetKeyCurve, publicKey: [UInt8], privateKey: [UInt8]? = nil) throws(CryptoError) -> EVPKey {
         let created: OpaquePointer?
         if let privateKey {
             created = EVP_PKEY_new_raw_private_key_ex(nil, curve.openSSLName, nil, privateKey, privateKey.count)
@@ -217,13 +217,13 @@ extension EVPKey {
         guard let created else { throw openSSLFailure(.keyInvalid, "\(curve.rawValue) key bytes were rejected") }
         let key = EVPKey(takingOwnership: created, hasPrivateKey: privateKey != nil)
         if privateKey != nil, key.rawPublicKey() != publicKey {
-            throw JOSEError(.keyInvalid, "\(curve.rawValue) private key does not match its public key 'x'")
+            throw CryptoError(.keyInvalid, "\(curve.rawValue) private key does not match its public key 'x'")
         }
         return key
     }
 
     /// A fresh key pair: RSA of `rsaBits`, or on an EC or OKP curve.
-    static func generate(_ request: KeyGenerationRequest) throws(JOSEError) -> EVPKey {
+    static func generate(_ request: KeyGenerationRequest) throws(CryptoError) -> EVPKey {
         let created: OpaquePointer?
         switch request {
         case let .rsa(bits): created = COpenSSL_generate_rsa(UInt32(bits))
@@ -236,7 +236,7 @@ extension EVPKey {
 }
 
 /// The kind of an asymmetric key, read from OpenSSL.
-package enum AsymmetricKeyKind: Sendable, Equatable {
+enum AsymmetricKeyKind: Sendable, Equatable {
     case rsa
     case ec(EllipticCurve)
     case okp(OctetKeyCurve)
@@ -244,7 +244,7 @@ package enum AsymmetricKeyKind: Sendable, Equatable {
 }
 
 /// What key to generate.
-package enum KeyGenerationRequest: Sendable {
+enum KeyGenerationRequest: Sendable {
     case rsa(bits: Int)
     case ec(EllipticCurve)
     case okp(OctetKeyCurve)

@@ -1,10 +1,10 @@
 /// A hash function the engine uses: SHA-1 only inside RSA-OAEP (RFC 7518 §4.3), the SHA-2 family
 /// everywhere else.
-package enum DigestAlgorithm: Sendable, Hashable {
+public enum DigestAlgorithm: Sendable, Hashable {
     case sha1, sha256, sha384, sha512
 
     /// The output length in bytes.
-    package var byteCount: Int {
+    public var byteCount: Int {
         switch self {
         case .sha1: 20
         case .sha256: 32

@@ -38,7 +38,7 @@ public enum EllipticCurve: String, Sendable, CaseIterable {
     }
 
     /// The name OpenSSL gives the curve's group.
-    package var openSSLGroupName: String {
+    var openSSLGroupName: String {
         switch self {
         case .p256: "prime256v1"
         case .p384: "secp384r1"
@@ -51,7 +51,7 @@ public enum EllipticCurve: String, Sendable, CaseIterable {
     }
 
     /// Finds the curve for an OpenSSL group name (`P-256` and `prime256v1` both name P-256).
-    package init?(openSSLGroupName name: String) {
+    init?(openSSLGroupName name: String) {
         switch name {
         case "prime256v1", "P-256", "secp256r1": self = .p256
         case "secp384r1", "P-384": self = .p384
@@ -83,7 +83,7 @@ public enum OctetKeyCurve: String, Sendable, CaseIterable {
     public var isSignatureCurve: Bool { self != .x25519 }
 
     /// The OpenSSL key type name.
-    package var openSSLName: String {
+    var openSSLName: String {
         switch self {
         case .ed25519: "ED25519"
         case .ed448: "ED448"

@@ -17,11 +17,14 @@ private final class FetchedMAC: @unchecked Sendable {
 ///
 /// Re-initialising an HMAC context with the key it already holds only resets it, so each tag
 /// costs the hash work and nothing more.
-final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
-    let digest: DigestAlgorithm
+public final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
+    /// The digest the MAC is computed with.
+    public let digest: DigestAlgorithm
     private let pool: ContextPool
 
-    init(secret: [UInt8], digest: DigestAlgorithm) throws(JOSEError) {
+    /// Prepares `secret` for HMAC with `digest`; any length is accepted here (the JOSE layer
+    /// enforces RFC 7518's minimum).
+    public init(secret: [UInt8], digest: DigestAlgorithm) throws(CryptoError) {
         self.digest = digest
         let digestName = OpenSSLDigest.of(digest).name
         pool = ContextPool(
@@ -65,19 +68,20 @@ final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
     }
 
     /// The full-length HMAC of `message`.
-    func authenticationCode(_ message: UnsafeRawBufferPointer) -> [UInt8] {
+    public func authenticationCode(_ message: UnsafeRawBufferPointer) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: digest.byteCount) { buffer, count in
             authenticate(message, into: buffer)
             count = digest.byteCount
         }
     }
 
-    func authenticationCode(_ message: [UInt8]) -> [UInt8] {
+    /// The full-length HMAC of `message`.
+    public func authenticationCode(_ message: [UInt8]) -> [UInt8] {
         message.withUnsafeBytes { authenticationCode($0) }
     }
 
     /// Compares in constant time against a MAC computed on the stack: no allocation per token.
-    func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
+    public func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
         let length = digest.byteCount
         guard signature.count == length else { return false }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { expected in
@@ -86,29 +90,7 @@ final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
         }
     }
 
-    func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {
+    public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         authenticationCode(message)
-    }
-}
-
-/// Comparisons whose time does not depend on where the inputs differ: HMAC tags, and the secrets
-/// rules compare (nonce, state, PKCE challenges, `c_hash` / `at_hash`).
-public enum ConstantTime {
-    /// Whether two byte strings are equal; the length is not secret, the content is.
-    package static func equals(_ lhs: [UInt8], _ rhs: UnsafeRawBufferPointer) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        guard !lhs.isEmpty else { return true }
-        return lhs.withUnsafeBytes { CRYPTO_memcmp($0.baseAddress, rhs.baseAddress, lhs.count) == 0 }
-    }
-
-    /// Whether two byte strings are equal, in constant time for equal lengths.
-    package static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        rhs.withUnsafeBytes { equals(lhs, $0) }
-    }
-
-    /// Whether two strings hold the same code points (UTF-8 bytes), compared in constant time
-    /// for equal lengths; never by Unicode canonical equivalence.
-    public static func equals(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
-        equals(Array(lhs.utf8), Array(rhs.utf8))
     }
 }

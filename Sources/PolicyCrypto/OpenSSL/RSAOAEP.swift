@@ -2,20 +2,20 @@ internal import COpenSSL
 
 /// RSAES-OAEP key transport (RFC 8017 §7.1) with MGF1 over the same digest as the label hash:
 /// SHA-1 for JWE `RSA-OAEP`, SHA-256 for `RSA-OAEP-256`.
-package enum RSAOAEP {
+enum RSAOAEP {
     /// Encrypts a short secret to an RSA public (or private) key.
-    static func encrypt(_ plaintext: [UInt8], to key: EVPKey, digest: DigestAlgorithm, label: [UInt8] = []) throws(JOSEError) -> [UInt8] {
+    static func encrypt(_ plaintext: [UInt8], to key: EVPKey, digest: DigestAlgorithm, label: [UInt8] = []) throws(CryptoError) -> [UInt8] {
         try run(encrypt: true, plaintext, key: key, digest: digest, label: label)
     }
 
     /// Decrypts with an RSA private key; every padding or length problem is one `decryptionFailed`,
     /// so the failure says nothing about where the padding broke.
-    static func decrypt(_ ciphertext: [UInt8], with key: EVPKey, digest: DigestAlgorithm, label: [UInt8] = []) throws(JOSEError) -> [UInt8] {
-        guard key.hasPrivateKey else { throw JOSEError(.keyMismatch, "RSA-OAEP decryption needs a private key") }
+    static func decrypt(_ ciphertext: [UInt8], with key: EVPKey, digest: DigestAlgorithm, label: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+        guard key.hasPrivateKey else { throw CryptoError(.keyMismatch, "RSA-OAEP decryption needs a private key") }
         return try run(encrypt: false, ciphertext, key: key, digest: digest, label: label)
     }
 
-    private static func run(encrypt: Bool, _ input: [UInt8], key: EVPKey, digest: DigestAlgorithm, label: [UInt8]) throws(JOSEError) -> [UInt8] {
+    private static func run(encrypt: Bool, _ input: [UInt8], key: EVPKey, digest: DigestAlgorithm, label: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else {
             throw openSSLFailure(.cryptoFailure, "out of memory")
         }
@@ -44,8 +44,8 @@ package enum RSAOAEP {
         guard done == 1 else {
             drainOpenSSLErrors()
             throw encrypt
-                ? JOSEError(.keyInvalid, "RSA-OAEP encryption failed (the plaintext may be too long for the key)")
-                : JOSEError(.decryptionFailed, "RSA-OAEP decryption failed")
+                ? CryptoError(.keyInvalid, "RSA-OAEP encryption failed (the plaintext may be too long for the key)")
+                : CryptoError(.decryptionFailed, "RSA-OAEP decryption failed")
         }
         return Array(output.prefix(length))
     }

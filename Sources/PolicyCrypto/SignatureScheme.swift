@@ -1,5 +1,5 @@
 /// A signature or MAC primitive with all its parameters fixed, as a JWS `alg` selects it.
-package enum SignatureScheme: Sendable, Hashable {
+public enum SignatureScheme: Sendable, Hashable {
     /// RSASSA-PKCS1-v1_5.
     case rsaPKCS1(DigestAlgorithm)
     /// RSASSA-PSS with MGF1 over the same digest and a salt as long as the digest (RFC 7518 §3.5).
@@ -17,18 +17,18 @@ package enum SignatureScheme: Sendable, Hashable {
 /// Implementations are prepared once per key and shared across threads. A signature that does
 /// not verify, whatever its shape, is `false`; only a broken key or library is an error, and that
 /// is found when the verifier is made.
-package protocol SignatureVerifier: Sendable {
+public protocol SignatureVerifier: Sendable {
     func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool
 }
 
 extension SignatureVerifier {
     /// Verifies byte arrays; a convenience over the buffer form.
-    package func verify(signature: [UInt8], message: [UInt8]) -> Bool {
+    public func verify(signature: [UInt8], message: [UInt8]) -> Bool {
         signature.withUnsafeBytes { sig in message.withUnsafeBytes { verify(signature: sig, message: $0) } }
     }
 }
 
 /// Produces signatures (or MAC tags) for one private key and one scheme.
-package protocol SignatureSigner: Sendable {
-    func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8]
+public protocol SignatureSigner: Sendable {
+    func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8]
 }

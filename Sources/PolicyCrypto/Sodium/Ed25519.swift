@@ -14,10 +14,10 @@ enum Ed25519 {
     struct Verifier: SignatureVerifier {
         let publicKey: [UInt8]
 
-        init(publicKey: [UInt8]) throws(JOSEError) {
+        init(publicKey: [UInt8]) throws(CryptoError) {
             precondition(Ed25519.initialised, "libsodium failed to initialise")
             guard publicKey.count == Ed25519.publicKeyByteCount else {
-                throw JOSEError(.keyInvalid, "an Ed25519 public key is 32 bytes, found \(publicKey.count)")
+                throw CryptoError(.keyInvalid, "an Ed25519 public key is 32 bytes, found \(publicKey.count)")
             }
             self.publicKey = publicKey
         }
@@ -39,24 +39,24 @@ enum Ed25519 {
         private let secretKey: [UInt8]
         let publicKey: [UInt8]
 
-        init(seed: [UInt8]) throws(JOSEError) {
+        init(seed: [UInt8]) throws(CryptoError) {
             precondition(Ed25519.initialised, "libsodium failed to initialise")
             guard seed.count == Int(crypto_sign_SEEDBYTES) else {
-                throw JOSEError(.keyInvalid, "an Ed25519 private key is 32 bytes, found \(seed.count)")
+                throw CryptoError(.keyInvalid, "an Ed25519 private key is 32 bytes, found \(seed.count)")
             }
             var publicKey = [UInt8](repeating: 0, count: Int(crypto_sign_PUBLICKEYBYTES))
             var secretKey = [UInt8](repeating: 0, count: Int(crypto_sign_SECRETKEYBYTES))
             guard crypto_sign_seed_keypair(&publicKey, &secretKey, seed) == 0 else {
-                throw JOSEError(.keyInvalid, "libsodium rejected the Ed25519 seed")
+                throw CryptoError(.keyInvalid, "libsodium rejected the Ed25519 seed")
             }
             self.publicKey = publicKey
             self.secretKey = secretKey
         }
 
-        func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {
+        func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
             var signature = [UInt8](repeating: 0, count: Ed25519.signatureByteCount)
             guard crypto_sign_detached(&signature, nil, message, UInt64(message.count), secretKey) == 0 else {
-                throw JOSEError(.cryptoFailure, "libsodium could not sign")
+                throw CryptoError(.cryptoFailure, "libsodium could not sign")
             }
             return signature
         }

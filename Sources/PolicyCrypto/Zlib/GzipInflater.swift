@@ -3,18 +3,19 @@ internal import CZlib
 /// Streaming gzip (or zlib) decompression of a byte stream, chunk by chunk, so a compressed log
 /// of any size is read in bounded memory. Concatenated gzip members (as `cat a.gz b.gz` makes)
 /// are read one after another.
-final class GzipInflater {
+public final class GzipInflater {
     private var stream = z_stream()
     private var finished = false
 
-    init() throws(BatchInputError) {
-        guard CZlib_inflateInit(&stream) == Z_OK else { throw BatchInputError("could not start gzip decompression") }
+    /// A decompressor at the start of a stream.
+    public init() throws(CompressionError) {
+        guard CZlib_inflateInit(&stream) == Z_OK else { throw CompressionError("could not start gzip decompression") }
     }
 
     deinit { inflateEnd(&stream) }
 
     /// The bytes `input` decompresses to; throws on corrupt data.
-    func inflate(_ input: [UInt8]) throws(BatchInputError) -> [UInt8] {
+    public func inflate(_ input: [UInt8]) throws(CompressionError) -> [UInt8] {
         guard !input.isEmpty else { return [] }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -22,7 +23,7 @@ final class GzipInflater {
         while !remaining.isEmpty {
             if finished {
                 // Another member follows the last one's end.
-                guard inflateReset(&stream) == Z_OK else { throw BatchInputError("could not read the next gzip member") }
+                guard inflateReset(&stream) == Z_OK else { throw CompressionError("could not read the next gzip member") }
                 finished = false
             }
             let (consumed, failure) = remaining.withUnsafeBytes { inputBytes -> (Int, Int32?) in
@@ -51,7 +52,7 @@ final class GzipInflater {
                 } while stream.avail_out == 0 || stream.avail_in > 0
                 return (inputBytes.count - Int(stream.avail_in), nil)
             }
-            if let failure { throw BatchInputError("the gzip data is corrupt (zlib status \(failure))") }
+            if let failure { throw CompressionError("the gzip data is corrupt (zlib status \(failure))") }
             remaining = remaining.dropFirst(consumed)
             if !finished, consumed == 0 { break }
         }
@@ -59,11 +60,11 @@ final class GzipInflater {
     }
 
     /// Whether the stream ended cleanly; a truncated file leaves it unfinished.
-    var isComplete: Bool { finished }
+    public var isComplete: Bool { finished }
 }
 
-/// An input that cannot be read: unreadable, corrupt compression, a truncated gzip file.
-public struct BatchInputError: Error, Sendable, CustomStringConvertible {
+/// Compressed data that cannot be read: corrupt, or zlib could not start or resume.
+public struct CompressionError: Error, Sendable, CustomStringConvertible {
     public let description: String
 
     init(_ description: String) {

@@ -4,12 +4,12 @@ internal import COpenSSL
 /// subject alternative names, extended key usages, certificate policies and admission roles.
 extension X509Certificate {
     /// A subject alternative name kind a policy can name.
-    package enum AlternativeNameKind: String, Sendable, CaseIterable {
+    public enum AlternativeNameKind: String, Sendable, CaseIterable {
         case dns, uri, email
     }
 
     /// The subject's attributes by short name (`CN`, `O`, `OU`, `C`, `serialNumber`, ...), as UTF-8.
-    package var subjectAttributes: [(name: String, value: String)] {
+    public var subjectAttributes: [(name: String, value: String)] {
         guard let name = X509_get_subject_name(pointer) else { return [] }
         return (0..<X509_NAME_entry_count(name)).compactMap { index in
             guard let entry = X509_NAME_get_entry(name, index), let object = X509_NAME_ENTRY_get_object(entry),
@@ -25,7 +25,7 @@ extension X509Certificate {
     }
 
     /// DNS names, URIs and e-mail addresses of the subject alternative name extension.
-    package var alternativeNames: [(kind: AlternativeNameKind, value: String)] {
+    public var alternativeNames: [(kind: AlternativeNameKind, value: String)] {
         guard let names = OpaquePointer(X509_get_ext_d2i(pointer, NID_subject_alt_name, nil, nil)) else { return [] }
         defer { GENERAL_NAMES_free(names) }
         return (0..<OPENSSL_sk_num(names)).compactMap { index in
@@ -44,12 +44,12 @@ extension X509Certificate {
     }
 
     /// The extended key usage OIDs, dotted.
-    package var extendedKeyUsages: [String] {
+    public var extendedKeyUsages: [String] {
         objects(of: NID_ext_key_usage, free: { EXTENDED_KEY_USAGE_free($0) }) { OpaquePointer($0) }
     }
 
     /// The certificate policy OIDs, dotted.
-    package var policies: [String] {
+    public var policies: [String] {
         objects(of: NID_certificate_policies, free: { CERTIFICATEPOLICIES_free($0) }) { raw in
             raw.assumingMemoryBound(to: POLICYINFO.self).pointee.policyid
         }
@@ -57,7 +57,7 @@ extension X509Certificate {
 
     /// The profession OIDs of the admission extension (common PKI, as gematik's TI certificates
     /// name a holder's role: `oid_idpd` for the IDP), dotted.
-    package var admissionRoles: [String] {
+    public var admissionRoles: [String] {
         guard let syntax = OpaquePointer(X509_get_ext_d2i(pointer, NID_x509ExtAdmission, nil, nil)) else { return [] }
         defer { ADMISSION_SYNTAX_free(syntax) }
         var roles: [String] = []

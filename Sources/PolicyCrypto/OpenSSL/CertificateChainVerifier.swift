@@ -6,20 +6,21 @@ internal import Foundation
 /// The anchors are the only trust: the system store is never consulted, and an anchor need not
 /// be self-signed (an intermediate CA may be configured). Validity is checked at the caller's
 /// time, not the wall clock, so a batch judges each record as of its own moment.
-package struct CertificateChainVerifier: Sendable {
+public struct CertificateChainVerifier: Sendable {
     /// The longest chain accepted, leaf included.
-    package static let maxChainLength = 10
+    public static let maxChainLength = 10
 
-    let anchors: [X509Certificate]
+    /// The trust anchors.
+    public let anchors: [X509Certificate]
 
-    package init(anchors: [X509Certificate]) {
+    public init(anchors: [X509Certificate]) {
         self.anchors = anchors
     }
 
     /// Reads every `CERTIFICATE` block of a PEM text.
-    package static func certificates(pem: String) throws(JOSEError) -> [X509Certificate] {
+    public static func certificates(pem: String) throws(CryptoError) -> [X509Certificate] {
         let bytes = Array(pem.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) -> [X509Certificate] in
+        return try bytes.withUnsafeBufferPointer { buffer throws(CryptoError) -> [X509Certificate] in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else {
                 throw openSSLFailure(.cryptoFailure, "out of memory")
             }
@@ -31,9 +32,9 @@ package struct CertificateChainVerifier: Sendable {
             // The loop ends on "no start line"; anything else is a damaged block.
             drainOpenSSLErrors()
             let blocks = pem.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1
-            guard blocks > 0 else { throw JOSEError(.certificateInvalid, "no CERTIFICATE block found") }
+            guard blocks > 0 else { throw CryptoError(.certificateInvalid, "no CERTIFICATE block found") }
             guard certificates.count == blocks else {
-                throw JOSEError(.certificateInvalid, "certificate \(certificates.count + 1) of \(blocks) is not a valid X.509 certificate")
+                throw CryptoError(.certificateInvalid, "certificate \(certificates.count + 1) of \(blocks) is not a valid X.509 certificate")
             }
             return certificates
         }
@@ -41,9 +42,9 @@ package struct CertificateChainVerifier: Sendable {
 
     /// Checks that `leaf`, helped by `intermediates`, chains to an anchor with every certificate
     /// valid at `time` (seconds since the epoch), and that the leaf may sign.
-    package func verify(leaf: X509Certificate, intermediates: [X509Certificate], at time: Double) throws(JOSEError) {
+    public func verify(leaf: X509Certificate, intermediates: [X509Certificate], at time: Double) throws(CryptoError) {
         guard intermediates.count < Self.maxChainLength else {
-            throw JOSEError(.certificateInvalid, "the chain has \(intermediates.count + 1) certificates; at most \(Self.maxChainLength) are accepted")
+            throw CryptoError(.certificateInvalid, "the chain has \(intermediates.count + 1) certificates; at most \(Self.maxChainLength) are accepted")
         }
         guard let store = X509_STORE_new() else { throw openSSLFailure(.cryptoFailure, "out of memory") }
         defer { X509_STORE_free(store) }
@@ -69,10 +70,10 @@ package struct CertificateChainVerifier: Sendable {
             let reason = String(cString: X509_verify_cert_error_string(Int(code)))
             drainOpenSSLErrors()
             let which = depth == 0 ? "the leaf certificate (\(leaf.subject))" : "certificate \(depth) of the chain"
-            throw JOSEError(.certificateInvalid, "\(which) does not verify to the trust anchor: \(reason)")
+            throw CryptoError(.certificateInvalid, "\(which) does not verify to the trust anchor: \(reason)")
         }
         guard leaf.allowsDigitalSignature else {
-            throw JOSEError(.certificateInvalid, "the leaf certificate (\(leaf.subject)) has a key usage without digitalSignature; it may not sign tokens")
+            throw CryptoError(.certificateInvalid, "the leaf certificate (\(leaf.subject)) has a key usage without digitalSignature; it may not sign tokens")
         }
     }
 }

@@ -1,12 +1,12 @@
 internal import COpenSSL
 
-/// Builds a `JOSEError` from OpenSSL's thread-local error queue, and empties the queue.
+/// Builds a `CryptoError` from OpenSSL's thread-local error queue, and empties the queue.
 ///
 /// Every failing OpenSSL call leaves entries on the calling thread's queue; draining it here keeps
 /// a long-running verifier from accumulating them and keeps one failure's reason out of the next.
-func openSSLFailure(_ code: JOSEError.Code, _ what: String) -> JOSEError {
+func openSSLFailure(_ code: CryptoError.Code, _ what: String) -> CryptoError {
     let reason = drainOpenSSLErrors()
-    return JOSEError(code, reason.isEmpty ? what : "\(what): \(reason)")
+    return CryptoError(code, reason.isEmpty ? what : "\(what): \(reason)")
 }
 
 /// Empties OpenSSL's error queue for this thread and returns the first reason, if any.

@@ -8,7 +8,7 @@ final class PKeyVerifier: SignatureVerifier, @unchecked Sendable {
     private let scheme: SignatureScheme
     private let pool: ContextPool
 
-    init(key: EVPKey, scheme: SignatureScheme) throws(JOSEError) {
+    init(key: EVPKey, scheme: SignatureScheme) throws(CryptoError) {
         let digestAlgorithm: DigestAlgorithm
         switch scheme {
         case let .rsaPKCS1(d), let .rsaPSS(d), let .ecdsa(_, d): digestAlgorithm = d

@@ -64,7 +64,7 @@ final class OpenSSLDigest: @unchecked Sendable {
 
 extension DigestAlgorithm {
     /// Hashes bytes with this algorithm.
-    package func hash(_ data: some Collection<UInt8>) -> [UInt8] {
+    public func hash(_ data: some Collection<UInt8>) -> [UInt8] {
         let digest = OpenSSLDigest.of(self)
         if let result = data.withContiguousStorageIfAvailable({ digest.hash(UnsafeRawBufferPointer($0)) }) {
             return result

@@ -5,12 +5,12 @@ extension EVPKey {
     /// Reads a PEM block: `PUBLIC KEY`, `PRIVATE KEY`, `RSA PRIVATE KEY`, `EC PRIVATE KEY` or
     /// `CERTIFICATE` (whose subject public key is taken). Encrypted private keys are refused
     /// rather than prompting for a passphrase.
-    static func fromPEM(_ pem: String) throws(JOSEError) -> EVPKey {
+    static func fromPEM(_ pem: String) throws(CryptoError) -> EVPKey {
         guard let label = PEMLabel.first(in: pem) else {
-            throw JOSEError(.keyInvalid, "no PEM block found (expected a line like -----BEGIN PUBLIC KEY-----)")
+            throw CryptoError(.keyInvalid, "no PEM block found (expected a line like -----BEGIN PUBLIC KEY-----)")
         }
         let bytes = Array(pem.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) -> EVPKey in
+        return try bytes.withUnsafeBufferPointer { buffer throws(CryptoError) -> EVPKey in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else {
                 throw openSSLFailure(.cryptoFailure, "out of memory")
             }
@@ -35,16 +35,16 @@ extension EVPKey {
                 }
                 return try X509Certificate(takingOwnership: certificate).publicKey()
             case "ENCRYPTED PRIVATE KEY":
-                throw JOSEError(.keyUnsupported, "encrypted private keys are not supported; decrypt it first (openssl pkey -in key.pem -out plain.pem)")
+                throw CryptoError(.keyUnsupported, "encrypted private keys are not supported; decrypt it first (openssl pkey -in key.pem -out plain.pem)")
             default:
-                throw JOSEError(.keyUnsupported, "unsupported PEM block '\(label)' (expected PUBLIC KEY, PRIVATE KEY or CERTIFICATE)")
+                throw CryptoError(.keyUnsupported, "unsupported PEM block '\(label)' (expected PUBLIC KEY, PRIVATE KEY or CERTIFICATE)")
             }
         }
     }
 
     /// Reads a DER SubjectPublicKeyInfo.
-    static func fromPublicDER(_ der: [UInt8]) throws(JOSEError) -> EVPKey {
-        try der.withUnsafeBufferPointer { buffer throws(JOSEError) -> EVPKey in
+    static func fromPublicDER(_ der: [UInt8]) throws(CryptoError) -> EVPKey {
+        try der.withUnsafeBufferPointer { buffer throws(CryptoError) -> EVPKey in
             var cursor = buffer.baseAddress
             guard let key = d2i_PUBKEY(nil, &cursor, buffer.count) else {
                 throw openSSLFailure(.keyInvalid, "not a DER SubjectPublicKeyInfo")
@@ -52,7 +52,7 @@ extension EVPKey {
             let consumed = buffer.baseAddress.map { cursor! - $0 } ?? 0
             guard consumed == buffer.count else {
                 EVP_PKEY_free(key)
-                throw JOSEError(.keyInvalid, "trailing bytes after the DER public key")
+                throw CryptoError(.keyInvalid, "trailing bytes after the DER public key")
             }
             let parsed = EVPKey(takingOwnership: key, hasPrivateKey: false)
             try parsed.requireNamedCurve()
@@ -63,16 +63,16 @@ extension EVPKey {
     /// Refuses EC keys that spell out their curve parameters instead of naming the curve
     /// (RFC 5480 §2.1.1 requires a named curve); such keys are how invalid-curve and
     /// modified-generator attacks are delivered.
-    func requireNamedCurve() throws(JOSEError) {
+    func requireNamedCurve() throws(CryptoError) {
         guard case .ec = kind else { return }
         if utf8Parameter("encoding") == "explicit" {
-            throw JOSEError(.keyUnsupported, "EC keys with explicit curve parameters are not accepted; use a named curve")
+            throw CryptoError(.keyUnsupported, "EC keys with explicit curve parameters are not accepted; use a named curve")
         }
     }
 
     /// Reads a DER private key (PKCS#8, or the traditional RSA or EC forms).
-    static func fromPrivateDER(_ der: [UInt8]) throws(JOSEError) -> EVPKey {
-        try der.withUnsafeBufferPointer { buffer throws(JOSEError) -> EVPKey in
+    static func fromPrivateDER(_ der: [UInt8]) throws(CryptoError) -> EVPKey {
+        try der.withUnsafeBufferPointer { buffer throws(CryptoError) -> EVPKey in
             var cursor = buffer.baseAddress
             guard let key = d2i_AutoPrivateKey(nil, &cursor, buffer.count) else {
                 throw openSSLFailure(.keyInvalid, "not a DER private key")
@@ -82,7 +82,7 @@ extension EVPKey {
     }
 
     /// An EC private key from its scalar alone, for key agreement where the public half is not needed.
-    static func ecPrivateScalar(curve: EllipticCurve, d: [UInt8]) throws(JOSEError) -> EVPKey {
+    static func ecPrivateScalar(curve: EllipticCurve, d: [UInt8]) throws(CryptoError) -> EVPKey {
         try fromData(typeName: "EC", bigNumbers: [("priv", d)], strings: [("group", curve.openSSLGroupName)], isPrivate: true)
     }
 }
@@ -111,7 +111,7 @@ enum PEMLabel {
 }
 
 /// One parsed X.509 certificate, owning its OpenSSL `X509`.
-package final class X509Certificate: @unchecked Sendable {
+public final class X509Certificate: @unchecked Sendable {
     let pointer: OpaquePointer
 
     init(takingOwnership pointer: OpaquePointer) {
@@ -121,7 +121,7 @@ package final class X509Certificate: @unchecked Sendable {
     deinit { X509_free(pointer) }
 
     /// Parses one DER certificate (as carried, base64-encoded, in a JWK's or header's `x5c`).
-    package convenience init(der: [UInt8]) throws(JOSEError) {
+    public convenience init(der: [UInt8]) throws(CryptoError) {
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             guard let certificate = d2i_X509(nil, &cursor, buffer.count) else { return nil }
@@ -136,7 +136,11 @@ package final class X509Certificate: @unchecked Sendable {
     }
 
     /// The certificate's subject public key.
-    func publicKey() throws(JOSEError) -> EVPKey {
+    public func subjectPublicKey() throws(CryptoError) -> AsymmetricKey {
+        try AsymmetricKey(evp: publicKey())
+    }
+
+    func publicKey() throws(CryptoError) -> EVPKey {
         guard let key = X509_get_pubkey(pointer) else {
             throw openSSLFailure(.certificateInvalid, "the certificate's public key is unreadable or unsupported")
         }
@@ -144,14 +148,14 @@ package final class X509Certificate: @unchecked Sendable {
     }
 
     /// The subject distinguished name in OpenSSL's one-line form, for messages and listings.
-    package var subject: String {
+    public var subject: String {
         guard let name = X509_get_subject_name(pointer), let line = X509_NAME_oneline(name, nil, 0) else { return "?" }
         defer { COpenSSL_free(line) }
         return String(cString: line)
     }
 
     /// The DER encoding.
-    package var der: [UInt8] {
+    public var der: [UInt8] {
         var output: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_X509(pointer, &output)
         guard length > 0, let output else { return [] }
@@ -162,7 +166,7 @@ package final class X509Certificate: @unchecked Sendable {
 
 extension EVPKey {
     /// The DER SubjectPublicKeyInfo of this key's public half.
-    func publicDER() throws(JOSEError) -> [UInt8] {
+    func publicDER() throws(CryptoError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_PUBKEY(pointer, &output)
         guard length > 0, let output else { throw openSSLFailure(.cryptoFailure, "could not encode the public key") }

@@ -6,8 +6,8 @@ struct PKeySigner: SignatureSigner {
     let key: EVPKey
     let scheme: SignatureScheme
 
-    func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {
-        guard key.hasPrivateKey else { throw JOSEError(.keyMismatch, "signing needs a private key") }
+    func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard key.hasPrivateKey else { throw CryptoError(.keyMismatch, "signing needs a private key") }
         switch scheme {
         case .eddsa:
             return try signOneShot(message)
@@ -24,7 +24,7 @@ struct PKeySigner: SignatureSigner {
         }
     }
 
-    private func signDigest(_ hash: [UInt8], digest: DigestAlgorithm) throws(JOSEError) -> [UInt8] {
+    private func signDigest(_ hash: [UInt8], digest: DigestAlgorithm) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else {
             throw openSSLFailure(.cryptoFailure, "out of memory")
         }
@@ -48,7 +48,7 @@ struct PKeySigner: SignatureSigner {
         return Array(output.prefix(length))
     }
 
-    private func signOneShot(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {
+    private func signOneShot(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw openSSLFailure(.cryptoFailure, "out of memory") }
         defer { EVP_MD_CTX_free(context) }
         var length = 0

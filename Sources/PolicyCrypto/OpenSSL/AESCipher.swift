@@ -2,7 +2,7 @@ internal import COpenSSL
 
 /// AES in the modes JWE uses — GCM, CBC with PKCS#7 padding, and RFC 3394 key wrap — with
 /// each cipher fetched from OpenSSL once.
-package enum AESCipher {
+public enum AESCipher {
     private final class Fetched: @unchecked Sendable {
         let pointers: [String: OpaquePointer]
         init() {
@@ -21,9 +21,9 @@ package enum AESCipher {
         static let shared = Fetched()
     }
 
-    private static func cipher(_ mode: String, keyCount: Int) throws(JOSEError) -> OpaquePointer {
+    private static func cipher(_ mode: String, keyCount: Int) throws(CryptoError) -> OpaquePointer {
         guard [16, 24, 32].contains(keyCount) else {
-            throw JOSEError(.keyInvalid, "an AES key is 16, 24 or 32 bytes, found \(keyCount)")
+            throw CryptoError(.keyInvalid, "an AES key is 16, 24 or 32 bytes, found \(keyCount)")
         }
         return Fetched.shared.pointers["AES-\(keyCount * 8)-\(mode)"]!
     }
@@ -31,14 +31,14 @@ package enum AESCipher {
     /// OpenSSL 3.0's GCM keeps at most 128 bytes of IV (GCM_IV_MAX_SIZE); JWE uses 12.
     static let maximumGCMIVByteCount = 128
 
-    private static func checkGCMIV(_ iv: [UInt8]) throws(JOSEError) {
-        guard !iv.isEmpty else { throw JOSEError(.decryptionFailed, "AES-GCM needs a non-empty IV") }
+    private static func checkGCMIV(_ iv: [UInt8]) throws(CryptoError) {
+        guard !iv.isEmpty else { throw CryptoError(.decryptionFailed, "AES-GCM needs a non-empty IV") }
         guard iv.count <= maximumGCMIVByteCount else {
-            throw JOSEError(.unsupportedAlgorithm, "AES-GCM IV of \(iv.count) bytes exceeds the \(maximumGCMIVByteCount) bytes supported")
+            throw CryptoError(.unsupportedParameter, "AES-GCM IV of \(iv.count) bytes exceeds the \(maximumGCMIVByteCount) bytes supported")
         }
     }
 
-    private static func withContext<T>(_ body: (OpaquePointer) throws(JOSEError) -> T) throws(JOSEError) -> T {
+    private static func withContext<T>(_ body: (OpaquePointer) throws(CryptoError) -> T) throws(CryptoError) -> T {
         guard let context = EVP_CIPHER_CTX_new() else { throw openSSLFailure(.cryptoFailure, "out of memory") }
         defer { EVP_CIPHER_CTX_free(context) }
         return try body(context)
@@ -47,10 +47,10 @@ package enum AESCipher {
     // MARK: GCM
 
     /// Encrypts with AES-GCM; returns the ciphertext and the 16-byte tag.
-    package static func gcmSeal(key: [UInt8], iv: [UInt8], aad: [UInt8], plaintext: [UInt8]) throws(JOSEError) -> (ciphertext: [UInt8], tag: [UInt8]) {
+    public static func gcmSeal(key: [UInt8], iv: [UInt8], aad: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
         let cipher = try cipher("GCM", keyCount: key.count)
         try checkGCMIV(iv)
-        return try withContext { context throws(JOSEError) in
+        return try withContext { context throws(CryptoError) in
             var output = [UInt8](repeating: 0, count: plaintext.count)
             var tag = [UInt8](repeating: 0, count: 16)
             var length: Int32 = 0
@@ -68,11 +68,11 @@ package enum AESCipher {
     }
 
     /// Decrypts and authenticates AES-GCM with a 16-byte tag; any mismatch is `decryptionFailed`.
-    package static func gcmOpen(key: [UInt8], iv: [UInt8], aad: [UInt8], ciphertext: [UInt8], tag: [UInt8]) throws(JOSEError) -> [UInt8] {
+    public static func gcmOpen(key: [UInt8], iv: [UInt8], aad: [UInt8], ciphertext: [UInt8], tag: [UInt8]) throws(CryptoError) -> [UInt8] {
         let cipher = try cipher("GCM", keyCount: key.count)
         try checkGCMIV(iv)
-        guard tag.count == 16 else { throw JOSEError(.decryptionFailed, "AES-GCM tag must be 16 bytes, found \(tag.count)") }
-        return try withContext { context throws(JOSEError) in
+        guard tag.count == 16 else { throw CryptoError(.decryptionFailed, "AES-GCM tag must be 16 bytes, found \(tag.count)") }
+        return try withContext { context throws(CryptoError) in
             var output = [UInt8](repeating: 0, count: ciphertext.count + 16)
             var length: Int32 = 0
             var ok = EVP_DecryptInit_ex2(context, cipher, nil, nil, nil) == 1
@@ -87,7 +87,7 @@ package enum AESCipher {
             ok = ok && output.withUnsafeMutableBufferPointer { EVP_DecryptFinal_ex(context, $0.baseAddress! + Int(length), &finalLength) } == 1
             guard ok else {
                 drainOpenSSLErrors()
-                throw JOSEError(.decryptionFailed, "AES-GCM authentication failed: the tag, IV, AAD or ciphertext was altered, or the key is wrong")
+                throw CryptoError(.decryptionFailed, "AES-GCM authentication failed: the tag, IV, AAD or ciphertext was altered, or the key is wrong")
             }
             return Array(output.prefix(Int(length + finalLength)))
         }
@@ -96,20 +96,20 @@ package enum AESCipher {
     // MARK: CBC
 
     /// Encrypts with AES-CBC and PKCS#7 padding.
-    package static func cbcEncrypt(key: [UInt8], iv: [UInt8], plaintext: [UInt8]) throws(JOSEError) -> [UInt8] {
+    public static func cbcEncrypt(key: [UInt8], iv: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
         try cbc(encrypt: true, key: key, iv: iv, input: plaintext)
     }
 
     /// Decrypts AES-CBC and removes PKCS#7 padding. Call it only after the MAC verified, so that
     /// padding errors are never observable (RFC 7518 §5.2.2.2).
-    package static func cbcDecrypt(key: [UInt8], iv: [UInt8], ciphertext: [UInt8]) throws(JOSEError) -> [UInt8] {
+    public static func cbcDecrypt(key: [UInt8], iv: [UInt8], ciphertext: [UInt8]) throws(CryptoError) -> [UInt8] {
         try cbc(encrypt: false, key: key, iv: iv, input: ciphertext)
     }
 
-    private static func cbc(encrypt: Bool, key: [UInt8], iv: [UInt8], input: [UInt8]) throws(JOSEError) -> [UInt8] {
+    private static func cbc(encrypt: Bool, key: [UInt8], iv: [UInt8], input: [UInt8]) throws(CryptoError) -> [UInt8] {
         let cipher = try cipher("CBC", keyCount: key.count)
-        guard iv.count == 16 else { throw JOSEError(.decryptionFailed, "AES-CBC IV must be 16 bytes, found \(iv.count)") }
-        return try withContext { context throws(JOSEError) in
+        guard iv.count == 16 else { throw CryptoError(.decryptionFailed, "AES-CBC IV must be 16 bytes, found \(iv.count)") }
+        return try withContext { context throws(CryptoError) in
             var output = [UInt8](repeating: 0, count: input.count + 16)
             var length: Int32 = 0
             var finalLength: Int32 = 0
@@ -118,7 +118,7 @@ package enum AESCipher {
                 && output.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(context, $0.baseAddress! + Int(length), &finalLength) } == 1
             guard ok else {
                 drainOpenSSLErrors()
-                throw JOSEError(.decryptionFailed, "AES-CBC \(encrypt ? "encryption" : "decryption") failed")
+                throw CryptoError(.decryptionFailed, "AES-CBC \(encrypt ? "encryption" : "decryption") failed")
             }
             return Array(output.prefix(Int(length + finalLength)))
         }
@@ -127,9 +127,9 @@ package enum AESCipher {
     // MARK: Key wrap
 
     /// Wraps a key of at least 16 bytes, a multiple of 8, with RFC 3394 AES key wrap.
-    package static func wrap(key: [UInt8], keyToWrap: [UInt8]) throws(JOSEError) -> [UInt8] {
+    public static func wrap(key: [UInt8], keyToWrap: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard keyToWrap.count >= 16, keyToWrap.count % 8 == 0 else {
-            throw JOSEError(.keyInvalid, "AES key wrap needs a key of at least 16 bytes in 8-byte blocks, found \(keyToWrap.count)")
+            throw CryptoError(.keyInvalid, "AES key wrap needs a key of at least 16 bytes in 8-byte blocks, found \(keyToWrap.count)")
         }
         return try keyWrap(encrypt: true, key: key, input: keyToWrap)
     }
@@ -138,16 +138,16 @@ package enum AESCipher {
     ///
     /// Wrapped keys shorter than 24 bytes (an 8-byte key, which RFC 3394 allows but SP 800-38F
     /// does not) are refused: no JWE content key is that short.
-    package static func unwrap(key: [UInt8], wrapped: [UInt8]) throws(JOSEError) -> [UInt8] {
+    public static func unwrap(key: [UInt8], wrapped: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard wrapped.count >= 24, wrapped.count % 8 == 0 else {
-            throw JOSEError(.decryptionFailed, "an AES-wrapped key is at least 24 bytes in 8-byte blocks, found \(wrapped.count)")
+            throw CryptoError(.decryptionFailed, "an AES-wrapped key is at least 24 bytes in 8-byte blocks, found \(wrapped.count)")
         }
         return try keyWrap(encrypt: false, key: key, input: wrapped)
     }
 
-    private static func keyWrap(encrypt: Bool, key: [UInt8], input: [UInt8]) throws(JOSEError) -> [UInt8] {
+    private static func keyWrap(encrypt: Bool, key: [UInt8], input: [UInt8]) throws(CryptoError) -> [UInt8] {
         let cipher = try cipher("WRAP", keyCount: key.count)
-        return try withContext { context throws(JOSEError) in
+        return try withContext { context throws(CryptoError) in
             var output = [UInt8](repeating: 0, count: input.count + 16)
             var length: Int32 = 0
             var finalLength: Int32 = 0
@@ -156,7 +156,7 @@ package enum AESCipher {
                 && output.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(context, $0.baseAddress! + Int(length), &finalLength) } == 1
             guard ok, length > 0 else {
                 drainOpenSSLErrors()
-                throw JOSEError(.decryptionFailed, encrypt ? "AES key wrap failed" : "AES key unwrap failed: integrity check did not pass (wrong key or altered data)")
+                throw CryptoError(.decryptionFailed, encrypt ? "AES key wrap failed" : "AES key unwrap failed: integrity check did not pass (wrong key or altered data)")
             }
             return Array(output.prefix(Int(length + finalLength)))
         }

@@ -2,15 +2,15 @@ internal import COpenSSL
 
 /// Elliptic-curve Diffie-Hellman (on a Weierstrass curve or X25519) and the single-step
 /// Concat KDF of NIST SP 800-56A that JWE's ECDH-ES uses (RFC 7518 §4.6.2).
-package enum KeyAgreement {
+public enum KeyAgreement {
     /// The shared secret Z between a private key and a peer's public key.
     ///
     /// The peer key is validated by OpenSSL (on the curve, in the right subgroup) before any
     /// multiplication, which is what stops invalid-curve attacks.
-    static func sharedSecret(privateKey: EVPKey, peer: EVPKey) throws(JOSEError) -> [UInt8] {
-        guard privateKey.hasPrivateKey else { throw JOSEError(.keyMismatch, "key agreement needs a private key") }
+    static func sharedSecret(privateKey: EVPKey, peer: EVPKey) throws(CryptoError) -> [UInt8] {
+        guard privateKey.hasPrivateKey else { throw CryptoError(.keyMismatch, "key agreement needs a private key") }
         guard privateKey.kind == peer.kind else {
-            throw JOSEError(.invalidEphemeralKey, "the peer key is not on the recipient key's curve")
+            throw CryptoError(.peerKeyInvalid, "the peer key is not on the recipient key's curve")
         }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, privateKey.pointer, nil) else {
             throw openSSLFailure(.cryptoFailure, "out of memory")
@@ -18,13 +18,13 @@ package enum KeyAgreement {
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_derive_init(context) == 1 else { throw openSSLFailure(.keyMismatch, "the key cannot agree keys") }
         guard EVP_PKEY_derive_set_peer_ex(context, peer.pointer, 1) == 1 else {
-            throw openSSLFailure(.invalidEphemeralKey, "the peer public key is invalid for this curve")
+            throw openSSLFailure(.peerKeyInvalid, "the peer public key is invalid for this curve")
         }
         var length = 0
         guard EVP_PKEY_derive(context, nil, &length) == 1 else { throw openSSLFailure(.cryptoFailure, "key agreement failed") }
         var output = [UInt8](repeating: 0, count: length)
         guard EVP_PKEY_derive(context, &output, &length) == 1 else {
-            throw openSSLFailure(.invalidEphemeralKey, "key agreement failed (the peer key may be of small order)")
+            throw openSSLFailure(.peerKeyInvalid, "key agreement failed (the peer key may be of small order)")
         }
         return Array(output.prefix(length))
     }
@@ -41,7 +41,7 @@ package enum KeyAgreement {
     }
 
     /// Concat KDF with SHA-256: `count` bytes from the shared secret and the encoded OtherInfo.
-    package static func concatKDF(sharedSecret: [UInt8], otherInfo: [UInt8], count: Int) throws(JOSEError) -> [UInt8] {
+    public static func concatKDF(sharedSecret: [UInt8], otherInfo: [UInt8], count: Int) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_KDF_CTX_new(FetchedKDF.singleStep.pointer) else {
             throw openSSLFailure(.cryptoFailure, "out of memory")
         }
