@@ -46,6 +46,11 @@ public enum BuiltinRules {
         "require_issuer": "true: the RFC 9207 iss parameter must be present (default false)",
     ]
 
+    /// Every finding code the engine and the built-in rules report (docs/policy-format.md §8).
+    public static let findingCodes: [FindingCode] = FindingCode.engineCodes + FindingCode.tokenHeaderCodes + FindingCode.claimCodes
+        + FindingCode.oidcCodes + FindingCode.timeCodes + FindingCode.hashCodes + FindingCode.requestCodes
+        + FindingCode.encryptionCodes + FindingCode.oauthCodes
+
     /// Every built-in rule, by section.
     public static let registry = RuleRegistry(sections: [
         RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings),

@@ -28,8 +28,8 @@ struct CompositionPropertyTests {
         func evaluate(_ context: EvaluationContext) -> RuleOutcome {
             switch leaf {
             case .holds, .skipped: .pass()
-            case .mismatch: .fail(.claimMismatch, "mismatch")
-            case .undecidable: .fail(.malformedToken, "cannot judge")
+            case .mismatch: .fail(FindingCode("stub_mismatch"), "mismatch")
+            case .undecidable: .fail(FindingCode("stub_undecidable", .undecided), "cannot judge")
             case .blocked: .blocked("blocked by another rule")
             }
         }

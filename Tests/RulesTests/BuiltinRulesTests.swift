@@ -7,9 +7,10 @@ import Testing
 struct BuiltinRulesTests {
     /// The keys of the `token` table in docs/policy-format.md section 2, read from the doc itself
     /// so the registry and the user's reference cannot drift apart.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     static func documentedTokenKeys() throws -> [String] {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/policy-format.md")
+        let docs = packageRoot.appendingPathComponent("docs/policy-format.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let section = try #require(text.range(of: "## 2. `token`").flatMap { start in
             text.range(of: "\n## 3.", options: .regularExpression, range: start.upperBound..<text.endIndex).map { text[start.upperBound..<$0.lowerBound] }
@@ -29,11 +30,36 @@ struct BuiltinRulesTests {
         #expect(section.keys.count == documented.count)
     }
 
-    @Test("every finding code is a distinct snake_case string")
-    func findingCodes() {
-        let codes = FindingCode.allCases.map(\.rawValue)
-        #expect(Set(codes).count == codes.count)
-        #expect(codes.allSatisfy { $0.allSatisfy { $0.isLowercase || $0 == "_" } })
+    @Test("every finding code is declared once, is snake_case and is listed with its kind in docs/policy-format.md §8")
+    func findingCodes() throws {
+        let codes = BuiltinRules.findingCodes
+        #expect(codes.count >= 60)
+        #expect(Set(codes.map(\.rawValue)).count == codes.count, "a code is declared twice")
+        #expect(codes.allSatisfy { FindingCode.isWellFormed($0.rawValue) && !$0.rawValue.hasPrefix("x_") })
+        let docs = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/policy-format.md"), encoding: .utf8)
+        let section = try #require(docs.components(separatedBy: "## 8. Verdicts").last?.components(separatedBy: "## 9.").first)
+        for code in codes {
+            let row = section.components(separatedBy: "\n").first { $0.hasPrefix("| `\(code.rawValue)` |") }
+            #expect(row != nil, "\(code.rawValue) is not in the table of section 8")
+            #expect(row?.contains("| \(code.kind) |") ?? true, "section 8 gives \(code.rawValue) another kind than \(code.kind)")
+        }
+    }
+
+    @Test("every built-in code named *_missing reports an absence, so any_of never prefers it to a mismatch")
+    func missingCodesAreAbsences() {
+        let missing = BuiltinRules.findingCodes.filter { $0.rawValue.hasSuffix("_missing") && !$0.rawValue.hasPrefix("record_") }
+        #expect(missing.count >= 8)
+        for code in missing { #expect(code.kind == .absent, "\(code.rawValue) is \(code.kind)") }
+    }
+
+    @Test("malformed codes are refused; the kind is not part of a code's identity")
+    func findingCodeShape() throws {
+        #expect(!FindingCode.isWellFormed("Token_Expired") && !FindingCode.isWellFormed("token__expired")
+            && !FindingCode.isWellFormed("_x") && !FindingCode.isWellFormed("") && !FindingCode.isWellFormed("9lives"))
+        #expect(FindingCode("claim_missing") == .claimMissing && FindingCode.claimMissing.kind == .absent)
+        let decoded = try JSONDecoder().decode([FindingCode].self, from: Data(#"["token_expired"]"#.utf8))
+        #expect(decoded == [.tokenExpired])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([FindingCode].self, from: Data(#"["Not A Code"]"#.utf8)) }
     }
 
     @Test("custom rules register under x- keys only, and never twice")

@@ -12,13 +12,14 @@ struct ExtendsResolver {
     var diagnostics = PolicyDiagnostics()
     /// Every file read, in the order read.
     var files: [String] = []
-    /// Sections that name the kind of subject a policy checks.
-    static let subjectSections: Set<String> = ["token", "request", "callback", "pkce"]
+    /// Sections that name the kind of subject a policy checks: the registry's.
+    let subjectSections: Set<String>
 
-    init(loader: YAMLLoader, policyDirectory: String, roots: FileRoots) {
+    init(loader: YAMLLoader, policyDirectory: String, roots: FileRoots, subjectSections: Set<String>) {
         self.loader = loader
         self.policyDirectory = policyDirectory
         self.roots = roots
+        self.subjectSections = subjectSections
     }
 
     mutating func load(file: String) -> YAMLNode? {
@@ -94,8 +95,8 @@ struct ExtendsResolver {
     }
 
     private mutating func checkSubject(of base: YAMLNode, basePath: String, against child: YAMLNode, file: String, at nameNode: YAMLNode) {
-        let baseSubjects = Set(base.pairs!.map(\.name)).intersection(Self.subjectSections)
-        let childSubjects = Set(child.pairs!.map(\.name)).intersection(Self.subjectSections)
+        let baseSubjects = Set(base.pairs!.map(\.name)).intersection(subjectSections)
+        let childSubjects = Set(child.pairs!.map(\.name)).intersection(subjectSections)
         guard !baseSubjects.isEmpty, !childSubjects.isEmpty, baseSubjects.isDisjoint(with: childSubjects) else { return }
         diagnostics.error(.baseSubjectMismatch,
                           "\(file) checks \(childSubjects.sorted().joined(separator: ", ")) but its base \(basePath) checks \(baseSubjects.sorted().joined(separator: ", "))",

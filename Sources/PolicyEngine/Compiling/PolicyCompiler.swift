@@ -64,7 +64,8 @@ public struct PolicyCompiler: Sendable {
     }
 
     private func extendsResolver(for file: String) -> ExtendsResolver {
-        ExtendsResolver(loader: loader, policyDirectory: PolicyPath.directory(of: file), roots: fileRoots ?? FileRoots.beside(file))
+        ExtendsResolver(loader: loader, policyDirectory: PolicyPath.directory(of: file), roots: fileRoots ?? FileRoots.beside(file),
+                        subjectSections: Set(registry.sections.keys))
     }
 
     private func finish(_ root: YAMLNode?, resolver: ExtendsResolver) throws(PolicyDiagnostics) -> Policy {

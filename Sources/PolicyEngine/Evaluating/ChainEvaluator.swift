@@ -148,8 +148,9 @@ struct ChainEvaluator {
                         at: composite.location.description, nested: first.nested)]
     }
 
-    /// The failure that says the most: a concrete mismatch outranks "claim missing".
+    /// The failure that says the most: a concrete mismatch outranks an absence (`claim_missing`,
+    /// `azp_missing`, every code of kind `absent`).
     static func mostSpecific(_ findings: [Finding]) -> Finding? {
-        findings.first { $0.code != .claimMissing } ?? findings.first
+        findings.first { $0.code.kind != .absent } ?? findings.first
     }
 }
