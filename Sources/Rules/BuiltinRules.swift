@@ -2,13 +2,14 @@ public import PolicyEngine
 
 /// The catalog of built-in rules, as one immutable registry.
 public enum BuiltinRules {
-    /// Rule types of the `token` section, in the order they are listed in docs/policy-format.md.
+    /// Rule types of the `token` section, in the order they are listed in docs/policy-format.md;
+    /// the engine adds its own `algorithms` before them and `keys` after (verification).
     public static let tokenRules: [any Rule.Type] = [
-        AlgorithmsRule.self, TypRule.self, HeaderRule.self, CritRule.self,
+        TypRule.self, HeaderRule.self, CritRule.self,
         RegisteredClaimTypesRule.self, IssuerRule.self, AudienceRule.self, TrustedAudiencesRule.self,
         AuthorizedPartyRule.self, SubjectRule.self, NonceRule.self,
         ExpiresRule.self, NotBeforeRule.self, IssuedAtRule.self, MaxLifetimeRule.self,
-        CHashRule.self, AtHashRule.self, RequireRule.self, ClaimsRule.self, SignatureRule.self,
+        CHashRule.self, AtHashRule.self, RequireRule.self, ClaimsRule.self,
     ]
 
     /// Keys of the `token` section that configure it rather than check something.

@@ -12,11 +12,20 @@ public struct RuleRegistry: Sendable {
         /// callback URL); a `pkce` section reads only inputs.
         public let needsSubject: Bool
 
+        /// A section of `rules`; the engine's own rules of that section (for `token`, `algorithms`
+        /// and `keys`: verification) are added around them, so no registry can leave them out.
         public init(name: String, rules: [any Rule.Type], settings: [String: String] = [:], needsSubject: Bool = true) {
+            let (leading, trailing) = Self.engineRules(of: name)
             self.name = name
-            self.rules = rules
+            self.rules = leading + rules.filter { rule in !(leading + trailing).contains { $0 == rule } } + trailing
             self.settings = settings
             self.needsSubject = needsSubject
+        }
+
+        /// The rules the engine itself owns in section `name`, listed before and after the catalog's:
+        /// for `token`, `algorithms` first and `keys` (signature verification) last.
+        static func engineRules(of name: String) -> (leading: [any Rule.Type], trailing: [any Rule.Type]) {
+            name == "token" ? ([AlgorithmsRule.self], [SignatureRule.self]) : ([], [])
         }
 
         /// Every key the section accepts.

@@ -13,9 +13,9 @@ public final class EvaluationContext: Sendable {
     /// The non-token subjects of this evaluation, by section.
     public let subjects: [String: any PolicySubject]
     /// The remote key sets this evaluation resolved, for the signature rule.
-    public let keySets: [RemoteKeySource: KeyResolution]
+    let keySets: [RemoteKeySource: KeyResolution]
     /// Remembered signature checks, for batches where tokens repeat; nil checks every time.
-    public let signatureCache: SignatureCache?
+    let signatureCache: SignatureCache?
     /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
     public let tracing: Bool
 
@@ -41,7 +41,7 @@ public final class EvaluationContext: Sendable {
     ///
     /// Only which key verified is remembered: where the key came from and how fresh its set is
     /// belong to this evaluation, and the caller describes them.
-    public func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: KeySetIdentity) -> JWK? {
+    func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: KeySetIdentity) -> JWK? {
         func check() -> Int? {
             candidates.indices.first { (try? jws.verify(with: candidates[$0])) == true }
         }

@@ -185,9 +185,9 @@ public struct Policy: Sendable {
                 for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be \(failure.rule == "token.decryption" ? "decrypted" : "decoded")")) }
             }
             // A plain JWE that decrypted proved its origin even when its payload is unusable.
-            let verified = envelope.format == .jwe && failure.decryptedBy != nil
+            let provenBy = envelope.format == .jwe ? failure.decryptedBy : nil
             if tracing, let key = failure.decryptedBy { trace?.key = key }
-            return .refused(Verdict(policy: name, valid: false, verified: verified, keyFreshness: nil, findings: [located], skipped: [], outputs: [:], trace: trace))
+            return .refused(Verdict(policy: name, valid: false, provenBy: provenBy, keyFreshness: nil, findings: [located], skipped: [], outputs: [:], trace: trace))
         }
     }
 
@@ -218,7 +218,7 @@ public struct Policy: Sendable {
         trace?.key = provenBy
         // Operators watch this field for outages: a verdict reached with stale keys says so.
         let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
-        return Verdict(policy: name, valid: valid, verified: verified, keyFreshness: keyFreshness, findings: findings,
+        return Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
                        skipped: evaluator.skipped, outputs: valid ? evaluator.outputs.merging(outputValues(decoded)) { $1 } : [:], trace: trace)
     }
 

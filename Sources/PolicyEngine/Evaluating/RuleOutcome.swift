@@ -36,7 +36,7 @@ public struct RuleOutcome: Sendable {
     public var message: String? { particulars?.message }
     /// The values compared, for the trace; secrets are never put here.
     public var detail: String? { particulars?.detail }
-    /// For the signature rule: the key that verified.
+    /// The key that verified, when the outcome carries the engine's proof (`verified(by:)`).
     public var verifiedKey: VerifiedKey? { particulars?.verifiedKey }
     /// Values a passing rule hands to the verdict's `outputs` (a callback's `code` and `state`).
     public var outputs: [String: JSONValue] { particulars?.outputs ?? [:] }
@@ -60,8 +60,10 @@ public struct RuleOutcome: Sendable {
         RuleOutcome(.blocked, Particulars(detail: reason))
     }
 
-    public static func verified(by key: VerifiedKey, detail: String? = nil) -> RuleOutcome {
-        RuleOutcome(.pass, Particulars(detail: detail, verifiedKey: key))
+    /// A pass that proves the token's origin, with the engine's proof: the verdict counts the
+    /// token as verified only through such an outcome.
+    public static func verified(by proof: VerificationProof, detail: String? = nil) -> RuleOutcome {
+        RuleOutcome(.pass, Particulars(detail: detail, verifiedKey: proof.key))
     }
 }
 

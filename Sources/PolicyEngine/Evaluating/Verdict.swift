@@ -15,6 +15,13 @@ public struct Verdict: Sendable, Codable {
     public let outputs: [String: JSONValue]
     /// Every rule in the order it ran, when tracing was requested.
     public let trace: Trace?
+    /// The engine's proof that the token verified, for a rule that judged it through this
+    /// policy; nil when it did not verify, and in a verdict read back from JSON.
+    public private(set) var proof: VerificationProof?
+
+    private enum CodingKeys: String, CodingKey {
+        case policy, valid, verified, keyFreshness, findings, skipped, outputs, trace
+    }
 
     public init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness? = nil, findings: [Finding], skipped: [String],
                 outputs: [String: JSONValue], trace: Trace?) {
@@ -26,6 +33,14 @@ public struct Verdict: Sendable, Codable {
         self.skipped = skipped
         self.outputs = outputs
         self.trace = trace
+    }
+
+    /// The verdict of an evaluation, carrying the proof of the key that verified.
+    init(policy: String, valid: Bool, provenBy key: VerifiedKey?, keyFreshness: KeyFreshness?, findings: [Finding], skipped: [String],
+         outputs: [String: JSONValue], trace: Trace?) {
+        self.init(policy: policy, valid: valid, verified: key != nil, keyFreshness: keyFreshness, findings: findings, skipped: skipped,
+                  outputs: outputs, trace: trace)
+        proof = key.map(VerificationProof.init)
     }
 
     /// The finding codes, in order, for quick checks.

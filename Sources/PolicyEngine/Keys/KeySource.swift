@@ -54,31 +54,32 @@ public struct KeySource: Sendable {
         return nil
     }
 
-    /// The keys to try for a JWS in `context`, or the finding that says why there are none.
+    /// The keys to try for `jws` at `now`, or why there are none; remote sets are read from
+    /// `keySets`, resolved for this evaluation.
     ///
     /// A token carrying `x5c` under a configured trust anchor is verified with its leaf key and
-    /// nothing else; a `kid` the set does not know is `kid_unknown`, never a quiet fallback to
-    /// other keys.
-    public func selectKeys(for jws: CompactJWS, in context: EvaluationContext) -> KeySelection {
+    /// nothing else; a `kid` the set does not know is refused, never a quiet fallback to other
+    /// keys.
+    public func selectKeys(for jws: CompactJWS, at now: Double, keySets: [RemoteKeySource: KeyResolution]) -> KeySelection {
         let algorithm = jws.algorithm
         let kid = jws.header.kid
         if let certificateTrust, let chain = jws.header.object["x5c"] {
             let items = chain.arrayValue ?? []
             let entries = items.compactMap(\.stringValue)
             guard !items.isEmpty, entries.count == items.count else {
-                return .failure(.certificateUntrusted, "the x5c header must be a non-empty array of base64 certificates")
+                return .refused(.certificateUntrusted("the x5c header must be a non-empty array of base64 certificates"))
             }
             let leaf: JWK
             do {
-                leaf = try certificateTrust.leafKey(x5c: entries, kid: kid, at: context.now, options: keyOptions)
+                leaf = try certificateTrust.leafKey(x5c: entries, kid: kid, at: now, options: keyOptions)
             } catch {
-                return .failure(.certificateUntrusted, "\(error.message) (\(certificateTrust.description))")
+                return .refused(.certificateUntrusted("\(error.message) (\(certificateTrust.description))"))
             }
             guard leaf.canVerify(algorithm) else {
-                return .failure(.keyUnavailable, "the x5c leaf key (\(leaf.type)) cannot verify \(algorithm.rawValue)")
+                return .refused(.unavailable("the x5c leaf key (\(leaf.type)) cannot verify \(algorithm.rawValue)"))
             }
             guard let identity = try? KeySetIdentity(keys: [leaf]) else {
-                return .failure(.keyUnavailable, "the x5c leaf key could not be exported to identify it")
+                return .refused(.unavailable("the x5c leaf key could not be exported to identify it"))
             }
             return .keys([leaf], freshness: .fresh, source: certificateTrust.description, keySet: identity)
         }
@@ -87,13 +88,13 @@ public struct KeySource: Sendable {
         case let .local(keys):
             resolved = ResolvedKeys(keys: keys, fetchedAt: nil, freshness: .fresh)
         case let .remote(source):
-            switch context.keySets[source] {
+            switch keySets[source] {
             case let .available(keys)?: resolved = keys
-            case let .unavailable(error)?: return .failure(.keyUnavailable, error.message)
-            case nil: return .failure(.keyUnavailable, "the keys of \(source) were not resolved for this evaluation")
+            case let .unavailable(error)?: return .refused(.unavailable(error.message))
+            case nil: return .refused(.unavailable("the keys of \(source) were not resolved for this evaluation"))
             }
         case .tokenCertificate:
-            return .failure(.keyUnavailable, "the token carries no x5c chain, and \(description) accepts only keys from one")
+            return .refused(.unavailable("the token carries no x5c chain, and \(description) accepts only keys from one"))
         }
         let selectsByKid = resolved.keys.selectsByKid
         do {
@@ -102,12 +103,12 @@ public struct KeySource: Sendable {
         } catch {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
-                return .failure(.kidUnknown, "no key with kid '\(kid)' in \(description)\(fetched)")
+                return .refused(.kidUnknown("no key with kid '\(kid)' in \(description)\(fetched)"))
             }
             if kid == nil, requireKid {
-                return .failure(.kidMissing, "the token has no kid, and \(description) requires one")
+                return .refused(.kidMissing("the token has no kid, and \(description) requires one"))
             }
-            return .failure(.keyUnavailable, "\(error.message) (\(description))")
+            return .refused(.unavailable("\(error.message) (\(description))"))
         }
     }
 }
@@ -117,5 +118,25 @@ public enum KeySelection: Sendable {
     /// Keys to try, whether their set is current as of this evaluation, where they came from
     /// (for the trace), and the identity of the set by content (for remembering signature checks).
     case keys([JWK], freshness: KeyFreshness, source: String, keySet: KeySetIdentity)
-    case failure(FindingCode, String)
+    /// No key may be tried, and why.
+    case refused(KeyRefusal)
+}
+
+/// Why no key could be chosen for a token; the engine turns each into its finding.
+public enum KeyRefusal: Sendable, Equatable {
+    /// The token's `x5c` chain does not verify to the trust anchor, or its leaf is not acceptable.
+    case certificateUntrusted(String)
+    /// No key of the set has the token's `kid`.
+    case kidUnknown(String)
+    /// The set requires a `kid`, and the token has none.
+    case kidMissing(String)
+    /// The keys are out of reach (a source down, nothing cached), or none can serve the algorithm.
+    case unavailable(String)
+
+    /// What happened, for a person.
+    public var message: String {
+        switch self {
+        case let .certificateUntrusted(text), let .kidUnknown(text), let .kidMissing(text), let .unavailable(text): text
+        }
+    }
 }

@@ -56,10 +56,12 @@ struct BearerRule: Rule {
             let codes = verdict.codes.map(\.rawValue).joined(separator: ", ")
             return .fail(.bearerInvalid, "the bearer token fails policy \(policy.name)" + (codes.isEmpty ? "" : ": \(codes)"), nested: verdict.findings)
         }
-        // The request is as trustworthy as its token: the verdict counts it as verified.
-        let key = verdict.trace?.key ?? VerifiedKey(kid: (try? CompactJWS(token))?.header.kid, source: "bearer policy \(policy.name)",
-                                                    freshness: verdict.keyFreshness ?? .fresh)
-        return .verified(by: key, detail: context.detail("the bearer token satisfies policy \(policy.name)"))
+        // The request is as trustworthy as its token: the engine's proof from that verdict
+        // counts it as verified (a valid token verdict always carries one).
+        guard let proof = verdict.proof else {
+            return .fail(.bearerInvalid, "the bearer token satisfies policy \(policy.name), but its verdict carries no proof of verification")
+        }
+        return .verified(by: proof, detail: context.detail("the bearer token satisfies policy \(policy.name)"))
     }
 }
 

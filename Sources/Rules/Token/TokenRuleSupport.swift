@@ -48,21 +48,6 @@ extension RuleCompiler {
         return duration(node, what: "'leeway'") ?? 60
     }
 
-    /// Whether the section declares `format: jwe`: tokens encrypted, never signed.
-    var tokensAreUnsigned: Bool { setting("format")?.scalar?.string == TokenEnvelope.Format.jwe.rawValue }
-
-    /// Refuses a signature setting in a `format: jwe` section, where nothing is signed.
-    mutating func refuseForUnsignedTokens(_ key: String, _ node: YAMLNode, instead: String) {
-        error(.conflict, "'\(key)' needs signed tokens, and format jwe tokens are only encrypted", at: node,
-              hint: "\(instead), or use format: nested for a signed token inside a JWE")
-    }
-
-    /// The section's `algorithms`, read without reporting (the `algorithms` rule reports).
-    mutating func allowedAlgorithms() -> [JWSAlgorithm] {
-        guard let node = setting("algorithms") else { return [] }
-        return quietly { $0.literalStrings(node, what: "'algorithms'") ?? [] }.compactMap { try? JWSAlgorithm(name: $0) }
-    }
-
     /// Text values shown in messages: `"a"` or `["a", "b"]`.
     static func show(_ values: [String]) -> String {
         values.count == 1 ? "\"\(values[0])\"" : "[" + values.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
@@ -104,10 +89,4 @@ struct StringValues: Sendable {
 
     /// How the values are written, for `explain`.
     var display: [String] { values.map(\.display) }
-}
-
-extension RuleOutcome {
-    /// For a rule that needs a signed token and has none. The compiler refuses such rules under
-    /// `format: jwe`, so this guards rather than decides.
-    static var unsignedToken: RuleOutcome { .fail(.malformedToken, "the token is not signed") }
 }

@@ -1,8 +1,10 @@
-import PolicyEngine
-
 /// `keys`: the signature verifies with a key from the policy's key source. Required; a verdict is
 /// valid only when this rule verified. A key is tried only for its own algorithm family; with a
 /// `kid` only that key is tried, without one every key that can verify the `alg`.
+///
+/// The engine's own rule, part of every registry's `token` section (`RuleRegistry`): it selects
+/// keys (`KeySource.selectKeys`), verifies through the signature cache, records the key set's
+/// freshness, and is the one place a signature becomes a `VerificationProof`.
 struct SignatureRule: Rule {
     static let key = "keys"
     static let summary = "the signature verifies with a key from the key source"
@@ -52,22 +54,31 @@ struct SignatureRule: Rule {
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let jws = context.decoded.jws else { return .unsignedToken }
+        guard let jws = context.token?.jws else { return .unsignedToken }
         guard allowed.contains(jws.algorithm) else {
             return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
         let kid = jws.header.kid
-        switch source.selectKeys(for: jws, in: context) {
-        case let .failure(code, message):
-            return .fail(code, message)
+        switch source.selectKeys(for: jws, at: context.now, keySets: context.keySets) {
+        case let .refused(refusal):
+            return .fail(Self.code(refusal), refusal.message)
         case let .keys(candidates, freshness, shown, keySet):
             if let key = context.verifyingKey(jws, among: candidates, keySet: keySet) {
-                let verified = VerifiedKey(kid: key.kid, source: shown, freshness: freshness)
+                let proof = VerificationProof(key: VerifiedKey(kid: key.kid, source: shown, freshness: freshness))
                 let served = freshness == .stale ? " from a stale key set (the source is failing)" : ""
-                return .verified(by: verified,
-                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(verified.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
+                return .verified(by: proof,
+                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
             }
             return .fail(.signatureInvalid, "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(shown)")
+        }
+    }
+
+    static func code(_ refusal: KeyRefusal) -> FindingCode {
+        switch refusal {
+        case .certificateUntrusted: .certificateUntrusted
+        case .kidUnknown: .kidUnknown
+        case .kidMissing: .kidMissing
+        case .unavailable: .keyUnavailable
         }
     }
 }

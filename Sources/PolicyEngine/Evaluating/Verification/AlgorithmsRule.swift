@@ -1,6 +1,7 @@
-import PolicyEngine
-
 /// `algorithms`: the header's `alg` must be one the policy allows. Required in every token section.
+///
+/// The engine's own rule, with `keys`: which algorithms may verify is part of verification, so
+/// every registry's `token` section has it.
 struct AlgorithmsRule: Rule {
     static let key = "algorithms"
     static let summary = "the header's alg is one of the allowed algorithms"
@@ -42,7 +43,7 @@ struct AlgorithmsRule: Rule {
     var explanation: String { "the header's alg is one of \(allowed.map(\.rawValue).joined(separator: ", "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let algorithm = context.decoded.jws?.algorithm else { return .unsignedToken }
+        guard let algorithm = context.token?.jws?.algorithm else { return .unsignedToken }
         guard allowed.contains(algorithm) else {
             return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
