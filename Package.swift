@@ -125,7 +125,7 @@ let package = Package(
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Keys"],
+            exclude: ["Keys", "Golden"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
