@@ -4,43 +4,46 @@ internal import Synchronization
 ///
 /// An OpenSSL operation context cannot be used by two threads at once, and preparing one (fetch,
 /// init, padding and digest parameters) costs as much as a fast verification. Each call borrows a
-/// ready context and returns it; the lock is held only to pop or push a pointer.
+/// ready context and returns it. The pool is a row of atomic slots, not a locked list: borrowing
+/// is one exchange and returning one compare-and-swap on the first slot in the usual case, where
+/// a mutex would be taken twice per verification.
 final class ContextPool: @unchecked Sendable {
-    /// A context pointer that only one thread holds at a time, which is what makes it sendable.
-    private struct Context: @unchecked Sendable {
-        let pointer: OpaquePointer
-    }
-
-    private let contexts = Mutex<[Context]>([])
+    /// Each holds a ready context or nil; a context is in at most one slot or with one caller.
+    private let slots: InlineArray<16, Atomic<OpaquePointer?>> = InlineArray { _ in Atomic(nil) }
     private let make: @Sendable () -> OpaquePointer?
     private let free: @Sendable (OpaquePointer) -> Void
-    private let capacity: Int
 
-    init(capacity: Int = 16, make: @escaping @Sendable () -> OpaquePointer?, free: @escaping @Sendable (OpaquePointer) -> Void) {
-        self.capacity = capacity
+    init(make: @escaping @Sendable () -> OpaquePointer?, free: @escaping @Sendable (OpaquePointer) -> Void) {
         self.make = make
         self.free = free
     }
 
     deinit {
-        let remaining = contexts.withLock { list in
-            defer { list.removeAll() }
-            return list
+        for index in slots.indices {
+            if let context = slots[index].exchange(nil, ordering: .acquiring) { free(context) }
         }
-        remaining.forEach { free($0.pointer) }
     }
 
     /// Runs `body` with a prepared context, or returns nil when none could be made.
     func withContext<Result>(_ body: (OpaquePointer) -> Result) -> Result? {
-        let borrowed = contexts.withLock { $0.popLast() }?.pointer ?? make()
-        guard let context = borrowed else { return nil }
+        guard let context = borrow() ?? make() else { return nil }
         let result = body(context)
-        let kept = contexts.withLock { list in
-            guard list.count < capacity else { return false }
-            list.append(Context(pointer: context))
+        if !giveBack(context) { free(context) }
+        return result
+    }
+
+    private func borrow() -> OpaquePointer? {
+        for index in slots.indices {
+            if let context = slots[index].exchange(nil, ordering: .acquiring) { return context }
+        }
+        return nil
+    }
+
+    /// Puts `context` in a free slot; false when all are taken (more threads than slots ran at once).
+    private func giveBack(_ context: OpaquePointer) -> Bool {
+        for index in slots.indices where slots[index].compareExchange(expected: nil, desired: context, ordering: .releasing).exchanged {
             return true
         }
-        if !kept { free(context) }
-        return result
+        return false
     }
 }

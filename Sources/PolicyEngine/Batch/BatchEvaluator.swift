@@ -37,38 +37,44 @@ public struct BatchEvaluator: Sendable {
     /// The verdict on one record; never throws: a record that cannot be judged gets a verdict
     /// saying why.
     public func evaluate(_ record: BatchRecord) async -> BatchVerdict {
-        if let verdict = evaluateFromCache(record) { return verdict }
-        return await evaluateFetchingKeys(record)
-    }
-
-    /// The verdict on a token record whose policy must fetch remote keys first.
-    private func evaluateFetchingKeys(_ record: BatchRecord) async -> BatchVerdict {
-        guard case let .token(token, time, recordInputs) = record.content else { preconditionFailure("only token records need keys") }
-        do {
-            let (verdict, decoded) = try await policy.evaluateDecoding(token: token, inputs: inputs.merging(recordInputs) { $1 }, now: now(time),
-                                                                       signatureCache: signatureCache)
-            return judged(record, verdict, decoded)
-        } catch {
-            return refused(record, .recordFieldMissing, error.message)
+        switch start(record) {
+        case let .judged(verdict): verdict
+        case let .waitingForKeys(pending): await finish(record, pending)
         }
     }
 
-    /// The verdict on one record without suspending, or nil when remote keys must be fetched
-    /// first. Local keys and a warm key cache never need to wait, and skipping the suspension
-    /// point per record matters at hundreds of thousands of records per second.
-    func evaluateFromCache(_ record: BatchRecord) -> BatchVerdict? {
+    /// How far a record got without suspending.
+    enum RecordStart {
+        case judged(BatchVerdict)
+        /// Its token is decoded and waits for remote keys.
+        case waitingForKeys(Policy.PendingEvaluation)
+    }
+
+    /// Judges a record without suspending when its keys are at hand (local keys, a warm cache):
+    /// skipping the suspension point per record matters at hundreds of thousands of records per
+    /// second. Otherwise the record waits for `finish`, its token decoded once.
+    func start(_ record: BatchRecord) -> RecordStart {
         switch record.content {
         case let .malformed(code, message):
-            return refused(record, code, message)
+            return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
+            let request = Policy.EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
+                                                   now: now(time), signatureCache: signatureCache)
             do throws(EvaluationError) {
-                let (verdict, decoded) = try policy.evaluateDecoding(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                                                     now: now(time), signatureCache: signatureCache)
-                return judged(record, verdict, decoded)
+                switch try policy.start(request) {
+                case let .finished(verdict, decoded): return .judged(judged(record, verdict, decoded))
+                case let .waitingForKeys(pending): return .waitingForKeys(pending)
+                }
             } catch {
-                return error.code == .keysNotCached ? nil : refused(record, .recordFieldMissing, error.message)
+                return .judged(refused(record, .recordFieldMissing, error.message))
             }
         }
+    }
+
+    /// The verdict on a record that waited for its keys.
+    private func finish(_ record: BatchRecord, _ pending: Policy.PendingEvaluation) async -> BatchVerdict {
+        let (verdict, decoded) = await policy.finish(pending)
+        return judged(record, verdict, decoded)
     }
 
     private func now(_ time: Double?) -> Double {
@@ -144,10 +150,9 @@ public struct BatchEvaluator: Sendable {
                     var verdicts: [BatchVerdict] = []
                     verdicts.reserveCapacity(chunk.count)
                     for record in chunk {
-                        if let verdict = evaluateFromCache(record) {
-                            verdicts.append(verdict)
-                        } else {
-                            verdicts.append(await evaluateFetchingKeys(record))
+                        switch start(record) {
+                        case let .judged(verdict): verdicts.append(verdict)
+                        case let .waitingForKeys(pending): verdicts.append(await finish(record, pending))
                         }
                     }
                     return (index, verdicts, transform(verdicts))

@@ -65,30 +65,12 @@ public struct Policy: Sendable {
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
                          signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Verdict {
-        try await evaluateDecoding(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
-                                   signatureCache: signatureCache).verdict
-    }
-
-    /// The async evaluation, also returning the token as decoded (batch summaries count by its
-    /// issuer and kid without decoding it twice).
-    func evaluateDecoding(token: String?, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue], now: Double, tracing: Bool = false,
-                          clockSource: String = "caller", signatureCache: SignatureCache?) async throws(EvaluationError) -> (verdict: Verdict, token: DecodedToken?) {
-        let prepared: Prepared
-        switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
-        case let .ready(ready): prepared = ready
-        case let .refused(verdict): return (verdict, nil)
+        let request = EvaluationRequest(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
+                                        signatureCache: signatureCache)
+        switch try start(request) {
+        case let .finished(verdict, _): return verdict
+        case let .waitingForKeys(pending): return await finish(pending).verdict
         }
-        var keySets: [RemoteKeySource: KeyResolution] = [:]
-        if let jws = prepared.token?.jws {
-            for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
-        }
-        // Tokens inside subjects are checked by policies these rules name, which share the cache
-        // and answer from it synchronously: fetch what they will need now.
-        for token in remoteKeySources.isEmpty ? [] : prepared.subjects.values.flatMap(\.embeddedTokens) {
-            let kid = (try? CompactJWS(token))?.header.kid
-            for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
-        }
-        return (run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache), prepared.token)
     }
 
     /// Evaluates without waiting for the network: the fast path for policies with local keys, or
@@ -100,28 +82,95 @@ public struct Policy: Sendable {
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
                          signatureCache: SignatureCache? = nil) throws(EvaluationError) -> Verdict {
-        try evaluateDecoding(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
-                             signatureCache: signatureCache).verdict
+        let request = EvaluationRequest(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
+                                        signatureCache: signatureCache)
+        switch try start(request) {
+        case let .finished(verdict, _): return verdict
+        case let .waitingForKeys(pending):
+            throw EvaluationError(.keysNotCached, "the keys of \(pending.uncached) are not cached yet; await prefetch() or use the async evaluate")
+        }
     }
 
-    /// The synchronous evaluation, also returning the token as decoded.
-    func evaluateDecoding(token: String?, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue], now: Double, tracing: Bool = false,
-                          clockSource: String = "caller", signatureCache: SignatureCache?) throws(EvaluationError) -> (verdict: Verdict, token: DecodedToken?) {
-        let prepared: Prepared
-        switch try prepare(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource) {
-        case let .ready(ready): prepared = ready
-        case let .refused(verdict): return (verdict, nil)
+    /// What one evaluation is asked to judge, and how.
+    struct EvaluationRequest {
+        let token: String?
+        var subjects: [any PolicySubject] = []
+        let inputs: [String: JSONValue]
+        let now: Double
+        var tracing = false
+        var clockSource = "caller"
+        let signatureCache: SignatureCache?
+    }
+
+    /// An evaluation whose subjects are checked and token decoded (once), waiting for remote keys.
+    struct PendingEvaluation {
+        fileprivate let prepared: Prepared
+        let request: EvaluationRequest
+        /// The first key source the cache could not answer for.
+        let uncached: RemoteKeySource
+    }
+
+    /// How far `start` got.
+    enum EvaluationStart {
+        /// The verdict, and the token as decoded (batch summaries count by its issuer and kid).
+        case finished(Verdict, DecodedToken?)
+        /// The keys must be fetched first: `finish` does, without decoding the token again.
+        case waitingForKeys(PendingEvaluation)
+    }
+
+    /// Checks the subjects, decodes the token and, when every remote key set it needs is cached
+    /// (or it needs none), judges it; the one path of every evaluation.
+    func start(_ request: EvaluationRequest) throws(EvaluationError) -> EvaluationStart {
+        switch try prepare(token: request.token, subjects: request.subjects, inputs: request.inputs, now: request.now, tracing: request.tracing,
+                           clockSource: request.clockSource) {
+        case let .refused(verdict):
+            return .finished(verdict, nil)
+        case let .ready(prepared):
+            switch cachedKeySets(for: prepared) {
+            case let .success(keySets): return .finished(run(prepared, keySets: keySets, request), prepared.token)
+            case let .failure(uncached): return .waitingForKeys(PendingEvaluation(prepared: prepared, request: request, uncached: uncached.source))
+            }
         }
+    }
+
+    /// Fetches the keys `pending` waits for, then judges it.
+    func finish(_ pending: PendingEvaluation) async -> (verdict: Verdict, token: DecodedToken?) {
         var keySets: [RemoteKeySource: KeyResolution] = [:]
+        let prepared = pending.prepared
+        if let jws = prepared.token?.jws {
+            for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
+        }
+        // Tokens inside subjects are checked by policies these rules name, which share the cache
+        // and answer from it synchronously: fetch what they will need now.
+        for token in prepared.subjects.values.flatMap(\.embeddedTokens) {
+            let kid = (try? CompactJWS(token))?.header.kid
+            for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
+        }
+        return (run(prepared, keySets: keySets, pending.request), prepared.token)
+    }
+
+    private struct Uncached: Error {
+        let source: RemoteKeySource
+    }
+
+    /// The remote key sets the token and the tokens inside subjects need, from the cache alone;
+    /// the first source it cannot answer for otherwise (its fetch is started in the background).
+    private func cachedKeySets(for prepared: Prepared) -> Result<[RemoteKeySource: KeyResolution], Uncached> {
+        var keySets: [RemoteKeySource: KeyResolution] = [:]
+        guard !remoteKeySources.isEmpty else { return .success(keySets) }
         if let jws = prepared.token?.jws {
             for source in remoteKeySources {
-                guard let resolution = keyCache.cachedResolution(source, kid: jws.header.kid) else {
-                    throw EvaluationError(.keysNotCached, "the keys of \(source) are not cached yet; await prefetch() or use the async evaluate")
-                }
+                guard let resolution = keyCache.cachedResolution(source, kid: jws.header.kid) else { return .failure(Uncached(source: source)) }
                 keySets[source] = resolution
             }
         }
-        return (run(prepared, keySets: keySets, now: now, tracing: tracing, clockSource: clockSource, signatureCache: signatureCache), prepared.token)
+        for token in prepared.subjects.values.flatMap(\.embeddedTokens) {
+            let kid = (try? CompactJWS(token))?.header.kid
+            for source in remoteKeySources where keyCache.cachedResolution(source, kid: kid) == nil {
+                return .failure(Uncached(source: source))
+            }
+        }
+        return .success(keySets)
     }
 
     /// Evaluates at a `Date`, fetching remote keys when needed.
@@ -143,7 +192,7 @@ public struct Policy: Sendable {
     }
 
     /// What an evaluation works on once its subjects are checked and its token decoded.
-    private struct Prepared {
+    fileprivate struct Prepared {
         let inputs: [String: JSONValue]
         let token: DecodedToken?
         let subjects: [String: any PolicySubject]
@@ -191,8 +240,8 @@ public struct Policy: Sendable {
         }
     }
 
-    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], now: Double, tracing: Bool, clockSource: String,
-                     signatureCache: SignatureCache?) -> Verdict {
+    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
+        let (now, tracing, clockSource, signatureCache) = (request.now, request.tracing, request.clockSource, request.signatureCache)
         var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
         let decoded = prepared.token
         let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, subjects: prepared.subjects,

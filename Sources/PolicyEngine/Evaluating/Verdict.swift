@@ -19,8 +19,9 @@ public struct Verdict: Sendable, Codable {
     /// policy; nil when it did not verify, and in a verdict read back from JSON.
     public private(set) var proof: VerificationProof?
 
+    /// The names of section 8, as the writer uses them: `Codable` and the CLI agree.
     private enum CodingKeys: String, CodingKey {
-        case policy, valid, verified, keyFreshness, findings, skipped, outputs, trace
+        case policy, valid, verified, keyFreshness = "key_freshness", findings, skipped, outputs, trace
     }
 
     public init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness? = nil, findings: [Finding], skipped: [String],
@@ -46,7 +47,18 @@ public struct Verdict: Sendable, Codable {
     /// The finding codes, in order, for quick checks.
     public var codes: [FindingCode] { findings.map(\.code) }
 
-    /// The verdict as a JSON value with the section 8 member order and exact numbers.
+    /// The verdict as section 8's JSON text, compact (one line, as batch writes it) or indented
+    /// (as `policy-run check` prints it).
+    public func jsonText(pretty: Bool = false) -> String {
+        var writer = JSONWriter(pretty: pretty)
+        writer.beginObject()
+        writeMembers(to: &writer)
+        writer.endObject()
+        return writer.text
+    }
+
+    /// The verdict as a JSON value with the section 8 member order and exact numbers, for a
+    /// caller that inspects it; printing needs no tree (`jsonText`).
     public var json: JSONValue {
         var writer = JSONWriter()
         writer.beginObject()
@@ -89,6 +101,27 @@ public struct Verdict: Sendable, Codable {
 
 /// One failed check.
 public struct Finding: Sendable, Codable, Equatable {
+    /// Section 8's names; `findings` (the nested ones) is left out when empty, as the writer does.
+    private enum CodingKeys: String, CodingKey {
+        case rule, code, message, at, nested = "findings"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(rule: try container.decode(String.self, forKey: .rule), code: try container.decode(FindingCode.self, forKey: .code),
+                  message: try container.decode(String.self, forKey: .message), at: try container.decode(String.self, forKey: .at),
+                  nested: try container.decodeIfPresent([Finding].self, forKey: .nested) ?? [])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(rule, forKey: .rule)
+        try container.encode(code, forKey: .code)
+        try container.encode(message, forKey: .message)
+        try container.encode(at, forKey: .at)
+        if !nested.isEmpty { try container.encode(nested, forKey: .nested) }
+    }
+
     /// The rule's id, e.g. `token.expires`, or the `id` a composite rule was given.
     public let rule: String
     public let code: FindingCode
@@ -153,6 +186,11 @@ public struct Trace: Sendable, Codable {
     public var clock: Clock
     public var entries: [Entry] = []
     public var key: VerifiedKey?
+
+    /// Section 8's names: the entries are `rules`.
+    private enum CodingKeys: String, CodingKey {
+        case clock, entries = "rules", key
+    }
 
     func write(to writer: inout JSONWriter) {
         writer.beginObject()

@@ -1,22 +1,37 @@
-/// Compact JSON text written straight into bytes, member by member.
+/// JSON text written straight into bytes, member by member: compact, or indented for people.
 ///
 /// Verdict lines of a batch are written this way instead of being built as a `JSONValue` tree
 /// first: for a log of millions of records, the tree's allocations cost more than judging the
-/// token. Commas are placed by the writer; callers only open, name, write and close.
+/// token. The CLI prints a verdict with the same writer, indented, so there is one serializer.
+/// Commas, line breaks and indentation are placed by the writer; callers only open, name, write
+/// and close.
 public struct JSONWriter: Sendable {
     /// The text written so far.
     public private(set) var bytes: [UInt8] = []
     /// Whether the next member or element needs a comma before it.
     private var needsComma = false
+    /// Two spaces per level and a line per member or element; empty containers stay `{}` and `[]`.
+    private let pretty: Bool
+    /// Open objects and arrays.
+    private var depth = 0
+    /// Whether a member name was just written, so its value goes on the same line.
+    private var valueFollowsKey = false
 
-    public init(capacity: Int = 256) {
+    /// A writer of compact text, or of indented text when `pretty`.
+    public init(capacity: Int = 256, pretty: Bool = false) {
         bytes.reserveCapacity(capacity)
+        self.pretty = pretty
     }
+
+    /// The text written so far.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Empties the text, keeping its storage for the next value.
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         needsComma = false
+        depth = 0
+        valueFollowsKey = false
     }
 
     /// Appends a raw byte between values, such as the newline ending a JSON line.
@@ -28,22 +43,30 @@ public struct JSONWriter: Sendable {
     public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
+        depth += 1
         needsComma = false
     }
 
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
+        close(UInt8(ascii: "}"))
     }
 
     public mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
+        depth += 1
         needsComma = false
     }
 
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        close(UInt8(ascii: "]"))
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        // `needsComma` still says whether the container got anything: an empty one stays on its line.
+        if pretty, needsComma { breakLine() }
+        bytes.append(bracket)
         needsComma = true
     }
 
@@ -52,7 +75,9 @@ public struct JSONWriter: Sendable {
         separate()
         writeQuoted(name)
         bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
         needsComma = false
+        valueFollowsKey = true
     }
 
     /// A member whose value is a string: `key` then `string`.
@@ -130,7 +155,17 @@ public struct JSONWriter: Sendable {
     private static let nullBytes: StaticString = "null"
 
     private mutating func separate() {
+        if valueFollowsKey {
+            valueFollowsKey = false
+            return
+        }
         if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if pretty, depth > 0 { breakLine() }
+    }
+
+    private mutating func breakLine() {
+        bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<depth { bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")]) }
     }
 
     private mutating func writeQuoted(_ text: String) {

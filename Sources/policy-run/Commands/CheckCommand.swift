@@ -53,7 +53,7 @@ struct CheckCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         switch format {
-        case .json: print(verdict.json.prettyPrinted())
+        case .json: print(verdict.jsonText(pretty: true))
         case .text:
             // A request is proven by its bearer token when it has one; callbacks and PKCE by nothing.
             let proof = !policy.subjects.contains("token") ? (verdict.verified ? "bearer token" : nil)
