@@ -64,9 +64,17 @@ public enum BuiltinRules {
 extension Policy {
     /// Compiles the policy file with the built-in rules.
     ///
-    /// Pass one `keyCache` to every load so policies naming the same remote source share it.
-    /// `fileRoots` are the directories the policy may read bases and key files from; by default
-    /// the policy file's own directory.
+    /// - Parameters:
+    ///   - file: The policy's path; its bases and key files are read relative to it.
+    ///   - environment: What `${env:NAME}` reads in a `secret`; the process environment by default.
+    ///   - keyCache: Where remote keys are cached. Pass one cache to every load so policies naming
+    ///     the same source share it.
+    ///   - fileRoots: The directories the policy may read bases and key files from; by default
+    ///     the policy file's own directory.
+    /// - Returns: The compiled policy, immutable and shareable across threads; its `warnings`
+    ///   say what `lint` would.
+    /// - Throws: `PolicyDiagnostics`: every problem of the file, each located at
+    ///   `file:line:column` with a hint.
     public static func load(file: String, environment: [String: String]? = nil, keyCache: JWKSCache = JWKSCache(),
                             fileRoots: FileRoots? = nil) throws(PolicyDiagnostics) -> Policy {
         try PolicyCompiler(registry: BuiltinRules.registry, environment: environment, keyCache: keyCache, fileRoots: fileRoots).compile(file: file)

@@ -7,6 +7,7 @@ public import Foundation
 /// stays flat however long the log. Repeated tokens are verified once through the signature
 /// cache; their times and claims are still judged per record.
 public struct BatchEvaluator: Sendable {
+    /// The policy every record is judged by.
     public let policy: Policy
     /// Inputs for every record; a record's mapped fields override them.
     public var inputs: [String: JSONValue]
@@ -23,6 +24,15 @@ public struct BatchEvaluator: Sendable {
     /// to keep the read-ahead small.
     static let chunkSize = 64
 
+    /// An evaluator of token logs.
+    ///
+    /// - Parameters:
+    ///   - policy: The compiled policy.
+    ///   - inputs: Input values for every record; a record's own mapped fields win.
+    ///   - defaultTime: The time of records without their own; nil means the wall clock.
+    ///   - jobs: How many chunks are judged at once (one per core).
+    ///   - includeClaims: Whether verdict lines carry the token's claims.
+    ///   - signatureCache: Remembered signature checks for logs where tokens repeat.
     public init(policy: Policy, inputs: [String: JSONValue] = [:], defaultTime: Double? = nil,
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount, includeClaims: Bool = false,
                 signatureCache: SignatureCache? = SignatureCache()) {

@@ -12,11 +12,16 @@ public indirect enum ChainNode: Sendable {
 
     /// How a combinator was written: its optional `id` and `message`, and where.
     public struct Composite: Sendable {
+        /// `all_of`, `any_of`, `not`, `when` or `policy`.
         public let kind: String
+        /// The `id` the author gave, which names its finding.
         public let id: String?
+        /// The `message` the author gave, which replaces its finding's.
         public let message: String?
+        /// Where it is written.
         public let location: SourceLocation
 
+        /// A composite of `kind`, written at `location`.
         public init(kind: String, id: String? = nil, message: String? = nil, location: SourceLocation) {
             self.kind = kind
             self.id = id

@@ -29,7 +29,9 @@ public protocol Rule: Sendable {
 }
 
 extension Rule {
+    /// By default a rule runs only where its section names it.
     public static var runsByDefault: Bool { false }
+    /// By default authors write the rule's key.
     public static var isConfigurable: Bool { true }
 }
 
@@ -42,6 +44,7 @@ public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
     case hashes
     case signature
 
+    /// Earlier phases run first under `fail_fast`.
     public static func < (lhs: RulePhase, rhs: RulePhase) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -50,14 +53,19 @@ public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
 /// A class: the chain is walked for every token, and passing a reference costs one retain where
 /// copying the value would retain its rule, id, location and inputs each.
 public final class CompiledRule: Sendable {
+    /// The compiled rule itself.
     public let rule: any Rule
     /// The rule's name in verdicts: `token.expires`, `token.claims.cid`.
     public let id: String
+    /// Where the rule is written, for findings and traces.
     public let location: SourceLocation
+    /// When the rule runs under `fail_fast`; usually its type's phase.
     public let phase: RulePhase
     /// The inputs the rule reads; when an optional one is absent the rule is skipped.
     public let inputs: [String]
 
+    /// A compiled rule; rules usually get one from `RuleCompiler.finish(_:at:)`, which fills
+    /// the id, phase and inputs the compiler tracked.
     public init(rule: any Rule, id: String, location: SourceLocation, phase: RulePhase, inputs: [String]) {
         self.rule = rule
         self.id = id

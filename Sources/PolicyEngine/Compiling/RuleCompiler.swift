@@ -8,6 +8,7 @@ internal import Foundation
 public struct RuleCompiler: Sendable {
     /// The section being compiled (`token`), and its YAML mapping for settings such as `leeway`.
     public let sectionName: String
+    /// The section's YAML mapping.
     public let section: YAMLNode
     /// The policy's own section of the same name, whose settings (`leeway`, `algorithms`,
     /// `path_normalization`, ...) a fragment inside `rules:` inherits; nil outside a policy.
@@ -34,10 +35,19 @@ public struct RuleCompiler: Sendable {
 
     // MARK: - Diagnostics
 
+    /// Records an error at `node`; the policy does not compile, and every other problem is still
+    /// reported in the same pass.
+    ///
+    /// - Parameters:
+    ///   - code: The diagnostic's stable code.
+    ///   - message: What is wrong, naming the key or value; never a secret's value.
+    ///   - node: Where: its `file:line:column` and key path are reported.
+    ///   - hint: How to fix it, when there is something to say.
     public mutating func error(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
         diagnostics.error(code, message, at: node, hint: hint)
     }
 
+    /// Records a warning at `node`: the policy compiles, and `lint` shows it.
     public mutating func warning(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
         diagnostics.warning(code, message, at: node, hint: hint)
     }

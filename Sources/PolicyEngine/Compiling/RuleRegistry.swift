@@ -3,6 +3,7 @@
 public struct RuleRegistry: Sendable {
     /// What one section (`token`, ...) accepts.
     public struct Section: Sendable {
+        /// The section's key at the top of a policy: `token`, `request`.
         public let name: String
         public private(set) var rules: [any Rule.Type]
         /// Keys that configure the section rather than check something (`leeway`, `limits`),
@@ -31,6 +32,7 @@ public struct RuleRegistry: Sendable {
         /// Every key the section accepts.
         public var keys: [String] { rules.filter { $0.isConfigurable }.map { $0.key } + settings.keys.sorted() }
 
+        /// The rule written under `key`, if the section has one.
         public func rule(named key: String) -> (any Rule.Type)? {
             rules.first { $0.key == key }
         }
@@ -42,6 +44,8 @@ public struct RuleRegistry: Sendable {
 
     public private(set) var sections: [String: Section]
 
+    /// A registry of `sections`; each name once, each key once per section (a programmer
+    /// error otherwise).
     public init(sections: [Section]) {
         var table: [String: Section] = [:]
         for section in sections {
@@ -64,7 +68,9 @@ public struct RuleRegistry: Sendable {
         return copy
     }
 
+    /// Why a custom rule could not be registered.
     public struct RegistrationError: Error, Sendable, CustomStringConvertible {
+        /// What was wrong and what to do.
         public let description: String
         init(_ description: String) { self.description = description }
     }

@@ -19,6 +19,8 @@ public final class EvaluationContext: Sendable {
     /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
     public let tracing: Bool
 
+    /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
+    /// sets it resolved and its signature cache.
     public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
                 keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false) {
         self.now = now
@@ -78,12 +80,14 @@ public final class DecodedToken: Sendable {
     public let jws: CompactJWS?
     /// The header rules check: the JWS header, or for `format: jwe` the JWE protected header.
     public let header: JOSEHeader
+    /// The token's claims (of the signed token inside, for `nested`).
     public let claims: JSONObject
     /// The token's size in bytes as presented.
     public let byteCount: Int
     /// The key that decrypted a `jwe` or `nested` token.
     public let decryptedBy: VerifiedKey?
 
+    /// A decoded token, for tests of rules.
     public init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
         self.jws = jws
         self.header = header

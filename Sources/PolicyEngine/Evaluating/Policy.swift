@@ -8,10 +8,15 @@ public enum EvaluationMode: String, Sendable, Codable, CaseIterable {
 
 /// A compiled policy: immutable, `Sendable`, compiled once and evaluated many times from any thread.
 public struct Policy: Sendable {
+    /// The policy's `policy:` name, as verdicts report it.
     public let name: String
+    /// The policy's `description`, if written.
     public let description: String?
+    /// `fail_fast` or `collect_all`.
     public let mode: EvaluationMode
+    /// The inputs the policy declares, which callers pass at evaluation.
     public let inputs: [InputDeclaration]
+    /// The values a valid verdict hands over.
     public let outputs: [OutputDeclaration]
     /// The token's packaging and size bounds, applied before any rule runs.
     public let envelope: TokenEnvelope
@@ -59,9 +64,18 @@ public struct Policy: Sendable {
     /// (a JWS, or a JWE for `format: jwe | nested`) for a `token` section, and the subjects other
     /// sections read (a request, a callback). Remote keys are fetched when the cache cannot answer.
     ///
-    /// Throws only for a caller mistake (a required input or subject missing, an undeclared
-    /// input, a subject the policy does not check); every problem with the subjects themselves,
-    /// unreachable keys included, is a finding in the verdict.
+    /// - Parameters:
+    ///   - token: The compact token, for a policy with a `token` section.
+    ///   - subjects: The other subjects its sections read (`RequestSubject`, `CallbackSubject`).
+    ///   - inputs: Values for the inputs the policy declares (`nonce`, `state`).
+    ///   - now: The evaluation time; a batch passes each record's own.
+    ///   - tracing: Whether the verdict carries a trace of every rule.
+    ///   - clockSource: Where `now` came from, as the trace names it.
+    ///   - signatureCache: Remembered signature checks, for subjects that repeat.
+    /// - Returns: The verdict; `valid` only if every rule held and the token verified.
+    /// - Throws: `EvaluationError` only for a caller mistake (a required input or subject
+    ///   missing, an undeclared input, a subject the policy does not check); every problem with
+    ///   the subjects themselves, unreachable keys included, is a finding in the verdict.
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
                          signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Verdict {
@@ -76,9 +90,12 @@ public struct Policy: Sendable {
     /// Evaluates without waiting for the network: the fast path for policies with local keys, or
     /// remote keys already cached.
     ///
-    /// Throws `keys_not_cached` when a remote key set would have to be fetched first (a cold
-    /// cache, an expired set, an unknown `kid` that may be refetched); that fetch is started in
-    /// the background. Call `prefetch()` at start-up, or use the `async` overload.
+    /// Parameters and result are those of the `async` overload.
+    ///
+    /// - Throws: `EvaluationError` for a caller mistake, and `keys_not_cached` when a remote key
+    ///   set would have to be fetched first (a cold cache, an expired set, an unknown `kid` that
+    ///   may be refetched); that fetch is started in the background. Call `prefetch()` at
+    ///   start-up, or use the `async` overload.
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
                          signatureCache: SignatureCache? = nil) throws(EvaluationError) -> Verdict {
@@ -304,6 +321,7 @@ public struct Policy: Sendable {
 
 /// A caller mistake that stops an evaluation before it starts.
 public struct EvaluationError: Error, Sendable, CustomStringConvertible {
+    /// The stable kind of a caller mistake.
     public enum Code: String, Sendable {
         case missingInput = "missing_input"
         case unknownInput = "unknown_input"
@@ -315,7 +333,9 @@ public struct EvaluationError: Error, Sendable, CustomStringConvertible {
         case unexpectedSubject = "unexpected_subject"
     }
 
+    /// The stable kind of mistake.
     public let code: Code
+    /// What to fix.
     public let message: String
 
     init(_ code: Code, _ message: String) {

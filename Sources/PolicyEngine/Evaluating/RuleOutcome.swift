@@ -1,5 +1,6 @@
 /// What one rule concluded about one subject.
 public struct RuleOutcome: Sendable {
+    /// How a rule ended.
     public enum Status: String, Sendable, Codable {
         case pass
         case fail
@@ -29,10 +30,13 @@ public struct RuleOutcome: Sendable {
         }
     }
 
+    /// Whether the rule passed, failed or could not run.
     public let status: Status
     private let particulars: Particulars?
 
+    /// The finding code of a failure.
     public var code: FindingCode? { particulars?.code }
+    /// What failed, for a person, in a failure.
     public var message: String? { particulars?.message }
     /// The values compared, for the trace; secrets are never put here.
     public var detail: String? { particulars?.detail }
@@ -48,14 +52,31 @@ public struct RuleOutcome: Sendable {
         self.particulars = particulars
     }
 
+    /// A pass.
+    ///
+    /// - Parameters:
+    ///   - detail: What was compared, for the trace (build it with `context.detail`, which
+    ///     skips the work when no trace is kept).
+    ///   - outputs: Values to hand to the verdict's `outputs` when the subject is valid.
     public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:]) -> RuleOutcome {
         RuleOutcome(.pass, detail == nil && outputs.isEmpty ? nil : Particulars(detail: detail, outputs: outputs))
     }
 
+    /// A failure, reported as a finding.
+    ///
+    /// - Parameters:
+    ///   - code: The finding's stable code; its kind tells composition whether the subject was
+    ///     judged (`mismatch`, `absent`) or could not be (`undecided`).
+    ///   - message: What failed, for a person; never a secret.
+    ///   - detail: What was compared, for the trace.
+    ///   - nested: Findings of a policy this rule evaluated in turn.
     public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil, nested: [Finding] = []) -> RuleOutcome {
         RuleOutcome(.fail, Particulars(code: code, message: message, detail: detail, nested: nested))
     }
 
+    /// The rule could not judge because another rule's failure kept it from running (an
+    /// unsigned token for a signature-dependent check). No finding of its own; composition
+    /// counts it as undecided.
     public static func blocked(_ reason: String) -> RuleOutcome {
         RuleOutcome(.blocked, Particulars(detail: reason))
     }
@@ -69,11 +90,14 @@ public struct RuleOutcome: Sendable {
 
 /// The key a signature verified with, as the trace shows it.
 public struct VerifiedKey: Sendable, Codable, Equatable {
+    /// The key's `kid`, if it has one.
     public let kid: String?
+    /// Where the key came from, as the policy writes it: `jwks_file keys.json`.
     public let source: String
     /// `stale` when a remote key set was served past its TTL because the source failed.
     public let freshness: KeyFreshness
 
+    /// Describes a key; it proves nothing until the engine puts it in a `VerificationProof`.
     public init(kid: String?, source: String, freshness: KeyFreshness = .fresh) {
         self.kid = kid
         self.source = source

@@ -1,5 +1,6 @@
 /// The result of evaluating one subject against a policy (POLICY-FORMAT.md section 8).
 public struct Verdict: Sendable, Codable {
+    /// The name of the policy that judged.
     public let policy: String
     /// True only if no rule failed and the signature verified with a key the policy allows.
     public let valid: Bool
@@ -8,6 +9,7 @@ public struct Verdict: Sendable, Codable {
     /// For policies with remote keys: whether the keys were `fresh`, served `stale` during a
     /// provider outage, or `unavailable`. Nil when every key is local.
     public let keyFreshness: KeyFreshness?
+    /// The failed checks, in the order they ran (for `any_of`, its most specific failure).
     public let findings: [Finding]
     /// Rules that did not run because an optional input was absent: listed, never counted as passed.
     public let skipped: [String]
@@ -24,6 +26,8 @@ public struct Verdict: Sendable, Codable {
         case policy, valid, verified, keyFreshness = "key_freshness", findings, skipped, outputs, trace
     }
 
+    /// A verdict, for tests and for tools that build their own; it carries no `proof`, which
+    /// only an evaluation makes.
     public init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness? = nil, findings: [Finding], skipped: [String],
                 outputs: [String: JSONValue], trace: Trace?) {
         self.policy = policy
@@ -124,13 +128,16 @@ public struct Finding: Sendable, Codable, Equatable {
 
     /// The rule's id, e.g. `token.expires`, or the `id` a composite rule was given.
     public let rule: String
+    /// The stable code: `token_expired`.
     public let code: FindingCode
+    /// What failed, for a person.
     public let message: String
     /// Where the rule is written: `file:line:column`.
     public let at: String
     /// The findings of a policy this rule evaluated in turn (a request's `bearer` token).
     public let nested: [Finding]
 
+    /// A finding of `rule`, written at `at` (`file:line:column`).
     public init(rule: String, code: FindingCode, message: String, at: String, nested: [Finding] = []) {
         self.rule = rule
         self.code = code
@@ -159,7 +166,9 @@ public struct Finding: Sendable, Codable, Equatable {
 
 /// The record of an evaluation with tracing on.
 public struct Trace: Sendable, Codable {
+    /// One rule as it ran.
     public struct Entry: Sendable, Codable, Equatable {
+        /// How the rule ended in the trace.
         public enum Status: String, Sendable, Codable {
             case pass
             case fail
@@ -169,6 +178,7 @@ public struct Trace: Sendable, Codable {
         }
 
         public let rule: String
+        /// How it ended.
         public let status: Status
         public let at: String
         /// The values compared or the reason it did not run.
@@ -177,14 +187,19 @@ public struct Trace: Sendable, Codable {
 
     /// The clock the evaluation used.
     public struct Clock: Sendable, Codable, Equatable {
+        /// Seconds since the Unix epoch.
         public let now: Double
+        /// The same instant, as `2026-11-21T09:30:00Z`.
         public let iso8601: String
         /// Where `now` came from: `wall clock`, `--now`, `caller`.
         public let source: String
     }
 
+    /// The clock the evaluation used.
     public var clock: Clock
+    /// Every rule in the order it ran (`rules` in JSON).
     public var entries: [Entry] = []
+    /// The key that verified, if one did.
     public var key: VerifiedKey?
 
     /// Section 8's names: the entries are `rules`.

@@ -3,17 +3,21 @@
 /// Nodes come from `YAMLLoader`, which has already applied the YAML 1.2 core schema, refused
 /// duplicate keys and bounded alias expansion, so the compiler only asks typed questions.
 public struct YAMLNode: Sendable {
+    /// What a node holds.
     public enum Content: Sendable {
         case scalar(YAMLScalar)
         case mapping([YAMLPair])
         case sequence([YAMLNode])
     }
 
+    /// The node's value.
     public var content: Content
+    /// Where the node starts in its file.
     public var location: SourceLocation
     /// The key path from the document root: `token.claims.scp`, `token.algorithms[1]`.
     public var path: String
 
+    /// A node, for tests and for policies built in code.
     public init(_ content: Content, location: SourceLocation, path: String) {
         self.content = content
         self.location = location
@@ -60,13 +64,17 @@ public struct YAMLNode: Sendable {
 
 /// One `key: value` member of a mapping.
 public struct YAMLPair: Sendable {
+    /// The key.
     public let name: String
+    /// Where the key is written.
     public let keyLocation: SourceLocation
+    /// The value under the key.
     public let value: YAMLNode
 }
 
 /// A scalar with its YAML 1.2 core-schema type already resolved.
 public struct YAMLScalar: Sendable, CustomStringConvertible {
+    /// A scalar read with YAML 1.2 core-schema types (`yes` stays a string).
     public enum Value: Sendable, Equatable {
         case null
         case bool(Bool)
@@ -82,6 +90,8 @@ public struct YAMLScalar: Sendable, CustomStringConvertible {
     /// Whether the scalar was written without quotes.
     public let isPlain: Bool
 
+    /// Reads `text`: a plain (unquoted) scalar may be null, a boolean or a number; a quoted one
+    /// is always a string.
     public init(text: String, isPlain: Bool) {
         self.text = text
         self.isPlain = isPlain
