@@ -13,6 +13,9 @@ public struct RuleCompiler: Sendable {
     /// The policy's own section of the same name, whose settings (`leeway`, `algorithms`,
     /// `path_normalization`, ...) a fragment inside `rules:` inherits; nil outside a policy.
     let policySection: YAMLNode?
+    /// For a `token` section or a fragment of one: its shared settings, compiled once before
+    /// its rules (`standard` elsewhere).
+    public internal(set) var tokenSettings = TokenSettings.standard
     /// The inputs the policy declares.
     public let declaredInputs: Set<String>
     let environment: [String: String]

@@ -13,7 +13,7 @@ struct ExpiresRule: Rule {
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         let presence = node.map { Presence.read($0, key: key, &compiler) } ?? .required
         guard let presence else { return [] }
-        return [compiler.finish(ExpiresRule(required: presence == .required, leeway: compiler.leeway()), at: node?.location ?? compiler.sectionLocation)]
+        return [compiler.finish(ExpiresRule(required: presence == .required, leeway: compiler.tokenSettings.leeway), at: node?.location ?? compiler.sectionLocation)]
     }
 
     var explanation: String { "exp is \(required ? "present" : "optional; when present it is checked") and now < exp + \(TimeText.duration(leeway)) leeway" }

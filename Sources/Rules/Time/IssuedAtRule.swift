@@ -15,7 +15,7 @@ struct IssuedAtRule: Rule {
     let leeway: Int64
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
-        let leeway = compiler.leeway()
+        let leeway = compiler.tokenSettings.leeway
         guard let node else {
             return [compiler.finish(IssuedAtRule(required: false, maxAge: nil, notInFuture: false, leeway: leeway), at: compiler.sectionLocation)]
         }

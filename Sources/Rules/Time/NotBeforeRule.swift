@@ -13,7 +13,7 @@ struct NotBeforeRule: Rule {
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         let presence = node.map { Presence.read($0, key: key, &compiler) } ?? .optional
         guard let presence else { return [] }
-        return [compiler.finish(NotBeforeRule(required: presence == .required, leeway: compiler.leeway()), at: node?.location ?? compiler.sectionLocation)]
+        return [compiler.finish(NotBeforeRule(required: presence == .required, leeway: compiler.tokenSettings.leeway), at: node?.location ?? compiler.sectionLocation)]
     }
 
     var explanation: String { "nbf is \(required ? "present" : "optional; when present it is checked") and nbf <= now + \(TimeText.duration(leeway)) leeway" }

@@ -42,12 +42,6 @@ enum TimeText {
 }
 
 extension RuleCompiler {
-    /// The section's `leeway` (default 60 s), read quietly: the setting reports its own problems.
-    mutating func leeway() -> Int64 {
-        guard let node = setting("leeway") else { return 60 }
-        return duration(node, what: "'leeway'") ?? 60
-    }
-
     /// Text values shown in messages: `"a"` or `["a", "b"]`.
     static func show(_ values: [String]) -> String {
         values.count == 1 ? "\"\(values[0])\"" : "[" + values.map { "\"\($0)\"" }.joined(separator: ", ") + "]"

@@ -20,23 +20,8 @@ struct AlgorithmsRule: Rule {
                            hint: "list the algorithms the issuer signs with, e.g. algorithms: [RS256]")
             return []
         }
-        guard let names = compiler.literalStrings(node, what: "'algorithms'") else { return [] }
-        var allowed: [JWSAlgorithm] = []
-        for (index, name) in names.enumerated() {
-            let item = node.items?[index] ?? node
-            if name.lowercased() == "none" {
-                compiler.error(.invalidValue, "'none' is never accepted: an unsigned token proves nothing", at: item)
-                continue
-            }
-            guard let algorithm = try? JWSAlgorithm(name: name) else {
-                compiler.error(.invalidValue, "unknown algorithm '\(name)'", at: item,
-                               hint: Suggestion.didYouMean(name, among: JWSAlgorithm.allCases.map(\.rawValue))
-                                   ?? "use one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
-                continue
-            }
-            if !allowed.contains(algorithm) { allowed.append(algorithm) }
-        }
-        guard allowed.count == names.count else { return [] }
+        // The list was read, and its problems reported, with the section's settings.
+        guard let allowed = compiler.tokenSettings.algorithms else { return [] }
         return [compiler.finish(AlgorithmsRule(allowed: allowed), at: node.location)]
     }
 

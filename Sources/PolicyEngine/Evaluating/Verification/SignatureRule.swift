@@ -25,7 +25,7 @@ struct SignatureRule: Rule {
             return []
         }
         guard let source = compiler.keySource(node) else { return [] }
-        let allowed = compiler.allowedAlgorithms()
+        let allowed = compiler.tokenSettings.algorithms ?? []
         if let keys = source.localKeys {
             for algorithm in allowed where !keys.keys.contains(where: { $0.canVerify(algorithm) }) {
                 compiler.warning(.keySource, "no key from \(source.description) can verify \(algorithm.rawValue)", at: node,

@@ -1,4 +1,5 @@
-/// Reads the `token` settings that apply before any rule runs: `format`, `decryption`, `limits`.
+/// Stage 4 of a compile, with `TokenSettings`: the `token` settings that apply before any rule
+/// runs: `format`, `decryption` (its key source read with `Keys`) and `limits`.
 extension RuleCompiler {
     static let decryptionKeys = ["algorithms", "encryption", "key"]
 

@@ -1,6 +1,10 @@
 internal import PolicyCrypto
 internal import Foundation
 
+/// Reading a key source from a policy (`keys`, `decryption.key`, `encrypted_fields.key`, section
+/// 4 of the format), with `Keys`: which sources exist, their options, local keys loaded at
+/// compile time through the file roots, remote ones checked for fetching later. An extension of
+/// `RuleCompiler` because it reports through the compiler's located diagnostics.
 extension RuleCompiler {
     static let keySourceKinds = ["jwks_file", "jwks", "jwk", "pem_file", "secret", "jwks_uri", "discovery"]
     static let remoteKeySourceKinds = ["jwks_uri", "discovery"]

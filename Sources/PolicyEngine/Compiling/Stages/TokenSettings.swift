@@ -1,0 +1,72 @@
+/// The `token` section's shared settings, compiled once before its rules and handed to each:
+/// how tokens are packaged (`format`, `decryption`, `limits`), the algorithms allowed and the
+/// clock skew allowed.
+///
+/// Rules read these typed values (`compiler.tokenSettings.leeway`) instead of parsing their
+/// siblings' keys again; each setting's problems are reported once, by this stage.
+public struct TokenSettings: Sendable {
+    /// `format`, `decryption` and `limits`: what the decoder expects before any rule runs.
+    public var envelope = TokenEnvelope.standard
+    /// `algorithms`: the JWS algorithms a signature may use; nil when not written, or when the
+    /// list has an error (reported here).
+    public var algorithms: [JWSAlgorithm]?
+    /// `leeway`: seconds of clock skew allowed for `exp`, `nbf` and `iat` (default 60).
+    public var leeway: Int64 = 60
+
+    /// The settings of a section that writes none.
+    public static let standard = TokenSettings()
+
+    /// Whether tokens are encrypted and never signed (`format: jwe`).
+    public var tokensAreUnsigned: Bool { envelope.format == .jwe }
+
+    /// Reads the settings of the policy's own section, or of a fragment inside `rules:`, which
+    /// keeps the policy's envelope and may set its own `leeway` and `algorithms`.
+    static func read(_ compiler: inout RuleCompiler, inheriting policy: TokenSettings?) -> TokenSettings {
+        var settings = policy ?? TokenSettings()
+        if policy == nil { settings.envelope = compiler.tokenEnvelope() }
+        if let node = compiler.section["leeway"], let leeway = compiler.duration(node, what: "'leeway'") { settings.leeway = leeway }
+        if let node = compiler.section["algorithms"] { settings.algorithms = algorithms(node, &compiler) }
+        return settings
+    }
+
+    /// The listed algorithms, each once; nil after reporting a name that is `none` or unknown.
+    private static func algorithms(_ node: YAMLNode, _ compiler: inout RuleCompiler) -> [JWSAlgorithm]? {
+        guard let names = compiler.literalStrings(node, what: "'algorithms'") else { return nil }
+        var allowed: [JWSAlgorithm] = []
+        var refused = false
+        for (index, name) in names.enumerated() {
+            let item = node.items?[index] ?? node
+            if name.lowercased() == "none" {
+                compiler.error(.invalidValue, "'none' is never accepted: an unsigned token proves nothing", at: item)
+                refused = true
+                continue
+            }
+            guard let algorithm = try? JWSAlgorithm(name: name) else {
+                compiler.error(.invalidValue, "unknown algorithm '\(name)'", at: item,
+                               hint: Suggestion.didYouMean(name, among: JWSAlgorithm.allCases.map(\.rawValue))
+                                   ?? "use one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+                refused = true
+                continue
+            }
+            if !allowed.contains(algorithm) { allowed.append(algorithm) }
+        }
+        return refused ? nil : allowed
+    }
+}
+
+extension RuleCompiler {
+    /// Whether the section declares `format: jwe`: tokens encrypted, never signed.
+    public var tokensAreUnsigned: Bool { tokenSettings.tokensAreUnsigned }
+
+    /// Refuses a signature setting in a `format: jwe` section, where nothing is signed.
+    public mutating func refuseForUnsignedTokens(_ key: String, _ node: YAMLNode, instead: String) {
+        error(.conflict, "'\(key)' needs signed tokens, and format jwe tokens are only encrypted", at: node,
+              hint: "\(instead), or use format: nested for a signed token inside a JWE")
+    }
+}
+
+extension RuleOutcome {
+    /// For a rule that needs a signed token and has none. The compiler refuses such rules under
+    /// `format: jwe`, so this guards rather than decides.
+    public static var unsignedToken: RuleOutcome { .fail(.malformedToken, "the token is not signed") }
+}
