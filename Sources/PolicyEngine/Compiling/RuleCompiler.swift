@@ -239,7 +239,7 @@ public struct RuleCompiler: Sendable {
 
     /// A string in which `${env:NAME}` is replaced now, at compile time: only for secrets, whose
     /// values never appear in a message.
-    public mutating func environmentString(_ node: YAMLNode, what: String) -> String? {
+    mutating func environmentString(_ node: YAMLNode, what: String) -> String? {
         guard let text = node.scalar?.string else {
             error(.wrongType, "\(what) must be a string, found \(node.shapeDescription)", at: node)
             return nil
@@ -309,12 +309,12 @@ public struct RuleCompiler: Sendable {
     }
 
     /// A file path relative to the policy file that wrote it.
-    public func resolvePath(_ path: String, from node: YAMLNode) -> String {
+    func resolvePath(_ path: String, from node: YAMLNode) -> String {
         PolicyPath.joined(PolicyPath.directory(of: node.location.file), path)
     }
 
     /// Whether the compile may read `path` for `purpose`; a refusal is reported at `node`.
-    public mutating func admitFile(_ path: String, for purpose: FileRoots.Purpose, at node: YAMLNode) -> Bool {
+    mutating func admitFile(_ path: String, for purpose: FileRoots.Purpose, at node: YAMLNode) -> Bool {
         guard let refusal = (policyCompiler.fileRoots ?? FileRoots.beside(node.location.file)).admit(path, for: purpose) else { return true }
         error(refusal.code, refusal.message, at: node, hint: refusal.hint)
         return false
