@@ -1,5 +1,6 @@
 /// How a token log is laid out: JSON lines with named fields, or one bare token per line.
 public struct BatchRecordFormat: Sendable {
+    /// How a log line holds its record.
     public enum Layout: Sendable {
         /// `{"token": "...", "ts": 1795253400, ...}` per line.
         case jsonLines
@@ -7,6 +8,7 @@ public struct BatchRecordFormat: Sendable {
         case lines
     }
 
+    /// JSON lines or bare tokens.
     public var layout: Layout
     /// The field holding the token (JSON lines).
     public var tokenField: String
@@ -15,6 +17,7 @@ public struct BatchRecordFormat: Sendable {
     /// Policy inputs taken from record fields: input name → field name.
     public var inputFields: [String: String]
 
+    /// A record format; the defaults read `{"token": …, "ts": …}` lines.
     public init(layout: Layout = .jsonLines, tokenField: String = "token", timeField: String? = "ts", inputFields: [String: String] = [:]) {
         self.layout = layout
         self.tokenField = tokenField
@@ -72,6 +75,7 @@ public struct BatchRecordFormat: Sendable {
 
 /// One record of a token log, as read.
 public struct BatchRecord: Sendable {
+    /// What a line turned out to hold.
     public enum Content: Sendable {
         /// A token, the record's time (nil: use the run's default), and its mapped inputs.
         case token(String, time: Double?, inputs: [String: JSONValue])
@@ -83,8 +87,10 @@ public struct BatchRecord: Sendable {
     public let line: Int
     /// The input's name, when a run reads several.
     public let input: String?
+    /// The token with its time and inputs, or why the line is malformed.
     public let content: Content
 
+    /// A record read from `line` of `input`.
     public init(line: Int, input: String?, content: Content) {
         self.line = line
         self.input = input

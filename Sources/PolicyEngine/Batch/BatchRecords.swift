@@ -11,12 +11,14 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
     private let format: BatchRecordFormat
     private let input: String?
 
+    /// The records of `reader`, read as `format`; `input` names the file in verdicts.
     public init(reader: LineReader, format: BatchRecordFormat, input: String? = nil) {
         self.reader = reader
         self.format = format
         self.input = input
     }
 
+    /// Reads one record after another.
     public struct AsyncIterator: BatchRecordIterator {
         let reader: LineReader
         let format: BatchRecordFormat
@@ -25,6 +27,7 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
         /// Whether the next record may have to wait for the input (a pipe with no whole line buffered).
         public var mayBlock: Bool { reader.mayBlock }
 
+        /// The next record, skipping blank lines; nil at the end.
         public mutating func next() async throws -> BatchRecord? {
             while let line = try reader.next() {
                 if let record = format.record(line, input: input) { return record }
@@ -33,6 +36,7 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
         }
     }
 
+    /// An iterator from the reader's current position.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader, format: format, input: input)
     }

@@ -1,7 +1,10 @@
 /// The verdict on one log record, with where the record was and what its token said.
 public struct BatchVerdict: Sendable {
+    /// The record's line number in its input, from 1.
     public let line: Int
+    /// The input file, when there are several (nil for standard input).
     public let input: String?
+    /// The verdict on the record.
     public let verdict: Verdict
     /// The token's `iss` and header `kid`, for summaries; nil when it did not decode.
     public let issuer: String?
@@ -40,8 +43,10 @@ public struct BatchSummary: Sendable {
     /// The input limits the run applied, stated with its totals.
     public var limits: BatchInputLimits?
 
+    /// An empty summary.
     public init() {}
 
+    /// Counts one record.
     public mutating func add(_ verdict: BatchVerdict) {
         records += 1
         if verdict.verdict.valid { valid += 1 } else { invalid += 1 }

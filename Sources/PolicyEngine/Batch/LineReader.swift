@@ -15,10 +15,13 @@ public final class LineReader {
     public struct Line: Sendable {
         /// 1-based.
         public let number: Int
+        /// The line's bytes, cut at `maxLineBytes`.
         public let bytes: [UInt8]
+        /// Whether the line was longer than `maxLineBytes` and was cut.
         public let tooLong: Bool
     }
 
+    /// The longest line kept by default: 1 MiB.
     public static let defaultMaxLineBytes = 1 << 20
 
     private let handle: FileHandle
@@ -38,6 +41,7 @@ public final class LineReader {
     /// Whether the input is a pipe, socket or terminal, which may hold back what comes next.
     private let isStream: Bool
 
+    /// A reader of `handle` (a file, a pipe, standard input) within `limits`.
     public init(handle: FileHandle, limits: BatchInputLimits = .standard) {
         self.handle = handle
         self.limits = limits
@@ -50,6 +54,7 @@ public final class LineReader {
         isStream && !endOfInput && !buffer[start...].contains(UInt8(ascii: "\n"))
     }
 
+    /// A reader with the standard limits but `maxLineBytes`.
     public convenience init(handle: FileHandle, maxLineBytes: Int) {
         self.init(handle: handle, limits: BatchInputLimits(maxLineBytes: maxLineBytes))
     }

@@ -5,9 +5,11 @@ internal import Foundation
 ///
 /// Every problem is collected in one pass; the compile throws them all, sorted by location.
 public struct PolicyCompiler: Sendable {
+    /// The rules and settings each section accepts.
     public let registry: RuleRegistry
     /// The environment `${env:NAME}` reads (in `keys` only).
     public var environment: [String: String]
+    /// How policy files are read (size and node limits).
     public var loader: YAMLLoader
     /// The directories the policy may read files from (bases, named policies, key files); nil
     /// means the directory of the policy file being compiled. See `FileRoots`.

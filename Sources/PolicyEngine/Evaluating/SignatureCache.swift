@@ -12,12 +12,14 @@ internal import Synchronization
 /// bounded: when full, it starts over, which costs one extra verification per token and never
 /// a wrong answer.
 public final class SignatureCache: Sendable {
+    /// How often the cache answered.
     public struct Statistics: Sendable, Equatable {
         /// Checks answered from the cache.
         public var hits = 0
         /// Checks that ran the cryptography.
         public var misses = 0
 
+        /// Counts, for tests and summaries.
         public init(hits: Int = 0, misses: Int = 0) {
             self.hits = hits
             self.misses = misses
@@ -59,10 +61,12 @@ public final class SignatureCache: Sendable {
     public let capacity: Int
     private let state = Mutex(State())
 
+    /// A cache of at most `capacity` checks; when full it starts over.
     public init(capacity: Int = 4096) {
         self.capacity = max(1, capacity)
     }
 
+    /// The hits and misses so far.
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// The remembered outcome of checking `signed` against `keySet`: `.some(index)` for the

@@ -10,28 +10,36 @@ public struct TokenEnvelope: Sendable {
         case nested
     }
 
+    /// `jws`, `jwe` or `nested`.
     public var format: Format
+    /// The size and depth bounds of a presented token.
     public var limits: TokenLimits
     /// The decryption settings; present exactly when `format` is `jwe` or `nested`.
     public var decryption: TokenDecryption?
 
+    /// An envelope; `decryption` is required for `jwe` and `nested`.
     public init(format: Format = .jws, limits: TokenLimits = .standard, decryption: TokenDecryption? = nil) {
         self.format = format
         self.limits = limits
         self.decryption = decryption
     }
 
+    /// A signed compact JWS within the standard limits.
     public static let standard = TokenEnvelope()
 }
 
 /// `token.decryption`: which JWE algorithms are accepted and which keys decrypt.
 public struct TokenDecryption: Sendable {
+    /// The JWE `alg` values allowed.
     public let keyAlgorithms: [JWEKeyAlgorithm]
+    /// The JWE `enc` values allowed.
     public let contentEncryptions: [JWEContentEncryption]
+    /// Where the private decryption keys come from (local only).
     public let keys: KeySource
     /// Where `decryption` is written, for findings about it.
     public let location: SourceLocation
 
+    /// Decryption settings, as `token.decryption` writes them.
     public init(keyAlgorithms: [JWEKeyAlgorithm], contentEncryptions: [JWEContentEncryption], keys: KeySource, location: SourceLocation) {
         self.keyAlgorithms = keyAlgorithms
         self.contentEncryptions = contentEncryptions

@@ -177,9 +177,11 @@ public struct Trace: Sendable, Codable {
             case notRun = "not_run"
         }
 
+        /// The rule's id: `token.expires`.
         public let rule: String
         /// How it ended.
         public let status: Status
+        /// Where the rule is written: `file:line:column`.
         public let at: String
         /// The values compared or the reason it did not run.
         public let detail: String?

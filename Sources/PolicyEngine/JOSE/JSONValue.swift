@@ -120,9 +120,12 @@ public struct JSONMember: Sendable, Equatable {
         lhs.name.isExactly(rhs.name) && lhs.value == rhs.value
     }
 
+    /// The member's name, compared by code points.
     public var name: String
+    /// The member's value.
     public var value: JSONValue
 
+    /// A member named `name`.
     public init(name: String, value: JSONValue) {
         self.name = name
         self.value = value

@@ -40,6 +40,7 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Opens an object; name each member with `key` (or `member`), then close it with `endObject`.
     public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
@@ -47,10 +48,12 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Closes the innermost object.
     public mutating func endObject() {
         close(UInt8(ascii: "}"))
     }
 
+    /// Opens an array; write its elements, then close it with `endArray`.
     public mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
@@ -58,6 +61,7 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Closes the innermost array.
     public mutating func endArray() {
         close(UInt8(ascii: "]"))
     }
@@ -92,12 +96,14 @@ public struct JSONWriter: Sendable {
         bool(flag)
     }
 
+    /// A string, escaped as RFC 8259 requires.
     public mutating func string(_ text: String) {
         separate()
         writeQuoted(text)
         needsComma = true
     }
 
+    /// An integer.
     public mutating func integer(_ value: Int64) {
         separate()
         if value >= 0, value < 10 {
@@ -108,12 +114,14 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
+    /// `null`.
     public mutating func null() {
         separate()
         bytes.append(contentsOf: Self.nullBytes)

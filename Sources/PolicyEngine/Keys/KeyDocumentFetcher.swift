@@ -10,10 +10,14 @@ internal import FoundationNetworking
 /// cap, not buffered), status 200 only, a JSON content type, and no plain `http://` — not even
 /// through a redirect — unless the policy opts in for loopback tests.
 public struct KeyDocumentFetcher: Sendable {
+    /// How long one fetch may take.
     public var timeout: Duration
+    /// The largest body read; a larger one is cut off and refused.
     public var maxBytes: Int
+    /// Whether plain `http://` is allowed (loopback tests only).
     public var allowHTTP: Bool
 
+    /// A fetcher with these bounds.
     public init(timeout: Duration = .seconds(5), maxBytes: Int = 1 << 20, allowHTTP: Bool = false) {
         self.timeout = timeout
         self.maxBytes = maxBytes

@@ -1,8 +1,10 @@
 /// Why a remote key set could not be fetched or used; the message names the URL involved.
 public struct KeyFetchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable kind of fetch failure.
     public enum Code: String, Sendable {
         /// Plain `http://` without `allow_http`, a redirect leaving https, or not a URL at all.
         case insecureURL = "insecure_url"
+        /// No complete answer within the source's timeout.
         case timeout
         /// The connection failed: refused, reset, DNS.
         case transport
@@ -20,9 +22,12 @@ public struct KeyFetchError: Error, Sendable, Equatable, CustomStringConvertible
         case noUsableKey = "no_usable_key"
     }
 
+    /// The stable kind of failure.
     public let code: Code
+    /// What happened, naming the URL.
     public let message: String
 
+    /// A failure of `code`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

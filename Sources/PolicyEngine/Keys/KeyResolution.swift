@@ -19,11 +19,14 @@ public enum KeyFreshness: String, Sendable, Codable, Comparable {
 
 /// A key set as one evaluation sees it: the keys, when they were fetched, and whether they are current.
 public struct ResolvedKeys: Sendable {
+    /// The key set.
     public let keys: JWKSet
     /// When the set was fetched; nil for keys written in or beside the policy.
     public let fetchedAt: Date?
+    /// Whether the set is within its TTL, or served stale during an outage.
     public let freshness: KeyFreshness
 
+    /// Keys as resolved for one evaluation; `fetchedAt` is nil for local keys.
     public init(keys: JWKSet, fetchedAt: Date?, freshness: KeyFreshness) {
         self.keys = keys
         self.fetchedAt = fetchedAt
@@ -82,6 +85,7 @@ public enum KeyResolution: Sendable {
     case available(ResolvedKeys)
     case unavailable(KeyFetchError)
 
+    /// How current the keys behind this resolution are (`unavailable` when there are none).
     public var freshness: KeyFreshness {
         switch self {
         case let .available(resolved): resolved.freshness

@@ -3,6 +3,7 @@ internal import Foundation
 /// Where a policy's verification (or decryption) keys come from (POLICY-FORMAT.md section 4),
 /// and how a token's `alg`, `kid` and `x5c` select among them.
 public struct KeySource: Sendable {
+    /// Where the keys come from.
     public enum Origin: Sendable {
         /// Keys written in or beside the policy, loaded once at compile time.
         case local(JWKSet)
@@ -21,7 +22,9 @@ public struct KeySource: Sendable {
         case encryption
     }
 
+    /// Local keys, a remote source, or only a token's `x5c` chain.
     public let origin: Origin
+    /// What the keys are for.
     public let purpose: Purpose
     /// How the source was written, for traces and `explain`: `jwks_file Policies/keys/x.json`.
     public let description: String
@@ -32,6 +35,7 @@ public struct KeySource: Sendable {
     /// Limits for keys read at evaluation time (an `x5c` leaf).
     public let keyOptions: KeyLoadingOptions
 
+    /// A key source; policies get theirs from `keys:` through the compiler.
     public init(origin: Origin, purpose: Purpose = .verification, description: String, requireKid: Bool,
                 certificateTrust: CertificateTrust? = nil, keyOptions: KeyLoadingOptions = .standard) {
         self.origin = origin

@@ -7,6 +7,7 @@ public import Foundation
 /// provider is fetched once however many policies trust it. Options are part of that identity:
 /// a policy with a different `min_rsa_bits` gets its own parse of the set.
 public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
+    /// Where the key set is published.
     public enum Location: Sendable, Hashable {
         /// The JWKS itself.
         case jwksURI(URL)
@@ -14,6 +15,7 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
         case discovery(issuer: String)
     }
 
+    /// The JWKS URL, or the issuer whose discovery document names it.
     public var location: Location
     /// How long a fetched set is used before it is fetched again.
     public var cacheTTL: Duration
@@ -21,11 +23,14 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     public var minRefreshInterval: Duration
     /// How long past its TTL the last good set is still served while the source fails.
     public var staleIfError: Duration
+    /// How long one fetch may take, connection to last byte.
     public var timeout: Duration
     /// Whether plain `http://` URLs are accepted (loopback tests only).
     public var allowHTTP: Bool
+    /// How the fetched keys are checked (`min_rsa_bits`).
     public var keyOptions: KeyLoadingOptions
 
+    /// A source with the format's defaults: 10 min TTL, 30 s between fetches, 1 h stale-if-error, 5 s timeout, https only.
     public init(location: Location, cacheTTL: Duration = .seconds(600), minRefreshInterval: Duration = .seconds(30),
                 staleIfError: Duration = .seconds(3600), timeout: Duration = .seconds(5), allowHTTP: Bool = false,
                 keyOptions: KeyLoadingOptions = .standard) {

@@ -12,6 +12,7 @@ public struct YAMLLoader: Sendable {
     /// The most nodes the document may hold once every alias is expanded.
     public var maxNodes: Int
 
+    /// A loader that refuses files over `maxFileBytes` and documents expanding past `maxNodes` (alias bombs).
     public init(maxFileBytes: Int = 1 << 20, maxNodes: Int = 100_000) {
         self.maxFileBytes = maxFileBytes
         self.maxNodes = maxNodes

@@ -1,8 +1,10 @@
 /// A path into a JSON object: dotted names that walk objects only (`tenant.region`), with a
 /// quoted bracket segment for names that contain dots (`["https://example.com/roles"]`).
 public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {
+    /// The member names from the top, in order.
     public let segments: [String]
 
+    /// A path through nested objects.
     public init(segments: [String]) {
         self.segments = segments
     }

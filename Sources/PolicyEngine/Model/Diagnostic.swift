@@ -3,20 +3,26 @@
 /// Diagnostics accumulate: the compiler reports every problem in one pass rather than stopping at
 /// the first, so a policy author fixes a file in one round trip.
 public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// How bad a diagnostic is: an error stops the compile, a warning does not.
     public enum Severity: String, Sendable, Codable {
         case error
         case warning
     }
 
+    /// Error or warning.
     public let severity: Severity
+    /// The stable code, for tools and tests.
     public let code: DiagnosticCode
+    /// What is wrong, for a person.
     public let message: String
+    /// Where: `file:line:column`.
     public let location: SourceLocation
     /// The key path inside the policy, e.g. `token.claims.scp`; empty at the top level.
     public let path: String
     /// How to fix it, when there is something specific to say ("did you mean 'audience'?").
     public let hint: String?
 
+    /// A diagnostic at `location`; `path` is the key path (`token.keys`), `hint` how to fix it.
     public init(_ severity: Severity, _ code: DiagnosticCode, _ message: String, at location: SourceLocation, path: String = "", hint: String? = nil) {
         self.severity = severity
         self.code = code
@@ -58,12 +64,16 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
 public struct PolicyDiagnostics: Error, Sendable, CustomStringConvertible {
     public private(set) var items: [Diagnostic] = []
 
+    /// Diagnostics in the order found.
     public init(_ items: [Diagnostic] = []) {
         self.items = items
     }
 
+    /// The errors.
     public var errors: [Diagnostic] { items.filter { $0.severity == .error } }
+    /// The warnings.
     public var warnings: [Diagnostic] { items.filter { $0.severity == .warning } }
+    /// Whether any is an error, which stops the compile.
     public var hasErrors: Bool { items.contains { $0.severity == .error } }
 
     mutating func append(_ diagnostic: Diagnostic) {
