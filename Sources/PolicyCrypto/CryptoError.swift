@@ -36,5 +36,6 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `code: message`, for logs.
     public var description: String { "\(code.rawValue): \(message)" }
 }

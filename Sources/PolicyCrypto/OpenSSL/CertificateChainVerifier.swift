@@ -13,6 +13,7 @@ public struct CertificateChainVerifier: Sendable {
     /// The trust anchors.
     public let anchors: [X509Certificate]
 
+    /// A verifier trusting exactly `anchors`.
     public init(anchors: [X509Certificate]) {
         self.anchors = anchors
     }

@@ -90,6 +90,7 @@ public final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Senda
         }
     }
 
+    /// The full-length tag of `message`; never throws.
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         authenticationCode(message)
     }

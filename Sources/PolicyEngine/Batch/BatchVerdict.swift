@@ -6,8 +6,9 @@ public struct BatchVerdict: Sendable {
     public let input: String?
     /// The verdict on the record.
     public let verdict: Verdict
-    /// The token's `iss` and header `kid`, for summaries; nil when it did not decode.
+    /// The token's `iss`, unverified, for summaries; nil when it did not decode.
     public let issuer: String?
+    /// The token's header `kid`, unverified; nil when it did not decode.
     public let kid: String?
     /// The token's claims, when the run includes them.
     public let claims: JSONObject?
