@@ -68,10 +68,17 @@ let package = Package(
             dependencies: ["PolicyEngine", "PolicyCrypto", "CRE2"],
             swiftSettings: swiftSettings
         ),
+        // `policy-run test`: reads NAME.test.yaml files, mints tokens with stand-in keys, and
+        // compares verdicts with expectations (reports, coverage, JUnit).
+        .target(
+            name: "PolicyTesting",
+            dependencies: ["PolicyEngine", "PolicyCrypto", "Rules"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "policy-run",
             dependencies: [
-                "PolicyEngine", "PolicyCrypto", "Rules",
+                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -126,6 +133,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Keys", "Golden"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PolicyTestingTests",
+            dependencies: ["PolicyTesting", "PolicyEngine", "Rules"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -9,6 +9,7 @@ struct MostSpecificFailureTests {
         static let key = "failing"
         static let summary = "fails with a fixed code"
         static let phase = RulePhase.claims
+        static let findingCodes = [absent, otherAbsent, mismatch, otherMismatch, undecided]
         let code: FindingCode
         static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] { [] }
         var explanation: String { code.rawValue }

@@ -11,6 +11,7 @@ struct VerificationGateTests {
         static let key = "x-always"
         static let summary = "passes"
         static let phase = RulePhase.claims
+        static let findingCodes: [FindingCode] = []
         static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
             node.map { [compiler.finish(AlwaysPasses(), at: $0.location)] } ?? []
         }

@@ -88,6 +88,7 @@ struct TenantRule: Rule {
     static let key = "x-tenant"
     static let summary = "the tenant claim names the expected tenant"
     static let phase = RulePhase.claims
+    static let findingCodes = [FindingCode.customRuleFailed]
     let tenant: String
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
@@ -106,6 +107,7 @@ struct UnprefixedRule: Rule {
     static let key = "tenant"
     static let summary = "no prefix"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = []
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] { [] }
     var explanation: String { "" }
     func evaluate(_ context: EvaluationContext) -> RuleOutcome { .pass() }

@@ -17,6 +17,9 @@ public struct PolicyCompiler: Sendable {
     /// The cache every compiled policy fetches its remote keys through. Compile all of a
     /// process's policies with one cache so policies naming the same source share its keys.
     public var keyCache: JWKSCache
+    /// Test keys that stand in for every key source the policy names; nil (the default) in
+    /// production. See `KeyOverride`.
+    public var keyOverride: KeyOverride?
     /// How deep this compile sits inside policies that name other policies (`bearer`).
     var nesting = 0
     /// The deepest chain of policies naming policies: deeper is taken for a cycle.
@@ -97,6 +100,7 @@ public struct PolicyCompiler: Sendable {
         guard let name = declarations.name, !diagnostics.hasErrors else { throw diagnostics }
         let policy = Policy(name: name, description: declarations.description, mode: declarations.mode, inputs: declarations.inputs,
                             outputs: declarations.outputs, envelope: rules.tokenSettings?.envelope ?? .standard,
+                            algorithms: rules.tokenSettings.map { $0.tokensAreUnsigned ? [] : $0.algorithms ?? [] } ?? [],
                             root: .all(chain, .init(kind: "policy", location: root.location)), files: resolver.files, warnings: [],
                             keySources: rules.keySources, keyCache: keyCache,
                             subjects: sectionNames.filter { rules.sectionsUsed.contains($0) && registry.sections[$0]!.needsSubject })

@@ -10,6 +10,12 @@ public protocol Rule: Sendable {
     static var summary: String { get }
     /// Where the rule runs in fail-fast order.
     static var phase: RulePhase { get }
+    /// Every code the rule's findings may carry: what `policy-run test --coverage` expects some
+    /// case to exercise, and what a debug build checks each finding of the rule against.
+    static var findingCodes: [FindingCode] { get }
+    /// The codes this compiled rule can report as written: an optional `nbf` is never
+    /// `claim_missing`. By default every code of the type; the debug check and coverage use this.
+    var reportableCodes: [FindingCode] { get }
     /// Whether the rule also runs when its section does not name it (`expires` is required by
     /// default; registered claims are always type-checked).
     static var runsByDefault: Bool { get }
@@ -31,6 +37,8 @@ public protocol Rule: Sendable {
 extension Rule {
     /// By default a rule runs only where its section names it.
     public static var runsByDefault: Bool { false }
+    /// By default every code of the rule's type.
+    public var reportableCodes: [FindingCode] { Self.findingCodes }
     /// By default authors write the rule's key.
     public static var isConfigurable: Bool { true }
 }

@@ -121,6 +121,8 @@ struct ChainEvaluator {
             record(rule, .pass, outcome.detail)
             return .pass
         case .fail:
+            assert(outcome.code.map(rule.rule.reportableCodes.contains) ?? true,
+                   "\(rule.id) reported \(outcome.code!.rawValue), which it does not list in reportableCodes")
             let finding = Finding(rule: rule.id, code: outcome.code ?? .customRuleFailed, message: outcome.message ?? "the rule failed",
                                   at: rule.location.description, nested: outcome.nested)
             record(rule, .fail, outcome.detail ?? outcome.message)

@@ -20,6 +20,9 @@ public struct Policy: Sendable {
     public let outputs: [OutputDeclaration]
     /// The token's packaging and size bounds, applied before any rule runs.
     public let envelope: TokenEnvelope
+    /// The JWS algorithms the `token` section allows, in policy order; empty without a token
+    /// section and for `format: jwe`, whose tokens are never signed.
+    public let algorithms: [JWSAlgorithm]
     /// The chain every subject goes through.
     public let root: ChainNode
     /// The files the policy was compiled from, the policy's own first, then its bases.
@@ -37,7 +40,7 @@ public struct Policy: Sendable {
     public let subjects: [String]
 
     init(name: String, description: String?, mode: EvaluationMode, inputs: [InputDeclaration], outputs: [OutputDeclaration],
-         envelope: TokenEnvelope, root: ChainNode, files: [String], warnings: [Diagnostic], keySources: [KeySource], keyCache: JWKSCache,
+         envelope: TokenEnvelope, algorithms: [JWSAlgorithm], root: ChainNode, files: [String], warnings: [Diagnostic], keySources: [KeySource], keyCache: JWKSCache,
          subjects: [String]) {
         self.name = name
         self.description = description
@@ -45,6 +48,7 @@ public struct Policy: Sendable {
         self.inputs = inputs
         self.outputs = outputs
         self.envelope = envelope
+        self.algorithms = algorithms
         self.root = root
         self.files = files
         self.warnings = warnings
@@ -55,7 +59,7 @@ public struct Policy: Sendable {
     }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {
-        Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope,
+        Policy(name: name, description: description, mode: mode, inputs: inputs, outputs: outputs, envelope: envelope, algorithms: algorithms,
                root: root, files: files, warnings: warnings, keySources: keySources, keyCache: keyCache,
                subjects: subjects)
     }

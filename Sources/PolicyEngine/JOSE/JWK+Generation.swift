@@ -18,10 +18,12 @@ extension JWK {
         return try JWK(key: key, kid: kid)
     }
 
-    /// A new private key for JWE key management with `algorithm` (EC keys on `curve`).
-    package static func generateForEncryption(_ algorithm: JWEKeyAlgorithm, curve: EllipticCurve = .p256, x25519: Bool = false) throws(JOSEError) -> JWK {
+    /// A new private key for JWE key management with `algorithm` (EC keys on `curve`), named
+    /// `kid` when given.
+    package static func generateForEncryption(_ algorithm: JWEKeyAlgorithm, curve: EllipticCurve = .p256, x25519: Bool = false,
+                                              kid: String? = nil) throws(JOSEError) -> JWK {
         if let length = algorithm.keyWrapByteCount, algorithm.isSymmetric {
-            return JWK(secret: SecureRandom.bytes(length))
+            return JWK(secret: SecureRandom.bytes(length), kid: kid)
         }
         let key = try JOSEError.mapping { () throws(CryptoError) -> AsymmetricKey? in
             switch algorithm {
@@ -30,8 +32,8 @@ extension JWK {
             default: x25519 ? .okp(try OKPKey.generate(curve: .x25519)) : .ec(try ECKey.generate(curve: curve))
             }
         }
-        guard let key else { return JWK(secret: SecureRandom.bytes(32)) }
-        return try JWK(key: key)
+        guard let key else { return JWK(secret: SecureRandom.bytes(32), kid: kid) }
+        return try JWK(key: key, kid: kid, use: kid == nil ? nil : "enc")
     }
 
     /// The public half of this key (the key itself for `oct`).

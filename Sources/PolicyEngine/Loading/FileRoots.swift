@@ -38,6 +38,8 @@ public struct FileRoots: Sendable, Equatable {
         case policy
         /// A key, certificate or trust-anchor file.
         case keyFile
+        /// A token, request or callback a policy test case reads from a file (`jwt: @FILE`).
+        case testFixture
     }
 
     /// Why a path was not admitted; the message names the path as written and never its content.
@@ -52,7 +54,11 @@ public struct FileRoots: Sendable, Equatable {
 
     /// Checks that `path` may be read for `purpose`.
     public func admit(_ path: String, for purpose: Purpose) -> Refusal? {
-        let what = purpose == .policy ? "policy file" : "key file"
+        let what = switch purpose {
+        case .policy: "policy file"
+        case .keyFile: "key file"
+        case .testFixture: "test fixture"
+        }
         if purpose == .policy, !PolicyPath.isYAML(path) {
             return Refusal(code: .fileOutsideRoots, message: "\(path) is not a policy file: policy references name .yaml or .yml files",
                            hint: "name a policy by its name (looked up as NAME.yaml) or by a relative .yaml path")
@@ -63,7 +69,7 @@ public struct FileRoots: Sendable, Equatable {
             let lexical = PolicyPath.normalized(Self.absolute(path))
             let inside = canonicalRoots.contains { Self.contains($0, lexical) }
             return inside
-                ? Refusal(code: purpose == .policy ? .baseMissing : .keySource, message: "the \(what) \(path) does not exist", hint: nil)
+                ? Refusal(code: purpose == .policy ? .baseMissing : purpose == .keyFile ? .keySource : .fileUnreadable, message: "the \(what) \(path) does not exist", hint: nil)
                 : outside(path, what: what)
         }
         guard canonicalRoots.contains(where: { Self.contains($0, resolved) }) else { return outside(path, what: what) }

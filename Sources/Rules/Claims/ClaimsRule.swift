@@ -5,6 +5,7 @@ struct ClaimsRule: Rule {
     static let key = "claims"
     static let summary = "each named claim matches its matcher"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.claimMissing, .claimType, .claimMismatch]
 
     let path: ClaimPath
     let matcher: Matcher
@@ -13,6 +14,11 @@ struct ClaimsRule: Rule {
         guard let node else { return [] }
         return compiler.matcherRules(node, key: key, names: "claim paths", label: "claim", subject: { $0.claimPath($1, at: $2) },
                                      id: \.description, rule: { ClaimsRule(path: $0, matcher: $1) })
+    }
+
+    var reportableCodes: [FindingCode] {
+        let possible = matcher.possibleMismatches
+        return [possible.missing ? .claimMissing : nil, possible.type ? .claimType : nil, possible.value ? .claimMismatch : nil].compactMap { $0 }
     }
 
     var explanation: String { "claim \(path) \(matcher.explanation)" }

@@ -5,6 +5,7 @@ struct RequireRule: Rule {
     static let key = "require"
     static let summary = "each listed claim is present"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.claimMissing]
 
     let path: ClaimPath
 

@@ -5,6 +5,7 @@ struct SubjectRule: Rule {
     static let key = "subject"
     static let summary = "sub matches the matcher"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.claimMissing, .claimType, .subjectMismatch]
 
     let matcher: Matcher
 

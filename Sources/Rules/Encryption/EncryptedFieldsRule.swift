@@ -11,6 +11,7 @@ struct EncryptedFieldsRule: Rule {
     static let key = "encrypted_fields"
     static let summary = "listed body fields are compact JWEs with allowed alg/enc (and decrypt, given a private key)"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.fieldMissing, .bodyNotJSON, .fieldNotEncrypted, .encryptionNotAllowed, .critUnsupported, .decryptionFailed]
 
     let field: ClaimPath
     let settings: EncryptedFieldSettings
@@ -60,6 +61,7 @@ struct EncryptedFieldNonceRule: Rule {
     static let key = "encrypted_fields"
     static let summary = "an encrypted field's protected header carries the expected nonce"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.inputInvalid, .nonceMismatch]
     static let isConfigurable = false
 
     let field: ClaimPath

@@ -7,10 +7,11 @@ internal import CRE2
 /// such as `(a+)+b`, and claim rules run before the signature is checked: an unsigned token could
 /// spend seconds per claim. RE2 has no backtracking; what it cannot run in linear time
 /// (backreferences, lookaround) it refuses to compile, which is a compile error of the policy.
-final class CompiledPattern: @unchecked Sendable {
+public final class CompiledPattern: @unchecked Sendable {
     // Unchecked: the RE2 object is immutable after compilation and documented as thread-safe.
     private let regex: OpaquePointer
-    let source: String
+    /// The pattern as written.
+    public let source: String
 
     /// The most memory one compiled pattern may take (RE2's `max_mem`): large enough for any
     /// pattern a policy needs, small enough that a hostile policy cannot exhaust memory.
@@ -19,8 +20,9 @@ final class CompiledPattern: @unchecked Sendable {
     static let maxSourceBytes = 4096
 
     /// Why a pattern was refused.
-    struct Refusal: Error {
-        let message: String
+    public struct Refusal: Error {
+        /// RE2's reason, or the size limit exceeded.
+        public let message: String
     }
 
     private init(regex: OpaquePointer, source: String) {
@@ -31,7 +33,7 @@ final class CompiledPattern: @unchecked Sendable {
     deinit { cre2_free(regex) }
 
     /// Compiles `source`, or says why RE2 refused it.
-    static func compile(_ source: String) -> Result<CompiledPattern, Refusal> {
+    public static func compile(_ source: String) -> Result<CompiledPattern, Refusal> {
         guard source.utf8.count <= maxSourceBytes else {
             return .failure(Refusal(message: "the pattern has \(source.utf8.count) bytes; at most \(maxSourceBytes) are accepted"))
         }
@@ -46,7 +48,8 @@ final class CompiledPattern: @unchecked Sendable {
         return .success(CompiledPattern(regex: compiled, source: source))
     }
 
-    func wholeMatches(_ text: String) -> Bool {
+    /// Whether the whole of `text` matches (anchored at both ends).
+    public func wholeMatches(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { cre2_full_match(regex, $0.baseAddress, $0.count) == 1 }

@@ -38,6 +38,24 @@ public struct Matcher: Sendable {
 
     let operators: [Operator]
 
+    /// The kinds of mismatch this matcher can report: `missing` unless it is `exists: false`,
+    /// `type` when an operator needs a type, `value` when an operator compares values.
+    public var possibleMismatches: (missing: Bool, type: Bool, value: Bool) {
+        var result = (missing: true, type: false, value: false)
+        for op in operators {
+            switch op {
+            case let .exists(shouldExist):
+                if !shouldExist { result.missing = false; result.value = true }
+            case .type: result.type = true
+            case .equals, .notEquals, .oneOf, .notOneOf: result.value = true
+            case .contains, .containsAll, .containsAny, .matches, .prefix, .suffix, .min, .max, .minLength, .maxLength:
+                result.type = true
+                result.value = true
+            }
+        }
+        return result
+    }
+
     /// Checks `value` (nil when absent); nil means the matcher holds.
     public func check(_ value: JSONValue?, inputs: [String: JSONValue]) -> Mismatch? {
         if case let .exists(shouldExist)? = operators.first(where: { if case .exists = $0 { true } else { false } }) {

@@ -7,6 +7,7 @@ struct CallbackResponseRule: Rule {
     static let key = "response"
     static let summary = "the callback decodes, repeats no parameter, and carries a code and state (or reports its error)"
     static let phase = RulePhase.structure
+    static let findingCodes: [FindingCode] = [.callbackMalformed, .parameterRepeated, .callbackError, .codeMissing, .stateMissing]
     static let runsByDefault = true
     static let isConfigurable = false
 

@@ -7,6 +7,7 @@ struct CallbackStateRule: Rule {
     static let key = "state"
     static let summary = "state equals the value the client sent"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.inputInvalid, .stateMismatch]
 
     let expected: PolicyValue
     let mode: ResponseMode

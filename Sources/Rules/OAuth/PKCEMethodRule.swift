@@ -6,6 +6,7 @@ struct PKCEMethodRule: Rule {
     static let key = "challenge_method"
     static let summary = "the client's code_challenge_method is allowed (absent means plain)"
     static let phase = RulePhase.header
+    static let findingCodes: [FindingCode] = [.pkceMethodNotAllowed]
 
     let declared: PolicyValue
     let allowed: [PKCEMethod]

@@ -7,6 +7,7 @@ struct RedirectURIRule: Rule {
     static let key = "redirect_uri"
     static let summary = "the callback arrived at the redirect URI: same scheme, host, port and path"
     static let phase = RulePhase.header
+    static let findingCodes: [FindingCode] = [.inputInvalid, .redirectURIMismatch]
 
     let expected: PolicyValue
 

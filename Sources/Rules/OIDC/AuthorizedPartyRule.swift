@@ -6,6 +6,7 @@ struct AuthorizedPartyRule: Rule {
     static let key = "authorized_party"
     static let summary = "azp equals the client, and is present when aud has several values"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.inputInvalid, .azpMissing, .azpMismatch]
 
     let party: PolicyValue
 

@@ -6,6 +6,7 @@ struct NonceRule: Rule {
     static let key = "nonce"
     static let summary = "nonce is present and equals the expected value"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .nonceMismatch]
 
     let nonce: PolicyValue
 

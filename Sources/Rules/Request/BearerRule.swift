@@ -7,6 +7,7 @@ struct BearerRule: Rule {
     static let key = "bearer"
     static let summary = "the Authorization: Bearer token satisfies a named or inline token policy"
     static let phase = RulePhase.signature
+    static let findingCodes: [FindingCode] = [.bearerMissing, .bearerInvalid, .keyUnavailable, .inputInvalid]
 
     let policy: Policy
 

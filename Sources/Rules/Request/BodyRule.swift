@@ -5,6 +5,7 @@ struct BodyRule: Rule {
     static let key = "body"
     static let summary = "fields of the JSON body (dotted paths) match their matchers"
     static let phase = RulePhase.claims
+    static let findingCodes: [FindingCode] = [.fieldMissing, .bodyNotJSON, .bodyMismatch]
 
     let path: ClaimPath
     let matcher: Matcher

@@ -6,6 +6,7 @@ struct MethodRule: Rule {
     static let key = "method"
     static let summary = "the method is one of those listed"
     static let phase = RulePhase.header
+    static let findingCodes: [FindingCode] = [.methodNotAllowed]
 
     let allowed: [String]
 

@@ -6,6 +6,7 @@ struct PathRule: Rule {
     static let key = "path"
     static let summary = "the percent-decoded path matches its matcher"
     static let phase = RulePhase.header
+    static let findingCodes: [FindingCode] = [.urlInvalid, .pathMismatch]
 
     let matcher: Matcher
     let normalization: PathNormalization

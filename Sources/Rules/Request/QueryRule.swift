@@ -6,6 +6,7 @@ struct QueryRule: Rule {
     static let key = "query"
     static let summary = "named query parameters match their matchers; a repeated parameter fails"
     static let phase = RulePhase.header
+    static let findingCodes: [FindingCode] = [.parameterRepeated, .queryMismatch]
 
     let name: String
     let matcher: Matcher

@@ -6,6 +6,7 @@ struct RequestHeadersRule: Rule {
     static let key = "headers"
     static let summary = "named headers (case-insensitive) match their matchers"
     static let phase = RulePhase.header
+    static let findingCodes: [FindingCode] = [.headerMismatch]
 
     let name: String
     let matcher: Matcher

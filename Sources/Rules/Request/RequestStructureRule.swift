@@ -6,6 +6,7 @@ struct RequestStructureRule: Rule {
     static let key = "structure"
     static let summary = "the request decodes: its members, URL, headers and declared JSON body"
     static let phase = RulePhase.structure
+    static let findingCodes: [FindingCode] = [.requestMalformed, .bodyTooLarge, .headerInvalid, .urlInvalid, .parameterRepeated, .bodyNotJSON]
     static let runsByDefault = true
     static let isConfigurable = false
 

@@ -5,6 +5,7 @@ struct ExpiresRule: Rule {
     static let key = "expires"
     static let summary = "exp is present (unless optional) and not passed, allowing the leeway"
     static let phase = RulePhase.time
+    static let findingCodes: [FindingCode] = [.claimMissing, .tokenExpired]
     static let runsByDefault = true
 
     let required: Bool
@@ -15,6 +16,8 @@ struct ExpiresRule: Rule {
         guard let presence else { return [] }
         return [compiler.finish(ExpiresRule(required: presence == .required, leeway: compiler.tokenSettings.leeway), at: node?.location ?? compiler.sectionLocation)]
     }
+
+    var reportableCodes: [FindingCode] { required ? Self.findingCodes : [.tokenExpired] }
 
     var explanation: String { "exp is \(required ? "present" : "optional; when present it is checked") and now < exp + \(TimeText.duration(leeway)) leeway" }
 

@@ -7,6 +7,7 @@ struct IssuedAtRule: Rule {
     static let key = "issued_at"
     static let summary = "iat is present when required, not in the future, and not older than max_age"
     static let phase = RulePhase.time
+    static let findingCodes: [FindingCode] = [.claimMissing, .iatInFuture, .tokenTooOld]
     static let runsByDefault = true
 
     let required: Bool
@@ -37,6 +38,10 @@ struct IssuedAtRule: Rule {
         }
         guard ok else { return [] }
         return [compiler.finish(IssuedAtRule(required: required, maxAge: maxAge, notInFuture: notInFuture, leeway: leeway), at: node.location)]
+    }
+
+    var reportableCodes: [FindingCode] {
+        [required || maxAge != nil ? .claimMissing : nil, notInFuture ? .iatInFuture : nil, maxAge != nil ? .tokenTooOld : nil].compactMap { $0 }
     }
 
     var explanation: String {

@@ -5,6 +5,7 @@ struct MaxLifetimeRule: Rule {
     static let key = "max_lifetime"
     static let summary = "the token's lifetime (exp - iat, or exp - nbf) is within the bound"
     static let phase = RulePhase.time
+    static let findingCodes: [FindingCode] = [.claimMissing, .lifetimeTooLong]
 
     let maximum: Int64
 

@@ -5,6 +5,7 @@ struct NotBeforeRule: Rule {
     static let key = "not_before"
     static let summary = "nbf (when present, or required) is not in the future, allowing the leeway"
     static let phase = RulePhase.time
+    static let findingCodes: [FindingCode] = [.claimMissing, .tokenNotYetValid]
     static let runsByDefault = true
 
     let required: Bool
@@ -15,6 +16,8 @@ struct NotBeforeRule: Rule {
         guard let presence else { return [] }
         return [compiler.finish(NotBeforeRule(required: presence == .required, leeway: compiler.tokenSettings.leeway), at: node?.location ?? compiler.sectionLocation)]
     }
+
+    var reportableCodes: [FindingCode] { required ? Self.findingCodes : [.tokenNotYetValid] }
 
     var explanation: String { "nbf is \(required ? "present" : "optional; when present it is checked") and nbf <= now + \(TimeText.duration(leeway)) leeway" }
 

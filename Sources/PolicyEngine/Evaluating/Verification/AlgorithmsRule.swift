@@ -6,6 +6,7 @@ struct AlgorithmsRule: Rule {
     static let key = "algorithms"
     static let summary = "the header's alg is one of the allowed algorithms"
     static let phase = RulePhase.header
+    static let findingCodes: [FindingCode] = [.algNotAllowed]
     static let runsByDefault = true
 
     let allowed: [JWSAlgorithm]

@@ -9,6 +9,7 @@ struct SignatureRule: Rule {
     static let key = "keys"
     static let summary = "the signature verifies with a key from the key source"
     static let phase = RulePhase.signature
+    static let findingCodes: [FindingCode] = [.signatureInvalid, .certificateUntrusted, .kidUnknown, .kidMissing, .keyUnavailable]
     static let runsByDefault = true
 
     let source: KeySource
@@ -33,6 +34,14 @@ struct SignatureRule: Rule {
             }
         }
         return [compiler.finish(SignatureRule(source: source, allowed: allowed), at: node.location)]
+    }
+
+    var reportableCodes: [FindingCode] {
+        var codes: [FindingCode] = [.signatureInvalid]
+        if source.certificateTrust != nil { codes.append(.certificateUntrusted) }
+        if source.remote != nil || source.localKeys?.selectsByKid == true { codes.append(.kidUnknown) }
+        if source.requireKid { codes.append(.kidMissing) }
+        return codes + [.keyUnavailable]
     }
 
     var explanation: String {

@@ -1,0 +1,55 @@
+public import PolicyEngine
+
+/// A `NAME.test.yaml` file (docs/policy-format.md §9): the policy it tests and its cases.
+public struct PolicyTestFile: Sendable {
+    /// The test file's path, as given.
+    public let path: String
+    /// The name under `policy:`; the policy is `NAME.yaml` beside the test file.
+    public let policyName: String
+    /// Where `policy:` is written, for errors about the policy itself.
+    public let policyLocation: SourceLocation
+    /// The cases, in file order.
+    public let cases: [PolicyTestCase]
+
+    /// The policy file the cases run against: `NAME.yaml` in the test file's directory.
+    public var policyPath: String { PolicyPath.joined(PolicyPath.directory(of: path), policyName + ".yaml") }
+}
+
+/// One case: a subject, the time and inputs it is judged with, and the verdict expected.
+public struct PolicyTestCase: Sendable {
+    /// What the case is called in reports; unique within its file.
+    public let name: String
+    /// Where the case starts in its file.
+    public let location: SourceLocation
+    /// The evaluation time, unix seconds.
+    public let now: Double
+    /// The inputs, the file's `inputs` overlaid with the case's own.
+    public let inputs: [String: JSONValue]
+    /// The token: minted from claims, or literal; nil for a policy without a token section.
+    public let token: TestToken?
+    /// An HTTP request as JSON `{method, url, headers, body}`, used as given.
+    public let request: [UInt8]?
+    /// An authorization response URL, used as given.
+    public let callback: String?
+    /// The verdict the case expects.
+    public let expect: Expectation
+}
+
+/// The token a case presents.
+public enum TestToken: Sendable {
+    /// Minted by the runner from these claims and header, signed (and encrypted, for `jwe` and
+    /// `nested` policies) with test keys that stand in for the policy's key sources.
+    case minted(claims: JSONObject, header: JSONObject)
+    /// A compact token used as given, checked with the policy's own keys.
+    case literal(String)
+}
+
+/// What a case expects of the verdict.
+public struct Expectation: Sendable {
+    /// Whether the verdict is valid.
+    public let valid: Bool
+    /// The set of finding codes, when the case names them; nil means not compared.
+    public let codes: Set<String>?
+    /// Outputs that must be present with exactly these values; others are not compared.
+    public let outputs: [String: JSONValue]?
+}

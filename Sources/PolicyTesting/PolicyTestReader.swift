@@ -1,0 +1,328 @@
+internal import Foundation
+public import PolicyEngine
+
+/// Reads `NAME.test.yaml` files (docs/policy-format.md §9), reporting every problem of a file
+/// at its `file:line:column` in one pass, as the policy compiler does.
+///
+/// Test files sit in the same repositories as policies and are read as carefully: through the
+/// same size- and node-bounded YAML loader, and a `@FILE` fixture only from below the test
+/// file's own directory.
+public struct PolicyTestReader: Sendable {
+    /// How test files are read (size and node limits).
+    public var loader: YAMLLoader
+    /// The largest fixture (`jwt: @FILE`) read.
+    public var maxFixtureBytes = 1 << 20
+
+    /// A reader with the policy loader's limits.
+    public init(loader: YAMLLoader = YAMLLoader()) {
+        self.loader = loader
+    }
+
+    static let fileKeys = ["policy", "now", "inputs", "cases"]
+    static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
+    static let tokenKeys = ["claims", "header"]
+    static let expectKeys = ["valid", "codes", "outputs"]
+    /// Claims that hold NumericDate values: a case may write them as RFC 3339 or relative to `now`.
+    static let timeClaims: Set<String> = ["exp", "nbf", "iat", "auth_time"]
+
+    /// Reads and checks the test file at `path`.
+    ///
+    /// - Throws: `PolicyDiagnostics` with every problem of the file, each located.
+    public func read(file path: String) throws(PolicyDiagnostics) -> PolicyTestFile {
+        let (root, _) = try loader.load(file: path)
+        var reading = TestFileReading(file: path, roots: FileRoots.beside(path), maxFixtureBytes: maxFixtureBytes)
+        let file = reading.file(root)
+        guard let file, reading.diagnostics.isEmpty else { throw PolicyDiagnostics(reading.diagnostics) }
+        return file
+    }
+}
+
+/// One pass over a test file's YAML, collecting diagnostics.
+struct TestFileReading {
+    let file: String
+    let roots: FileRoots
+    let maxFixtureBytes: Int
+    var diagnostics: [Diagnostic] = []
+
+    mutating func error(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
+        diagnostics.append(Diagnostic(.error, code, message, at: node.location, path: node.path, hint: hint))
+    }
+
+    mutating func file(_ root: YAMLNode) -> PolicyTestFile? {
+        guard checkKeys(root, allowed: PolicyTestReader.fileKeys, what: "a test file") else { return nil }
+        var policyName: String?
+        if let node = root["policy"] {
+            if let name = string(node, what: "'policy'") {
+                if name.isEmpty || name.contains("/") || name.hasPrefix(".") {
+                    error(.invalidValue, "'policy' names the policy under test by its name, found '\(name)'", at: node,
+                          hint: "write the policy's name; the runner reads NAME.yaml beside the test file")
+                } else {
+                    policyName = name
+                }
+            }
+        } else {
+            error(.missingKey, "a test file needs 'policy': the name of the policy under test", at: root)
+        }
+        var fileNow: Double?
+        if let node = root["now"] { fileNow = time(node, what: "'now'") }
+        var fileInputs: [String: JSONValue] = [:]
+        if let node = root["inputs"] { fileInputs = inputs(node) ?? [:] }
+        var cases: [PolicyTestCase] = []
+        if let node = root["cases"] {
+            if let items = node.items, !items.isEmpty {
+                var names: [String: SourceLocation] = [:]
+                for item in items {
+                    guard let testCase = testCase(item, now: fileNow, inputs: fileInputs) else { continue }
+                    if let first = names[testCase.name] {
+                        error(.conflict, "two cases are named '\(testCase.name)' (the first at line \(first.line))", at: item["name"] ?? item)
+                    }
+                    names[testCase.name] = names[testCase.name] ?? testCase.location
+                    cases.append(testCase)
+                }
+            } else {
+                error(.wrongType, "'cases' must be a non-empty list, found \(node.shapeDescription)", at: node)
+            }
+        } else {
+            error(.missingKey, "a test file needs 'cases': a list of cases", at: root)
+        }
+        guard let policyName else { return nil }
+        return PolicyTestFile(path: file, policyName: policyName, policyLocation: root["policy"]!.location, cases: cases)
+    }
+
+    private mutating func testCase(_ node: YAMLNode, now fileNow: Double?, inputs fileInputs: [String: JSONValue]) -> PolicyTestCase? {
+        guard checkKeys(node, allowed: PolicyTestReader.caseKeys, what: "a case") else { return nil }
+        let errorsBefore = diagnostics.count
+        var name: String?
+        if let nameNode = node["name"] { name = string(nameNode, what: "'name'") } else { error(.missingKey, "a case needs 'name'", at: node) }
+        var now = fileNow
+        if let nowNode = node["now"] { now = time(nowNode, what: "'now'") }
+        if now == nil, node["now"] == nil {
+            error(.missingKey, "the case needs 'now' (here or at the top of the file): a test judges at a fixed time",
+                  at: node, hint: "add now: 2026-11-21T09:30:00Z")
+        }
+        var inputs = fileInputs
+        if let node = node["inputs"], let own = self.inputs(node) { inputs.merge(own) { $1 } }
+        if node["token"] != nil, node["jwt"] != nil {
+            error(.conflict, "a case has 'token' (minted) or 'jwt' (literal), not both", at: node["jwt"]!)
+        }
+        var token: TestToken?
+        if let tokenNode = node["token"], let now { token = minted(tokenNode, now: now) }
+        if let jwtNode = node["jwt"], let text = fixtureText(jwtNode, what: "'jwt'") {
+            token = .literal(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        var request: [UInt8]?
+        if let requestNode = node["request"] { request = self.request(requestNode) }
+        var callback: String?
+        if let callbackNode = node["callback"] { callback = fixtureText(callbackNode, what: "'callback'")?.trimmingCharacters(in: .whitespacesAndNewlines) }
+        var expect: Expectation?
+        if let expectNode = node["expect"] {
+            expect = expectation(expectNode)
+        } else {
+            error(.missingKey, "a case needs 'expect': at least {valid: true} or {valid: false}", at: node)
+        }
+        guard diagnostics.count == errorsBefore, let name, let now, let expect else { return nil }
+        return PolicyTestCase(name: name, location: node.location, now: now, inputs: inputs, token: token, request: request,
+                              callback: callback, expect: expect)
+    }
+
+    private mutating func minted(_ node: YAMLNode, now: Double) -> TestToken? {
+        guard checkKeys(node, allowed: PolicyTestReader.tokenKeys, what: "'token'") else { return nil }
+        guard let claimsNode = node["claims"] else {
+            error(.missingKey, "'token' needs 'claims' (a literal token is written as jwt: ...)", at: node)
+            return nil
+        }
+        guard let claims = object(claimsNode, what: "'claims'", now: now) else { return nil }
+        var header = JSONObject()
+        if let headerNode = node["header"] {
+            guard let object = object(headerNode, what: "'header'", now: nil) else { return nil }
+            header = object
+        }
+        return .minted(claims: claims, header: header)
+    }
+
+    private mutating func expectation(_ node: YAMLNode) -> Expectation? {
+        guard checkKeys(node, allowed: PolicyTestReader.expectKeys, what: "'expect'") else { return nil }
+        guard let validNode = node["valid"] else {
+            error(.missingKey, "'expect' needs 'valid': true or false", at: node)
+            return nil
+        }
+        guard case let .bool(valid)? = validNode.scalar?.value else {
+            error(.wrongType, "'valid' must be true or false, found \(validNode.shapeDescription)", at: validNode)
+            return nil
+        }
+        var codes: Set<String>?
+        if let codesNode = node["codes"] {
+            guard let items = codesNode.items else {
+                error(.wrongType, "'codes' must be a list of finding codes, found \(codesNode.shapeDescription)", at: codesNode)
+                return nil
+            }
+            codes = []
+            for item in items {
+                guard let code = string(item, what: "a finding code") else { return nil }
+                codes!.insert(code)
+            }
+            if valid, !codes!.isEmpty {
+                error(.conflict, "a valid verdict has no findings; 'codes' must be empty when 'valid' is true", at: codesNode)
+                return nil
+            }
+        }
+        var outputs: [String: JSONValue]?
+        if let outputsNode = node["outputs"] {
+            guard let object = object(outputsNode, what: "'outputs'", now: nil) else { return nil }
+            outputs = Dictionary(object.members.map { ($0.name, $0.value) }) { $1 }
+        }
+        return Expectation(valid: valid, codes: codes, outputs: outputs)
+    }
+
+    private mutating func inputs(_ node: YAMLNode) -> [String: JSONValue]? {
+        guard let object = object(node, what: "'inputs'", now: nil) else { return nil }
+        return Dictionary(object.members.map { ($0.name, $0.value) }) { $1 }
+    }
+
+    /// A request: a mapping `{method, url, headers, body}` or `@FILE` holding that JSON.
+    private mutating func request(_ node: YAMLNode) -> [UInt8]? {
+        if node.scalar != nil {
+            guard let text = fixtureText(node, what: "'request'") else { return nil }
+            return Array(text.utf8)
+        }
+        guard let object = object(node, what: "'request'", now: nil) else { return nil }
+        return JSONValue.object(object).serializedBytes()
+    }
+
+    // MARK: - Values
+
+    private mutating func checkKeys(_ node: YAMLNode, allowed: [String], what: String) -> Bool {
+        guard let pairs = node.pairs else {
+            error(.wrongType, "\(what) must be a mapping, found \(node.shapeDescription)", at: node)
+            return false
+        }
+        for pair in pairs where !allowed.contains(pair.name) {
+            diagnostics.append(Diagnostic(.error, .unknownKey, "\(what) has no key '\(pair.name)'", at: pair.keyLocation, path: pair.value.path,
+                                          hint: "allowed: \(allowed.joined(separator: ", "))"))
+        }
+        return true
+    }
+
+    private mutating func string(_ node: YAMLNode, what: String) -> String? {
+        guard let scalar = node.scalar, case let .string(text) = scalar.value else {
+            error(.wrongType, "\(what) must be a string, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        return text
+    }
+
+    /// An instant: unix seconds or RFC 3339.
+    private mutating func time(_ node: YAMLNode, what: String) -> Double? {
+        switch node.scalar?.value {
+        case let .integer(seconds)?: return Double(seconds)
+        case let .number(seconds)? where seconds.isFinite: return seconds
+        case let .string(text)?:
+            if let seconds = UnixTime.parseRFC3339(text) { return seconds }
+        default: break
+        }
+        error(.invalidValue, "\(what) must be unix seconds or an RFC 3339 time such as 2026-11-21T09:30:00Z, found \(node.shapeDescription)", at: node)
+        return nil
+    }
+
+    /// A mapping as a JSON object. With `now`, the values of time claims may be written as RFC
+    /// 3339 or as `now`, `now+1h`, `now-90s`, and become NumericDates.
+    private mutating func object(_ node: YAMLNode, what: String, now: Double?) -> JSONObject? {
+        guard let pairs = node.pairs else {
+            error(.wrongType, "\(what) must be a mapping, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        var object = JSONObject()
+        for pair in pairs {
+            let value: JSONValue?
+            if let now, PolicyTestReader.timeClaims.contains(pair.name), case let .string(text)? = pair.value.scalar?.value {
+                value = numericDate(text, now: now, at: pair.value)
+            } else {
+                value = json(pair.value)
+            }
+            guard let value else { return nil }
+            object.set(pair.name, value)
+        }
+        return object
+    }
+
+    private mutating func numericDate(_ text: String, now: Double, at node: YAMLNode) -> JSONValue? {
+        let seconds: Double?
+        if text == "now" {
+            seconds = now
+        } else if text.hasPrefix("now+") || text.hasPrefix("now-") {
+            seconds = RelativeTime.seconds(String(text.dropFirst(4))).map { text.hasPrefix("now+") ? now + $0 : now - $0 }
+        } else {
+            seconds = UnixTime.parseRFC3339(text)
+        }
+        guard let seconds else {
+            error(.invalidValue, "'\(node.path.split(separator: ".").last ?? "")' must be an RFC 3339 time, now, or now±DURATION (now+1h, now-90s), found '\(text)'",
+                  at: node, hint: "write a number for a literal NumericDate")
+            return nil
+        }
+        return seconds == seconds.rounded() && abs(seconds) < 1e15 ? .number(.integer(Int64(seconds))) : .number(.decimal(seconds))
+    }
+
+    /// A YAML value as JSON, scalars by their core-schema type.
+    private mutating func json(_ node: YAMLNode) -> JSONValue? {
+        switch node.content {
+        case let .scalar(scalar):
+            switch scalar.value {
+            case .null: return .null
+            case let .bool(flag): return .bool(flag)
+            case let .integer(value): return .number(.integer(value))
+            case let .number(value):
+                guard value.isFinite else {
+                    error(.invalidValue, "'\(scalar.text)' is not a finite number", at: node)
+                    return nil
+                }
+                return .number(.decimal(value))
+            case let .string(text): return .string(text)
+            }
+        case let .sequence(items):
+            var values: [JSONValue] = []
+            for item in items {
+                guard let value = json(item) else { return nil }
+                values.append(value)
+            }
+            return .array(values)
+        case .mapping:
+            return object(node, what: "a value", now: nil).map { .object($0) }
+        }
+    }
+
+    /// A string used as given, or the text of `@FILE` read from below the test file's directory.
+    private mutating func fixtureText(_ node: YAMLNode, what: String) -> String? {
+        guard let text = string(node, what: what) else { return nil }
+        guard text.hasPrefix("@") else { return text }
+        let path = PolicyPath.joined(PolicyPath.directory(of: file), String(text.dropFirst()))
+        if let refusal = roots.admit(path, for: .testFixture) {
+            error(refusal.code, refusal.message, at: node, hint: refusal.hint)
+            return nil
+        }
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: maxFixtureBytes + 1) else {
+            error(.fileUnreadable, "cannot read \(path)", at: node)
+            return nil
+        }
+        try? handle.close()
+        guard data.count <= maxFixtureBytes, let content = String(validating: data, as: UTF8.self) else {
+            error(.fileUnreadable, "\(path) is larger than \(maxFixtureBytes) bytes or not UTF-8", at: node)
+            return nil
+        }
+        return content
+    }
+}
+
+/// `1h`, `90s`, `5m`, `2d`: the offsets a test writes after `now+` or `now-`.
+enum RelativeTime {
+    static func seconds(_ text: String) -> Double? {
+        guard let unit = text.last, let count = Double(text.dropLast()), count >= 0, count.isFinite,
+              text.dropLast().allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) else { return nil }
+        switch unit {
+        case "s": return count
+        case "m": return count * 60
+        case "h": return count * 3600
+        case "d": return count * 86400
+        default: return nil
+        }
+    }
+}

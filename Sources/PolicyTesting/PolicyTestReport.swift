@@ -1,0 +1,45 @@
+public import PolicyEngine
+
+/// What running one test file found: its cases' results, or the problems that kept it from
+/// running (a malformed test file, a policy that does not compile).
+public struct PolicyTestReport: Sendable {
+    /// The test file's path, as given.
+    public let path: String
+    /// The policy under test, once the file named it.
+    public let policyName: String?
+    /// Problems of the test file or its policy; when there are any, no case ran.
+    public let problems: [Diagnostic]
+    /// Every case run, in file order (cases a filter left out are absent).
+    public let results: [PolicyTestCaseResult]
+    /// Which rules and finding codes the cases exercised; nil when nothing ran.
+    public let coverage: RuleCoverage?
+
+    /// Cases that passed.
+    public var passed: Int { results.count { $0.outcome == .passed } }
+    /// Cases that failed or could not run.
+    public var failed: Int { results.count - passed }
+}
+
+/// One case's outcome.
+public struct PolicyTestCaseResult: Sendable {
+    /// How the case ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The verdict was as expected.
+        case passed
+        /// The verdict differed; each string says how, e.g. `codes: expected [token_expired], got [nonce_mismatch]`.
+        case failed([String])
+        /// The case could not be evaluated (an undeclared input, a token that could not be minted).
+        case error(String)
+    }
+
+    /// The case's name.
+    public let name: String
+    /// Where the case is written.
+    public let location: SourceLocation
+    /// How it ended.
+    public let outcome: Outcome
+    /// The verdict, when the case was evaluated.
+    public let verdict: Verdict?
+    /// Wall-clock seconds the case took, minting included.
+    public let seconds: Double
+}

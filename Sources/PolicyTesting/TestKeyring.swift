@@ -1,0 +1,64 @@
+public import PolicyEngine
+internal import PolicyCrypto
+
+/// Fresh keys of every family the engine verifies or decrypts with, generated once per test
+/// run: they stand in for a policy's key sources (`KeyOverride`), so the runner can mint tokens
+/// the policy accepts without the issuer's private keys.
+///
+/// One key per family and curve, each with its own `kid`, so a minted token names the exact key
+/// that verifies it and `require_kid` policies are exercised as written.
+public struct TestKeyring: Sendable {
+    /// Signing keys (private), one per family and curve, and one HMAC secret.
+    public let signingKeys: [JWK]
+    /// Decryption keys (private or secret), one per key-management family and key size.
+    public let decryptionKeys: [JWK]
+    /// The sets handed to the compiler.
+    public let keyOverride: KeyOverride
+
+    /// Generates the keys: two RSA 2048 pairs, the EC, brainpool and Edwards curves, and the
+    /// AES and HMAC secrets (about a third of a second, mostly RSA).
+    ///
+    /// - Throws: `JOSEError` if the crypto library cannot generate a key.
+    public init() throws(JOSEError) {
+        var signing: [JWK] = [try JWK.generate(for: .rs256, kid: "test-rsa")]
+        for algorithm in [JWSAlgorithm.es256, .es384, .es512, .es256k, .bp256r1, .bp384r1, .bp512r1, .ed25519, .ed448] {
+            signing.append(try JWK.generate(for: algorithm, kid: "test-\(algorithm.rawValue.lowercased())"))
+        }
+        signing.append(JWK(secret: SecureRandom.bytes(64), kid: "test-hmac"))
+        var decryption = [try JWK.generateForEncryption(.rsaOAEP256, kid: "test-rsa-enc"),
+                          try JWK.generateForEncryption(.ecdhES, curve: .p256, kid: "test-ecdh-p256")]
+        for bytes in [16, 24, 32] { decryption.append(JWK(secret: SecureRandom.bytes(bytes), kid: "test-kw-\(bytes * 8)")) }
+        for bytes in Set(JWEContentEncryption.allCases.map(\.keyByteCount)).sorted() {
+            decryption.append(JWK(secret: SecureRandom.bytes(bytes), kid: "test-dir-\(bytes * 8)"))
+        }
+        signingKeys = signing
+        decryptionKeys = decryption
+        let publicKeys = try signing.filter { $0.type != .oct }.map { key throws(JOSEError) in try key.publicKey }
+        keyOverride = KeyOverride(publicKeys: try JWKSet(keys: publicKeys), privateKeys: try JWKSet(keys: signing + decryption))
+    }
+
+    /// The key that signs `algorithm`.
+    func signingKey(for algorithm: JWSAlgorithm) -> JWK {
+        let kid = switch algorithm {
+        case .rs256, .rs384, .rs512, .ps256, .ps384, .ps512: "test-rsa"
+        case .hs256, .hs384, .hs512: "test-hmac"
+        case .eddsa: "test-ed25519"
+        default: "test-\(algorithm.rawValue.lowercased())"
+        }
+        return signingKeys.first { $0.kid == kid }!
+    }
+
+    /// The key a JWE of `algorithm` and `encryption` is encrypted to (its public half for RSA and
+    /// ECDH), with the `kid` the policy's stand-in set knows it by.
+    func encryptionKey(for algorithm: JWEKeyAlgorithm, encryption: JWEContentEncryption) throws(JOSEError) -> JWK {
+        let kid = switch algorithm {
+        case .rsaOAEP, .rsaOAEP256: "test-rsa-enc"
+        case .ecdhES, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW: "test-ecdh-p256"
+        case .a128KW, .a128GCMKW: "test-kw-128"
+        case .a192KW, .a192GCMKW: "test-kw-192"
+        case .a256KW, .a256GCMKW: "test-kw-256"
+        case .direct: "test-dir-\(encryption.keyByteCount * 8)"
+        }
+        return try decryptionKeys.first { $0.kid == kid }!.publicKey
+    }
+}

@@ -1,0 +1,68 @@
+public import PolicyEngine
+
+/// Mints the token a test case describes, packaged as its policy expects: a JWS signed with the
+/// test key of the algorithm, a JWE of the claims, or a JWS inside a JWE.
+///
+/// The header starts as `{alg, kid, typ: "JWT"}`; the case's `header` overrides any member, and
+/// a member set to `null` is left out (a token without `kid`). An `alg` the engine does not sign
+/// with (`none`, `HS1`) yields a token with an empty signature, so a case can show it refused.
+public struct TokenMinter: Sendable {
+    /// The keys that stand in for the policy's.
+    public let keyring: TestKeyring
+
+    /// A minter signing with `keyring`.
+    public init(keyring: TestKeyring) {
+        self.keyring = keyring
+    }
+
+    /// The compact token for `claims` and `header` under `policy`'s format and algorithms.
+    ///
+    /// - Throws: `JOSEError` when the policy allows no algorithm to mint with, or a key cannot
+    ///   sign or encrypt.
+    public func mint(claims: JSONObject, header: JSONObject, for policy: Policy) throws(JOSEError) -> String {
+        let payload = JSONValue.object(claims).serializedBytes()
+        switch policy.envelope.format {
+        case .jws:
+            return try signed(payload, header: header, algorithms: policy.algorithms)
+        case .jwe:
+            return try encrypted(payload, header: header, contentType: nil, policy: policy)
+        case .nested:
+            let inner = try signed(payload, header: header, algorithms: policy.algorithms)
+            return try encrypted(Array(inner.utf8), header: JSONObject(), contentType: "JWT", policy: policy)
+        }
+    }
+
+    private func signed(_ payload: [UInt8], header extra: JSONObject, algorithms: [JWSAlgorithm]) throws(JOSEError) -> String {
+        let algorithmName: String
+        if let named = extra["alg"] {
+            guard let name = named.stringValue else { throw JOSEError(.malformedToken, "the case's header alg must be a string") }
+            algorithmName = name
+        } else {
+            guard let first = algorithms.first else {
+                throw JOSEError(.unsupportedAlgorithm, "the policy allows no signature algorithm to mint a token with")
+            }
+            algorithmName = first.rawValue
+        }
+        let algorithm = JWSAlgorithm.exactly(algorithmName)
+        var header = JSONObject(["alg": .string(algorithmName), "typ": .string("JWT")])
+        if let algorithm, let kid = keyring.signingKey(for: algorithm).kid { header.set("kid", .string(kid)) }
+        for member in extra.members { header.set(member.name, member.value) }
+        header = JSONObject(members: header.members.filter { $0.value != .null })
+        guard let algorithm else {
+            let signingInput = Base64URL.encode(JSONValue.object(header).serializedBytes()) + "." + Base64URL.encode(payload)
+            return signingInput + "."
+        }
+        return try CompactJWS.sign(payload: payload, header: header, algorithm: algorithm, key: keyring.signingKey(for: algorithm))
+    }
+
+    private func encrypted(_ plaintext: [UInt8], header: JSONObject, contentType: String?, policy: Policy) throws(JOSEError) -> String {
+        guard let decryption = policy.envelope.decryption, let algorithm = decryption.keyAlgorithms.first,
+              let encryption = decryption.contentEncryptions.first else {
+            throw JOSEError(.unsupportedAlgorithm, "the policy names no JWE algorithm to mint a token with")
+        }
+        var extra = contentType.map { JSONObject(["cty": .string($0)]) } ?? JSONObject()
+        for member in header.members { extra.set(member.name, member.value) }
+        return try CompactJWE.encrypt(plaintext, to: keyring.encryptionKey(for: algorithm, encryption: encryption), keyAlgorithm: algorithm,
+                                      contentEncryption: encryption, header: extra)
+    }
+}
