@@ -38,8 +38,9 @@ public struct PolicyTestCase: Sendable {
 /// The token a case presents.
 public enum TestToken: Sendable {
     /// Minted by the runner from these claims and header, signed (and encrypted, for `jwe` and
-    /// `nested` policies) with test keys that stand in for the policy's key sources.
-    case minted(claims: JSONObject, header: JSONObject)
+    /// `nested` policies) with test keys that stand in for the policy's key sources; with
+    /// `corruptSignature`, one bit of the signature (or of a JWE's tag) is flipped: a forgery.
+    case minted(claims: JSONObject, header: JSONObject, corruptSignature: Bool)
     /// A compact token used as given, checked with the policy's own keys.
     case literal(String)
 }

@@ -18,9 +18,9 @@ public struct PolicyTestReader: Sendable {
         self.loader = loader
     }
 
-    static let fileKeys = ["policy", "now", "inputs", "cases"]
+    static let fileKeys = ["policy", "now", "inputs", "token", "cases"]
     static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
-    static let tokenKeys = ["claims", "header"]
+    static let tokenKeys = ["claims", "header", "corrupt_signature"]
     static let expectKeys = ["valid", "codes", "outputs"]
     /// Claims that hold NumericDate values: a case may write them as RFC 3339 or relative to `now`.
     static let timeClaims: Set<String> = ["exp", "nbf", "iat", "auth_time"]
@@ -45,7 +45,9 @@ struct TestFileReading {
     var diagnostics: [Diagnostic] = []
 
     mutating func error(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
-        diagnostics.append(Diagnostic(.error, code, message, at: node.location, path: node.path, hint: hint))
+        // The file's base token is read again for every case: report its problems once.
+        let diagnostic = Diagnostic(.error, code, message, at: node.location, path: node.path, hint: hint)
+        if !diagnostics.contains(diagnostic) { diagnostics.append(diagnostic) }
     }
 
     mutating func file(_ root: YAMLNode) -> PolicyTestFile? {
@@ -67,12 +69,17 @@ struct TestFileReading {
         if let node = root["now"] { fileNow = time(node, what: "'now'") }
         var fileInputs: [String: JSONValue] = [:]
         if let node = root["inputs"] { fileInputs = inputs(node) ?? [:] }
+        let baseToken = root["token"]
+        if let baseToken, checkKeys(baseToken, allowed: PolicyTestReader.tokenKeys, what: "'token'") {
+            // Checked once here with a fixed time; each case reads it again at its own `now`.
+            _ = minted(nil, base: baseToken, now: 0)
+        }
         var cases: [PolicyTestCase] = []
         if let node = root["cases"] {
             if let items = node.items, !items.isEmpty {
                 var names: [String: SourceLocation] = [:]
                 for item in items {
-                    guard let testCase = testCase(item, now: fileNow, inputs: fileInputs) else { continue }
+                    guard let testCase = testCase(item, now: fileNow, inputs: fileInputs, baseToken: baseToken) else { continue }
                     if let first = names[testCase.name] {
                         error(.conflict, "two cases are named '\(testCase.name)' (the first at line \(first.line))", at: item["name"] ?? item)
                     }
@@ -89,7 +96,7 @@ struct TestFileReading {
         return PolicyTestFile(path: file, policyName: policyName, policyLocation: root["policy"]!.location, cases: cases)
     }
 
-    private mutating func testCase(_ node: YAMLNode, now fileNow: Double?, inputs fileInputs: [String: JSONValue]) -> PolicyTestCase? {
+    private mutating func testCase(_ node: YAMLNode, now fileNow: Double?, inputs fileInputs: [String: JSONValue], baseToken: YAMLNode?) -> PolicyTestCase? {
         guard checkKeys(node, allowed: PolicyTestReader.caseKeys, what: "a case") else { return nil }
         let errorsBefore = diagnostics.count
         var name: String?
@@ -106,7 +113,10 @@ struct TestFileReading {
             error(.conflict, "a case has 'token' (minted) or 'jwt' (literal), not both", at: node["jwt"]!)
         }
         var token: TestToken?
-        if let tokenNode = node["token"], let now { token = minted(tokenNode, now: now) }
+        let usesBase = baseToken != nil && node["jwt"] == nil && node["request"] == nil && node["callback"] == nil
+        if let now, node["token"] != nil || usesBase {
+            token = minted(node["token"], base: baseToken, now: now)
+        }
         if let jwtNode = node["jwt"], let text = fixtureText(jwtNode, what: "'jwt'") {
             token = .literal(text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
@@ -125,19 +135,37 @@ struct TestFileReading {
                               callback: callback, expect: expect)
     }
 
-    private mutating func minted(_ node: YAMLNode, now: Double) -> TestToken? {
-        guard checkKeys(node, allowed: PolicyTestReader.tokenKeys, what: "'token'") else { return nil }
-        guard let claimsNode = node["claims"] else {
-            error(.missingKey, "'token' needs 'claims' (a literal token is written as jwt: ...)", at: node)
-            return nil
+    /// A minted token: the file's `token` (the base) overlaid with the case's, member by member;
+    /// a claim set to `null` is left out of the token.
+    private mutating func minted(_ node: YAMLNode?, base: YAMLNode?, now: Double) -> TestToken? {
+        if let node {
+            guard checkKeys(node, allowed: PolicyTestReader.tokenKeys, what: "'token'") else { return nil }
+            if node["claims"] == nil, base?["claims"] == nil {
+                error(.missingKey, "'token' needs 'claims' (a literal token is written as jwt: ...)", at: node)
+                return nil
+            }
         }
-        guard let claims = object(claimsNode, what: "'claims'", now: now) else { return nil }
+        var claims = JSONObject()
         var header = JSONObject()
-        if let headerNode = node["header"] {
-            guard let object = object(headerNode, what: "'header'", now: nil) else { return nil }
-            header = object
+        var corrupt = false
+        for layer in [base, node].compactMap({ $0 }) {
+            if let flagNode = layer["corrupt_signature"] {
+                guard case let .bool(flag)? = flagNode.scalar?.value else {
+                    error(.wrongType, "'corrupt_signature' must be true or false, found \(flagNode.shapeDescription)", at: flagNode)
+                    return nil
+                }
+                corrupt = flag
+            }
+            if let claimsNode = layer["claims"] {
+                guard let object = object(claimsNode, what: "'claims'", now: now) else { return nil }
+                for member in object.members { claims.set(member.name, member.value) }
+            }
+            if let headerNode = layer["header"] {
+                guard let object = object(headerNode, what: "'header'", now: nil) else { return nil }
+                for member in object.members { header.set(member.name, member.value) }
+            }
         }
-        return .minted(claims: claims, header: header)
+        return .minted(claims: JSONObject(members: claims.members.filter { $0.value != .null }), header: header, corruptSignature: corrupt)
     }
 
     private mutating func expectation(_ node: YAMLNode) -> Expectation? {
@@ -224,8 +252,9 @@ struct TestFileReading {
         return nil
     }
 
-    /// A mapping as a JSON object. With `now`, the values of time claims may be written as RFC
-    /// 3339 or as `now`, `now+1h`, `now-90s`, and become NumericDates.
+    /// A mapping as a JSON object. With `now`, the plain (unquoted) values of time claims may be
+    /// written as RFC 3339 or as `now`, `now+1h`, `now-90s`, and become NumericDates; a quoted
+    /// string stays a string, for cases about claims of the wrong type.
     private mutating func object(_ node: YAMLNode, what: String, now: Double?) -> JSONObject? {
         guard let pairs = node.pairs else {
             error(.wrongType, "\(what) must be a mapping, found \(node.shapeDescription)", at: node)
@@ -234,7 +263,7 @@ struct TestFileReading {
         var object = JSONObject()
         for pair in pairs {
             let value: JSONValue?
-            if let now, PolicyTestReader.timeClaims.contains(pair.name), case let .string(text)? = pair.value.scalar?.value {
+            if let now, PolicyTestReader.timeClaims.contains(pair.name), let scalar = pair.value.scalar, scalar.isPlain, case let .string(text) = scalar.value {
                 value = numericDate(text, now: now, at: pair.value)
             } else {
                 value = json(pair.value)
@@ -256,7 +285,7 @@ struct TestFileReading {
         }
         guard let seconds else {
             error(.invalidValue, "'\(node.path.split(separator: ".").last ?? "")' must be an RFC 3339 time, now, or now±DURATION (now+1h, now-90s), found '\(text)'",
-                  at: node, hint: "write a number for a literal NumericDate")
+                  at: node, hint: "write a number for a literal NumericDate, or quote the value to send it as a string")
             return nil
         }
         return seconds == seconds.rounded() && abs(seconds) < 1e15 ? .number(.integer(Int64(seconds))) : .number(.decimal(seconds))

@@ -83,9 +83,9 @@ public struct PolicyTestRunner: Sendable {
         }
         let token: String?
         switch testCase.token {
-        case let .minted(claims, header)?:
+        case let .minted(claims, header, corrupt)?:
             do {
-                token = try TokenMinter(keyring: keyring).mint(claims: claims, header: header, for: policy)
+                token = try TokenMinter(keyring: keyring).mint(claims: claims, header: header, corruptSignature: corrupt, for: policy)
             } catch {
                 return result(.error("the token could not be minted: \(error.message)"))
             }

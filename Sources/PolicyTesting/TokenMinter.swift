@@ -19,17 +19,28 @@ public struct TokenMinter: Sendable {
     ///
     /// - Throws: `JOSEError` when the policy allows no algorithm to mint with, or a key cannot
     ///   sign or encrypt.
-    public func mint(claims: JSONObject, header: JSONObject, for policy: Policy) throws(JOSEError) -> String {
+    public func mint(claims: JSONObject, header: JSONObject, corruptSignature: Bool = false, for policy: Policy) throws(JOSEError) -> String {
         let payload = JSONValue.object(claims).serializedBytes()
         switch policy.envelope.format {
         case .jws:
-            return try signed(payload, header: header, algorithms: policy.algorithms)
+            let token = try signed(payload, header: header, algorithms: policy.algorithms)
+            return corruptSignature ? Self.flippingLastPart(token) : token
         case .jwe:
-            return try encrypted(payload, header: header, contentType: nil, policy: policy)
+            let token = try encrypted(payload, header: header, contentType: nil, policy: policy)
+            return corruptSignature ? Self.flippingLastPart(token) : token
         case .nested:
             let inner = try signed(payload, header: header, algorithms: policy.algorithms)
-            return try encrypted(Array(inner.utf8), header: JSONObject(), contentType: "JWT", policy: policy)
+            return try encrypted(Array((corruptSignature ? Self.flippingLastPart(inner) : inner).utf8), header: JSONObject(), contentType: "JWT", policy: policy)
         }
+    }
+
+    /// `token` with one bit of its last part (a JWS signature, a JWE tag) flipped.
+    static func flippingLastPart(_ token: String) -> String {
+        guard let dot = token.lastIndex(of: "."), var bytes = try? Base64URL.decode(token[token.index(after: dot)...]), !bytes.isEmpty else {
+            return token + "A"
+        }
+        bytes[0] ^= 0x01
+        return String(token[...dot]) + Base64URL.encode(bytes)
     }
 
     private func signed(_ payload: [UInt8], header extra: JSONObject, algorithms: [JWSAlgorithm]) throws(JOSEError) -> String {

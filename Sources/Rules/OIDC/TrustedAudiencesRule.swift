@@ -23,6 +23,9 @@ struct TrustedAudiencesRule: Rule {
         return [compiler.finish(TrustedAudiencesRule(expected: StringValues(audience), trusted: StringValues(audience + listed)), at: node.location)]
     }
 
+    /// Without `audience`, this rule is the one that finds `aud` missing; with it, `audience` is.
+    var reportableCodes: [FindingCode] { expected.display.isEmpty ? Self.findingCodes : [.inputInvalid, .audienceUntrusted] }
+
     var explanation: String { "every aud value is one of \(trusted.display.joined(separator: ", "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {

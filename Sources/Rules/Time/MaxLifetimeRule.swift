@@ -18,16 +18,19 @@ struct MaxLifetimeRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let claims = context.decoded.claims
-        guard case let .seconds(exp) = TokenClaims.numericDate("exp", in: claims) else {
-            return .fail(.claimMissing, "max_lifetime needs a numeric exp")
+        // A claim of the wrong type is token.claim_types' finding; this rule only cannot judge.
+        let exp: Double
+        switch TokenClaims.numericDate("exp", in: claims) {
+        case let .seconds(seconds): exp = seconds
+        case .absent: return .fail(.claimMissing, "max_lifetime needs a numeric exp")
+        case .unusable: return .blocked("exp is not a usable number (see token.claim_types)")
         }
         let start: (name: String, value: Double)
-        if case let .seconds(iat) = TokenClaims.numericDate("iat", in: claims) {
-            start = ("iat", iat)
-        } else if case let .seconds(nbf) = TokenClaims.numericDate("nbf", in: claims) {
-            start = ("nbf", nbf)
-        } else {
-            return .fail(.claimMissing, "max_lifetime needs a numeric iat or nbf")
+        switch (TokenClaims.numericDate("iat", in: claims), TokenClaims.numericDate("nbf", in: claims)) {
+        case let (.seconds(iat), _): start = ("iat", iat)
+        case let (.absent, .seconds(nbf)): start = ("nbf", nbf)
+        case (.absent, .absent): return .fail(.claimMissing, "max_lifetime needs a numeric iat or nbf")
+        default: return .blocked("iat or nbf is not a usable number (see token.claim_types)")
         }
         let lifetime = exp - start.value
         guard lifetime <= Double(maximum) else {
