@@ -6,6 +6,8 @@ struct HalfHashCheck: Sendable {
     let claim: String
     let value: PolicyValue
     let code: FindingCode
+    /// The policy's algorithms: the hash is the allowed `alg`'s, never one a refused `alg` picks.
+    let allowed: [JWSAlgorithm]
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         guard let expectedInput = context.resolve(value)?.stringValue else {
@@ -14,6 +16,7 @@ struct HalfHashCheck: Sendable {
         guard let present = context.decoded.claims[claim] else { return .fail(.claimMissing, "the token has no \(claim)") }
         guard case let .string(actual) = present else { return .fail(.claimType, "'\(claim)' must be a string, found \(present.typeName)") }
         guard let algorithm = context.decoded.jws?.algorithm else { return .unsignedToken }
+        guard allowed.contains(algorithm) else { return .blocked("alg \(algorithm.rawValue) is not allowed (see token.algorithms); \(claim) was not checked") }
         guard algorithm.hashForOIDC != nil else {
             return .fail(code, "\(algorithm.rawValue) defines no hash for \(claim)")
         }
@@ -42,7 +45,7 @@ extension HalfHashRule {
             return []
         }
         guard let value = compiler.stringValue(node, what: "'\(key)'") else { return [] }
-        return [compiler.finish(Self(check: HalfHashCheck(claim: key, value: value, code: code)), at: node.location)]
+        return [compiler.finish(Self(check: HalfHashCheck(claim: key, value: value, code: code, allowed: compiler.tokenSettings.algorithms ?? [])), at: node.location)]
     }
 
     var explanation: String { "\(Self.key) is the left half of the alg's hash of \(check.value.display)" }
