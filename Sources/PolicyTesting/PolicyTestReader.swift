@@ -18,7 +18,7 @@ public struct PolicyTestReader: Sendable {
         self.loader = loader
     }
 
-    static let fileKeys = ["policy", "now", "inputs", "token", "cases"]
+    static let fileKeys = ["policy", "now", "inputs", "token", "request", "cases"]
     static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
     static let tokenKeys = ["claims", "header", "corrupt_signature"]
     static let expectKeys = ["valid", "codes", "outputs"]
@@ -65,21 +65,21 @@ struct TestFileReading {
         } else {
             error(.missingKey, "a test file needs 'policy': the name of the policy under test", at: root)
         }
-        var fileNow: Double?
-        if let node = root["now"] { fileNow = time(node, what: "'now'") }
-        var fileInputs: [String: JSONValue] = [:]
-        if let node = root["inputs"] { fileInputs = inputs(node) ?? [:] }
-        let baseToken = root["token"]
-        if let baseToken, checkKeys(baseToken, allowed: PolicyTestReader.tokenKeys, what: "'token'") {
+        var defaults = CaseDefaults()
+        if let node = root["now"] { defaults.now = time(node, what: "'now'") }
+        if let node = root["inputs"] { defaults.inputs = inputs(node) ?? [:] }
+        defaults.token = root["token"]
+        if let baseToken = defaults.token, checkKeys(baseToken, allowed: PolicyTestReader.tokenKeys, what: "'token'") {
             // Checked once here with a fixed time; each case reads it again at its own `now`.
             _ = minted(nil, base: baseToken, now: 0)
         }
+        if let node = root["request"] { defaults.request = requestObject(node) }
         var cases: [PolicyTestCase] = []
         if let node = root["cases"] {
             if let items = node.items, !items.isEmpty {
                 var names: [String: SourceLocation] = [:]
                 for item in items {
-                    guard let testCase = testCase(item, now: fileNow, inputs: fileInputs, baseToken: baseToken) else { continue }
+                    guard let testCase = testCase(item, defaults: defaults) else { continue }
                     if let first = names[testCase.name] {
                         error(.conflict, "two cases are named '\(testCase.name)' (the first at line \(first.line))", at: item["name"] ?? item)
                     }
@@ -96,18 +96,28 @@ struct TestFileReading {
         return PolicyTestFile(path: file, policyName: policyName, policyLocation: root["policy"]!.location, cases: cases)
     }
 
-    private mutating func testCase(_ node: YAMLNode, now fileNow: Double?, inputs fileInputs: [String: JSONValue], baseToken: YAMLNode?) -> PolicyTestCase? {
+    /// What the top of a file gives every case.
+    struct CaseDefaults {
+        var now: Double?
+        var inputs: [String: JSONValue] = [:]
+        /// The base of minted tokens, read at each case's `now`.
+        var token: YAMLNode?
+        /// The base of requests.
+        var request: JSONObject?
+    }
+
+    private mutating func testCase(_ node: YAMLNode, defaults: CaseDefaults) -> PolicyTestCase? {
         guard checkKeys(node, allowed: PolicyTestReader.caseKeys, what: "a case") else { return nil }
         let errorsBefore = diagnostics.count
         var name: String?
         if let nameNode = node["name"] { name = string(nameNode, what: "'name'") } else { error(.missingKey, "a case needs 'name'", at: node) }
-        var now = fileNow
+        var now = defaults.now
         if let nowNode = node["now"] { now = time(nowNode, what: "'now'") }
         if now == nil, node["now"] == nil {
             error(.missingKey, "the case needs 'now' (here or at the top of the file): a test judges at a fixed time",
                   at: node, hint: "add now: 2026-11-21T09:30:00Z")
         }
-        var inputs = fileInputs
+        var inputs = defaults.inputs
         if let node = node["inputs"], let own = self.inputs(node) { inputs.merge(own) { $1 } }
         // An input set to null is not supplied: a case can take back one the file gives.
         inputs = inputs.filter { $0.value != .null }
@@ -115,15 +125,19 @@ struct TestFileReading {
             error(.conflict, "a case has 'token' (minted) or 'jwt' (literal), not both", at: node["jwt"]!)
         }
         var token: TestToken?
-        let usesBase = baseToken != nil && node["jwt"] == nil && node["request"] == nil && node["callback"] == nil
+        let usesBase = defaults.token != nil && node["jwt"] == nil && node["request"] == nil && node["callback"] == nil
         if let now, node["token"] != nil || usesBase {
-            token = minted(node["token"], base: baseToken, now: now)
+            token = minted(node["token"], base: defaults.token, now: now)
         }
         if let jwtNode = node["jwt"], let text = fixtureText(jwtNode, what: "'jwt'") {
             token = .literal(text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         var request: [UInt8]?
-        if let requestNode = node["request"] { request = self.request(requestNode) }
+        if let requestNode = node["request"] {
+            request = self.request(requestNode, base: defaults.request)
+        } else if let base = defaults.request {
+            request = JSONValue.object(base).serializedBytes()
+        }
         var callback: String?
         if let callbackNode = node["callback"] { callback = fixtureText(callbackNode, what: "'callback'")?.trimmingCharacters(in: .whitespacesAndNewlines) }
         var expect: Expectation?
@@ -209,14 +223,37 @@ struct TestFileReading {
         return Dictionary(object.members.map { ($0.name, $0.value) }) { $1 }
     }
 
-    /// A request: a mapping `{method, url, headers, body}` or `@FILE` holding that JSON.
-    private mutating func request(_ node: YAMLNode) -> [UInt8]? {
+    /// A case's request: `@FILE` used as given, or a mapping laid over the file's request: its
+    /// members replace the base's, except `headers` and `body`, which are merged member by
+    /// member; a member set to null is left out.
+    private mutating func request(_ node: YAMLNode, base: JSONObject?) -> [UInt8]? {
         if node.scalar != nil {
             guard let text = fixtureText(node, what: "'request'") else { return nil }
             return Array(text.utf8)
         }
-        guard let object = object(node, what: "'request'", now: nil) else { return nil }
-        return JSONValue.object(object).serializedBytes()
+        guard let overlay = object(node, what: "'request'", now: nil) else { return nil }
+        var request = base ?? JSONObject()
+        for member in overlay.members {
+            if ["headers", "body"].contains(member.name), case var .object(merged)? = request[member.name], case let .object(changes) = member.value {
+                for change in changes.members { merged.set(change.name, change.value) }
+                request.set(member.name, .object(JSONObject(members: merged.members.filter { $0.value != .null })))
+            } else {
+                request.set(member.name, member.value)
+            }
+        }
+        return JSONValue.object(JSONObject(members: request.members.filter { $0.value != .null })).serializedBytes()
+    }
+
+    /// The file's request, the base of its cases': a mapping, or `@FILE` holding a JSON object.
+    private mutating func requestObject(_ node: YAMLNode) -> JSONObject? {
+        guard node.scalar != nil else { return object(node, what: "'request'", now: nil) }
+        guard let text = fixtureText(node, what: "'request'") else { return nil }
+        do {
+            return try JSONParser().parseObject(Array(text.utf8), what: "the request")
+        } catch {
+            self.error(.invalidValue, "the file's request must be a JSON object {method, url, headers, body}: \(error.message)", at: node)
+            return nil
+        }
     }
 
     // MARK: - Values

@@ -37,6 +37,12 @@ struct BearerRule: Rule {
         return [compiler.finish(BearerRule(policy: nested), at: node.location)]
     }
 
+    /// Keys go missing only from remote sources, and an input only when the bearer policy needs one.
+    var reportableCodes: [FindingCode] {
+        [.bearerMissing, .bearerInvalid] + (policy.remoteKeySources.isEmpty ? [] : [.keyUnavailable])
+            + (policy.inputs.contains { $0.required } ? [.inputInvalid] : [])
+    }
+
     var explanation: String { "the Authorization: Bearer token satisfies policy \(policy.name)" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
