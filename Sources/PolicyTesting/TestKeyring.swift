@@ -34,7 +34,7 @@ public struct TestKeyring: Sendable {
         signingKeys = signing
         decryptionKeys = decryption
         let publicKeys = try signing.filter { $0.type != .oct }.map { key throws(JOSEError) in try key.publicKey }
-        keyOverride = KeyOverride(publicKeys: try JWKSet(keys: publicKeys), privateKeys: try JWKSet(keys: signing + decryption))
+        keyOverride = try KeyOverride(publicKeys: try JWKSet(keys: publicKeys), privateKeys: try JWKSet(keys: signing + decryption))
     }
 
     /// The key that signs `algorithm`.

@@ -3,26 +3,51 @@
 ///
 /// The policy's own sources are still read and checked at compile time (a missing key file is
 /// still an error); then each keeps its options (`require_kid`, `min_rsa_bits`) and only its keys
-/// change. Remote sources are never fetched, and `x5c` trust gives way to the test keys.
+/// change. Remote sources are never fetched, and `x5c` trust gives way to the test keys. A
+/// source that chooses keys by `kid` (a JWKS with kids, a remote set) gets the keys with their
+/// kids; one that cannot (a PEM file, a `secret`, an `x5c` chain) gets them without, so a token's
+/// `kid` matters to the stand-in exactly as much as it does to the policy.
 public struct KeyOverride: Sendable {
     /// Public verification keys, for sources of public keys (files, `jwks_uri`, `discovery`, `x5c`).
     public let publicKeys: JWKSet
     /// Private and secret keys: for verification sources whose own keys are secret (a `secret`,
     /// a set of `oct` keys), and for every decryption and encryption source.
     public let privateKeys: JWKSet
+    private let anonymousPublicKeys: JWKSet
+    private let anonymousPrivateKeys: JWKSet
 
     /// Stand-in sets; `publicKeys` must hold only public keys and `privateKeys` only private or
     /// secret ones, as `JWKSet` requires of any set.
-    public init(publicKeys: JWKSet, privateKeys: JWKSet) {
+    ///
+    /// - Throws: `JOSEError` if a key cannot be copied without its `kid`.
+    public init(publicKeys: JWKSet, privateKeys: JWKSet) throws(JOSEError) {
         self.publicKeys = publicKeys
         self.privateKeys = privateKeys
+        anonymousPublicKeys = try JWKSet(keys: publicKeys.keys.map { key throws(JOSEError) in try key.withoutKid() })
+        anonymousPrivateKeys = try JWKSet(keys: privateKeys.keys.map { key throws(JOSEError) in try key.withoutKid() })
     }
 
     /// `source` with its keys replaced by the stand-ins of the same kind.
     func standingIn(for source: KeySource) -> KeySource {
         let ownKeysAreSecret = source.localKeys?.keys.first?.isPrivate == true
-        let keys = source.purpose == .verification && !ownKeysAreSecret ? publicKeys : privateKeys
+        let selectsByKid = source.remote != nil || source.localKeys?.selectsByKid == true
+        let keys = switch (source.purpose == .verification && !ownKeysAreSecret, selectsByKid) {
+        case (true, true): publicKeys
+        case (true, false): anonymousPublicKeys
+        case (false, true): privateKeys
+        case (false, false): anonymousPrivateKeys
+        }
         return KeySource(origin: .local(keys), purpose: source.purpose, description: "test keys standing in for \(source.description)",
                          requireKid: source.requireKid, keyOptions: source.keyOptions)
+    }
+}
+
+extension JWK {
+    /// The same key without its `kid`.
+    func withoutKid() throws(JOSEError) -> JWK {
+        switch material {
+        case let .asymmetric(key): try JWK(key: key, use: use)
+        case let .secret(bytes): JWK(secret: bytes)
+        }
     }
 }

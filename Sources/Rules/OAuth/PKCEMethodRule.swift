@@ -16,6 +16,12 @@ struct PKCEMethodRule: Rule {
         return [compiler.finish(PKCEMethodRule(declared: declared, allowed: compiler.pkceMethods()), at: node.location, evenWithout: declared)]
     }
 
+    /// A method written as a literal the policy allows can never be refused.
+    var reportableCodes: [FindingCode] {
+        if case let .literal(.string(name)) = declared, let method = PKCEMethod(rawValue: name), allowed.contains(method) { return [] }
+        return Self.findingCodes
+    }
+
     var explanation: String {
         "the declared method \(declared.display) is one of \(allowed.map(\.rawValue).joined(separator: ", ")) (absent means plain)"
     }

@@ -41,7 +41,14 @@ struct SignatureRule: Rule {
         if source.certificateTrust != nil { codes.append(.certificateUntrusted) }
         if source.remote != nil || source.localKeys?.selectsByKid == true { codes.append(.kidUnknown) }
         if source.requireKid { codes.append(.kidMissing) }
-        return codes + [.keyUnavailable]
+        // No usable key: a source out of reach, an x5c leaf or kid naming a key of another
+        // family, or an allowed algorithm no local key verifies.
+        let unavailable = switch source.origin {
+        case .remote, .tokenCertificate: true
+        case let .local(keys):
+            keys.selectsByKid || source.certificateTrust != nil || allowed.contains { algorithm in !keys.keys.contains { $0.canVerify(algorithm) } }
+        }
+        return unavailable ? codes + [.keyUnavailable] : codes
     }
 
     var explanation: String {
