@@ -14,6 +14,15 @@ public struct PolicyTestReport: Sendable {
     /// Which rules and finding codes the cases exercised; nil when nothing ran.
     public let coverage: RuleCoverage?
 
+    /// A report; the runner makes them, and tools may to render their own.
+    public init(path: String, policyName: String?, problems: [Diagnostic], results: [PolicyTestCaseResult], coverage: RuleCoverage?) {
+        self.path = path
+        self.policyName = policyName
+        self.problems = problems
+        self.results = results
+        self.coverage = coverage
+    }
+
     /// Cases that passed.
     public var passed: Int { results.count { $0.outcome == .passed } }
     /// Cases that failed or could not run.
@@ -42,4 +51,13 @@ public struct PolicyTestCaseResult: Sendable {
     public let verdict: Verdict?
     /// Wall-clock seconds the case took, minting included.
     public let seconds: Double
+
+    /// A result; the runner makes them.
+    public init(name: String, location: SourceLocation, outcome: Outcome, verdict: Verdict?, seconds: Double) {
+        self.name = name
+        self.location = location
+        self.outcome = outcome
+        self.verdict = verdict
+        self.seconds = seconds
+    }
 }

@@ -18,6 +18,9 @@ public struct PolicyTestRunner: Sendable {
     public var keyCache: JWKSCache
     /// The directories policies may read files from; nil: each policy's own directory.
     public var fileRoots: FileRoots?
+    /// What `${env:NAME}` reads in a policy's `secret`; nil: the process environment. A policy's
+    /// own sources are read even where test keys stand in for them.
+    public var environment: [String: String]?
     /// How test files are read.
     public var reader = PolicyTestReader()
     /// Which cases run, by name; nil runs every case.
@@ -64,7 +67,7 @@ public struct PolicyTestRunner: Sendable {
     }
 
     private func compile(_ file: PolicyTestFile, override: KeyOverride?, problems: inout [Diagnostic]) -> Policy? {
-        var compiler = PolicyCompiler(registry: registry, keyCache: keyCache, fileRoots: fileRoots)
+        var compiler = PolicyCompiler(registry: registry, environment: environment, keyCache: keyCache, fileRoots: fileRoots)
         compiler.keyOverride = override
         do {
             return try compiler.compile(file: file.policyPath)

@@ -45,6 +45,27 @@ struct BuiltinRulesTests {
         }
     }
 
+    @Test("every rule lists the codes it reports; they are catalog codes, and a compiled rule reports a subset")
+    func ruleFindingCodes() throws {
+        let catalog = Set(BuiltinRules.findingCodes.map(\.rawValue))
+        for section in BuiltinRules.registry.sections.values {
+            for rule in section.rules {
+                #expect(!rule.findingCodes.isEmpty, "\(section.name).\(rule.key) lists no finding code")
+                for code in rule.findingCodes { #expect(catalog.contains(code.rawValue), "\(rule.key) lists \(code.rawValue), not in the catalog") }
+            }
+        }
+        let policies = try FileManager.default.contentsOfDirectory(atPath: Self.packageRoot.appendingPathComponent("Policies").path)
+            .filter { $0.hasSuffix(".yaml") && !$0.hasSuffix(".test.yaml") }
+        #expect(policies.count >= 10)
+        for file in policies {
+            let policy = try Policy.load(file: Self.packageRoot.appendingPathComponent("Policies/\(file)").path)
+            for compiled in policy.root.rules {
+                let declared = Set(type(of: compiled.rule).findingCodes.map(\.rawValue))
+                #expect(compiled.rule.reportableCodes.allSatisfy { declared.contains($0.rawValue) }, "\(file): \(compiled.id)")
+            }
+        }
+    }
+
     @Test("every built-in code named *_missing reports an absence, so any_of never prefers it to a mismatch")
     func missingCodesAreAbsences() {
         let missing = BuiltinRules.findingCodes.filter { $0.rawValue.hasSuffix("_missing") && !$0.rawValue.hasPrefix("record_") }

@@ -62,6 +62,10 @@ struct TokenRuleTests {
         RuleCase(name: "max_age needs iat", body: "issued_at: {max_age: 1h}", remove: ["iat"], codes: [.claimMissing]),
         RuleCase(name: "lifetime too long", body: "max_lifetime: 30m", codes: [.lifetimeTooLong]),
         RuleCase(name: "lifetime from nbf without iat", body: "max_lifetime: 2h", claims: ["nbf": .number(.integer(1_795_251_600))], remove: ["iat"], codes: []),
+        RuleCase(name: "an exp of the wrong type is claim_types' finding, not also max_lifetime's", body: "max_lifetime: 1h",
+                 claims: ["exp": .string("1795255200")], codes: [.claimType]),
+        RuleCase(name: "an iat of the wrong type leaves max_lifetime undecided", body: "max_lifetime: 1h",
+                 claims: ["iat": .bool(true)], codes: [.claimType]),
         RuleCase(name: "decimal dates are numbers", body: "", claims: ["exp": .number(.decimal(1_795_255_200.5))], codes: []),
         // Registered claim types
         RuleCase(name: "exp as a string", body: "", claims: ["exp": .string("1795255200")], codes: [.claimType]),
@@ -117,6 +121,11 @@ struct TokenRuleTests {
         #expect(try policy.evaluate(token: both, inputs: ["code": .string(code), "access": .string(access)], now: TokenFixture.now).valid)
         let swapped = try policy.evaluate(token: both, inputs: ["code": .string(code), "access": .string(code)], now: TokenFixture.now)
         #expect(swapped.codes == [.atHashMismatch])
+        // A refused alg does not choose the hash: c_hash is not judged, and alg_not_allowed says why.
+        let refusedAlg = try Self.fixture.token(["c_hash": .string(cHash)], signer: JWK(secret: [UInt8](repeating: 7, count: 64)), algorithm: .hs512)
+        let refused = try policy.evaluate(token: refusedAlg, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
+        #expect(refused.codes == [.algNotAllowed])
+        #expect(refused.trace?.entries.first { $0.rule == "token.c_hash" }?.status == .notRun)
     }
 
     @Test("an absent optional input skips its rule and lists it; it never counts as passed")

@@ -41,12 +41,13 @@ struct SignatureRule: Rule {
         if source.certificateTrust != nil { codes.append(.certificateUntrusted) }
         if source.remote != nil || source.localKeys?.selectsByKid == true { codes.append(.kidUnknown) }
         if source.requireKid { codes.append(.kidMissing) }
-        // No usable key: a source out of reach, an x5c leaf or kid naming a key of another
-        // family, or an allowed algorithm no local key verifies.
+        // No usable key: a source out of reach, an x5c leaf of another family, an allowed
+        // algorithm no local key verifies, or a kid naming a key that cannot verify one.
         let unavailable = switch source.origin {
         case .remote, .tokenCertificate: true
         case let .local(keys):
-            keys.selectsByKid || source.certificateTrust != nil || allowed.contains { algorithm in !keys.keys.contains { $0.canVerify(algorithm) } }
+            source.certificateTrust != nil || allowed.contains { algorithm in !keys.keys.contains { $0.canVerify(algorithm) } }
+                || (keys.selectsByKid && keys.keys.contains { key in allowed.contains { !key.canVerify($0) } })
         }
         return unavailable ? codes + [.keyUnavailable] : codes
     }
