@@ -12,7 +12,7 @@ struct LayerImportTests {
         ("CSodium", ["PolicyCrypto"]),
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
-        ("Rules", ["policy-run"]),
+        ("Rules", ["policy-run", "PolicyTesting"]),
         ("ArgumentParser", ["policy-run"]),
         ("Yams", ["PolicyEngine/Loading"]),
     ]
