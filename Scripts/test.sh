@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Every test: the Swift test suite, then the policy tests of Policies/ with their coverage.
-# The README's test command, and what .ci/run runs after installing the system libraries.
+# Every test: the Swift test suite, the policy tests of Policies/ with their coverage, and the
+# policies and test files checked against schema/ by an independent validator (Python jsonschema).
+# The README's test command, and what .ci/run runs after installing what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift test
 swift run policy-run test --coverage Policies/
+python3 Scripts/validate-schemas.py

@@ -18,8 +18,10 @@ public struct PolicyTestReader: Sendable {
         self.loader = loader
     }
 
-    static let fileKeys = ["policy", "now", "inputs", "token", "request", "cases"]
-    static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
+    /// The keys at the top of a test file, in the order the docs list them.
+    public static let fileKeys = ["policy", "now", "inputs", "token", "request", "cases"]
+    /// The keys of a case.
+    public static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
     static let tokenKeys = ["claims", "header", "corrupt_signature"]
     static let expectKeys = ["valid", "codes", "outputs"]
     /// Claims that hold NumericDate values: a case may write them as RFC 3339 or relative to `now`.

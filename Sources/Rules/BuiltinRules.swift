@@ -13,18 +13,25 @@ public enum BuiltinRules {
     ]
 
     /// Keys of the `token` section that configure it rather than check something.
-    public static let tokenSettings: [String: String] = [
-        "format": "jws (default), jwe or nested: how tokens are packaged",
-        "decryption": "for jwe and nested: allowed JWE algorithms and encryptions, and the decryption key",
-        "leeway": "clock skew allowed for exp, nbf and iat (default 60s)",
-        "limits": "max_token_bytes and max_json_depth for the presented token",
+    public static let tokenSettings: [String: RuleRegistry.SectionSetting] = [
+        "format": .init("jws (default), jwe or nested: how tokens are packaged", .oneOf(TokenEnvelope.Format.allCases.map(\.rawValue))),
+        "decryption": .init("for jwe and nested: allowed JWE algorithms and encryptions, and the decryption key", .mapping([
+            ("algorithms", .someOf(JWEKeyAlgorithm.allCases.map(\.rawValue)), "allowed JWE alg values"),
+            ("encryption", .someOf(JWEContentEncryption.allCases.map(\.rawValue)), "allowed JWE enc values"),
+            ("key", .keySource, "the private or secret key that decrypts"),
+        ], required: ["algorithms", "encryption", "key"])),
+        "leeway": .init("clock skew allowed for exp, nbf and iat (default 60s)", .duration),
+        "limits": .init("max_token_bytes and max_json_depth for the presented token", .mapping([
+            ("max_token_bytes", .integer(minimum: 1, maximum: nil), "the largest token accepted, in bytes"),
+            ("max_json_depth", .integer(minimum: 1, maximum: nil), "the deepest nesting of the header and claims"),
+        ], required: [])),
     ]
 
     /// Rule types of the `pkce` section (RFC 7636), which reads inputs only.
     public static let pkceRules: [any Rule.Type] = [PKCEMethodRule.self, PKCEVerifierRule.self, PKCEChallengeRule.self]
 
-    public static let pkceSettings: [String: String] = [
-        "methods": "allowed challenge methods (default [S256]; plain only if listed)",
+    public static let pkceSettings: [String: RuleRegistry.SectionSetting] = [
+        "methods": .init("allowed challenge methods (default [S256]; plain only if listed)", .someOf(["S256", "plain"])),
     ]
 
     /// Rule types of the `request` section: an HTTP request.
@@ -33,8 +40,11 @@ public enum BuiltinRules {
         EncryptedFieldsRule.self, BearerRule.self,
     ]
 
-    public static let requestSettings: [String: String] = [
-        "path_normalization": "merge_slashes (default true) and escaped_slashes (reject, keep or unescape; default reject): how paths are normalised",
+    public static let requestSettings: [String: RuleRegistry.SectionSetting] = [
+        "path_normalization": .init("merge_slashes (default true) and escaped_slashes (reject, keep or unescape; default reject): how paths are normalised", .mapping([
+            ("merge_slashes", .boolean, "whether // counts as / (default true)"),
+            ("escaped_slashes", .oneOf(["reject", "keep", "unescape"]), "what %2F in a path does (default reject)"),
+        ], required: [])),
     ]
 
     /// Rule types of the `callback` section: an authorization response at the redirect URI.
@@ -42,15 +52,18 @@ public enum BuiltinRules {
         CallbackResponseRule.self, RedirectURIRule.self, CallbackStateRule.self, CallbackIssuerRule.self,
     ]
 
-    public static let callbackSettings: [String: String] = [
-        "response_mode": "query (default) or fragment: where the response parameters are",
-        "require_issuer": "true: the RFC 9207 iss parameter must be present (default false)",
+    public static let callbackSettings: [String: RuleRegistry.SectionSetting] = [
+        "response_mode": .init("query (default) or fragment: where the response parameters are", .oneOf(["query", "fragment"])),
+        "require_issuer": .init("true: the RFC 9207 iss parameter must be present (default false)", .boolean),
     ]
 
     /// Every finding code the engine and the built-in rules report (docs/policy-format.md §8).
     public static let findingCodes: [FindingCode] = FindingCode.engineCodes + FindingCode.tokenHeaderCodes + FindingCode.claimCodes
         + FindingCode.oidcCodes + FindingCode.timeCodes + FindingCode.hashCodes + FindingCode.requestCodes
         + FindingCode.encryptionCodes + FindingCode.oauthCodes
+
+    /// The JSON Schema of policies using the built-in rules (`policy-run schema`).
+    public static var schema: JSONValue { PolicySchema(registry: registry, matcher: Matcher.schema).document }
 
     /// Every built-in rule, by section.
     public static let registry = RuleRegistry(sections: [

@@ -23,6 +23,7 @@ struct CompositionPropertyTests {
         static let summary = "a fixed outcome"
         static let phase = RulePhase.claims
         static let findingCodes = [FindingCode("stub_mismatch"), FindingCode("stub_undecidable", .undecided)]
+        static let argumentShape = ArgumentShape.any
         let leaf: Leaf
         static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] { [] }
         var explanation: String { "\(leaf)" }

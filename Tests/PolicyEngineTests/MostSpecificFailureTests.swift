@@ -10,6 +10,7 @@ struct MostSpecificFailureTests {
         static let summary = "fails with a fixed code"
         static let phase = RulePhase.claims
         static let findingCodes = [absent, otherAbsent, mismatch, otherMismatch, undecided]
+        static let argumentShape = ArgumentShape.any
         let code: FindingCode
         static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] { [] }
         var explanation: String { code.rawValue }

@@ -12,6 +12,7 @@ struct VerificationGateTests {
         static let summary = "passes"
         static let phase = RulePhase.claims
         static let findingCodes: [FindingCode] = []
+        static let argumentShape = ArgumentShape.any
         static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
             node.map { [compiler.finish(AlwaysPasses(), at: $0.location)] } ?? []
         }

@@ -110,6 +110,7 @@ struct TenantRule: Rule {
     static let summary = "the tenant claim names the expected tenant"
     static let phase = RulePhase.claims
     static let findingCodes = [FindingCode.customRuleFailed]
+    static let argumentShape = ArgumentShape.string
     let tenant: String
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
@@ -129,6 +130,7 @@ struct UnprefixedRule: Rule {
     static let summary = "no prefix"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = []
+    static let argumentShape = ArgumentShape.any
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] { [] }
     var explanation: String { "" }
     func evaluate(_ context: EvaluationContext) -> RuleOutcome { .pass() }

@@ -77,7 +77,7 @@ struct TestCommandTests {
         let selected = try DecodeCommandTests.run(["test", directory.path, "--run", "^valid$", "--coverage"])
         #expect(selected.status == 0)
         #expect(selected.stdout.contains("coverage of okta-id-token: rules 19/19, finding codes 0/35"))
-        #expect(selected.stdout.contains("    token.nonce (\(directory.path)/oidc-id-token.yaml:17:10): no case produced input_invalid, claim_missing, nonce_mismatch"))
+        #expect(selected.stdout.contains("    token.nonce (\(directory.path)/oidc-id-token.yaml:18:10): no case produced input_invalid, claim_missing, nonce_mismatch"))
     }
 
     @Test("a broken test file, a bad pattern or no test file exits 2 with the reason")

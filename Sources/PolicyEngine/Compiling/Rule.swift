@@ -10,6 +10,9 @@ public protocol Rule: Sendable {
     static var summary: String { get }
     /// Where the rule runs in fail-fast order.
     static var phase: RulePhase { get }
+    /// What the rule accepts under its key, for the JSON Schema of policies (`PolicySchema`);
+    /// rules authors never write (`isConfigurable` false) say `.any`.
+    static var argumentShape: ArgumentShape { get }
     /// Every code the rule's findings may carry: what `policy-run test --coverage` expects some
     /// case to exercise, and what a debug build checks each finding of the rule against.
     static var findingCodes: [FindingCode] { get }

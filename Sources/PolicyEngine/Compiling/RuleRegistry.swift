@@ -6,16 +6,15 @@ public struct RuleRegistry: Sendable {
         /// The section's key at the top of a policy: `token`, `request`.
         public let name: String
         public private(set) var rules: [any Rule.Type]
-        /// Keys that configure the section rather than check something (`leeway`, `limits`),
-        /// with a one-line summary each.
-        public let settings: [String: String]
+        /// Keys that configure the section rather than check something (`leeway`, `limits`).
+        public let settings: [String: SectionSetting]
         /// Whether evaluating the section needs a subject from the caller (a token, a request, a
         /// callback URL); a `pkce` section reads only inputs.
         public let needsSubject: Bool
 
         /// A section of `rules`; the engine's own rules of that section (for `token`, `algorithms`
         /// and `keys`: verification) are added around them, so no registry can leave them out.
-        public init(name: String, rules: [any Rule.Type], settings: [String: String] = [:], needsSubject: Bool = true) {
+        public init(name: String, rules: [any Rule.Type], settings: [String: SectionSetting] = [:], needsSubject: Bool = true) {
             let (leading, trailing) = Self.engineRules(of: name)
             self.name = name
             self.rules = leading + rules.filter { rule in !(leading + trailing).contains { $0 == rule } } + trailing
@@ -39,6 +38,20 @@ public struct RuleRegistry: Sendable {
 
         mutating func add(_ rule: any Rule.Type) {
             rules.append(rule)
+        }
+    }
+
+    /// A key that configures a section: what it means, and what it accepts.
+    public struct SectionSetting: Sendable {
+        /// One line on what the setting does, for `explain` and the schema.
+        public let summary: String
+        /// What the setting accepts.
+        public let shape: ArgumentShape
+
+        /// A setting of `shape`.
+        public init(_ summary: String, _ shape: ArgumentShape) {
+            self.summary = summary
+            self.shape = shape
         }
     }
 

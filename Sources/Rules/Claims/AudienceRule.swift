@@ -6,6 +6,7 @@ struct AudienceRule: Rule {
     static let summary = "aud contains at least one of the expected audiences"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .audienceMismatch]
+    static let argumentShape: ArgumentShape = .strings
 
     let audiences: StringValues
 

@@ -6,6 +6,7 @@ struct ClaimsRule: Rule {
     static let summary = "each named claim matches its matcher"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.claimMissing, .claimType, .claimMismatch]
+    static let argumentShape: ArgumentShape = .matchers
 
     let path: ClaimPath
     let matcher: Matcher

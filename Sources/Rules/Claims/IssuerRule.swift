@@ -6,6 +6,7 @@ struct IssuerRule: Rule {
     static let summary = "iss equals one of the trusted issuers exactly"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .issuerMismatch]
+    static let argumentShape: ArgumentShape = .strings
 
     let issuers: StringValues
 

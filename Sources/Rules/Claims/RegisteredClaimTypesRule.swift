@@ -8,6 +8,7 @@ struct RegisteredClaimTypesRule: Rule {
     static let summary = "registered claims have their RFC 7519 types"
     static let phase = RulePhase.structure
     static let findingCodes: [FindingCode] = [.claimType]
+    static let argumentShape: ArgumentShape = .any
     static let runsByDefault = true
     static let isConfigurable = false
 

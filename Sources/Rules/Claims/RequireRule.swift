@@ -6,6 +6,7 @@ struct RequireRule: Rule {
     static let summary = "each listed claim is present"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.claimMissing]
+    static let argumentShape: ArgumentShape = .strings
 
     let path: ClaimPath
 

@@ -6,6 +6,7 @@ struct SubjectRule: Rule {
     static let summary = "sub matches the matcher"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.claimMissing, .claimType, .subjectMismatch]
+    static let argumentShape: ArgumentShape = .matcher
 
     let matcher: Matcher
 

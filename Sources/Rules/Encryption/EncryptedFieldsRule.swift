@@ -12,6 +12,14 @@ struct EncryptedFieldsRule: Rule {
     static let summary = "listed body fields are compact JWEs with allowed alg/enc (and decrypt, given a private key)"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.fieldMissing, .bodyNotJSON, .fieldNotEncrypted, .encryptionNotAllowed, .critUnsupported, .decryptionFailed]
+    static let argumentShape: ArgumentShape = .mapping([
+        ("fields", .strings, "the dotted paths of the body fields that must be compact JWEs"),
+        ("algorithms", .someOf(JWEKeyAlgorithm.allCases.map(\.rawValue)), "allowed JWE alg values (default RSA-OAEP-256)"),
+        ("encryption", .someOf(JWEContentEncryption.allCases.map(\.rawValue)), "allowed JWE enc values (default A256GCM)"),
+        ("required", .boolean, "whether each field must be present (default true)"),
+        ("nonce", .string, "the value each field's JWE protected header must carry as nonce"),
+        ("key", .keySource, "the key the fields are encrypted to; a private key also proves they decrypt"),
+    ], required: ["fields"])
 
     let field: ClaimPath
     let settings: EncryptedFieldSettings
@@ -62,6 +70,7 @@ struct EncryptedFieldNonceRule: Rule {
     static let summary = "an encrypted field's protected header carries the expected nonce"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.inputInvalid, .nonceMismatch]
+    static let argumentShape: ArgumentShape = .any
     static let isConfigurable = false
 
     let field: ClaimPath

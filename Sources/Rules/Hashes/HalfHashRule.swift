@@ -37,6 +37,7 @@ protocol HalfHashRule: Rule {
 extension HalfHashRule {
     static var phase: RulePhase { .hashes }
     static var findingCodes: [FindingCode] { [.inputInvalid, .claimMissing, .claimType, code] }
+    static var argumentShape: ArgumentShape { .string }
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node else { return [] }

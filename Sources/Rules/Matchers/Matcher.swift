@@ -32,6 +32,36 @@ public struct Matcher: Sendable {
         case value(String)
     }
 
+    /// The JSON Schema of one matcher: a scalar (`equals`), or a mapping of operators.
+    public static var schema: JSONValue {
+        let list = PolicySchema.anyOf([.object(JSONObject(["type": .string("array")])), PolicySchema.type("string")])
+        let count = JSONValue.object(JSONObject(["type": .string("integer"), "minimum": .number(.integer(0))]))
+        let operators = JSONObject([
+            "equals": PolicySchema.described("the value, exactly", .object(JSONObject())),
+            "not_equals": PolicySchema.described("anything but the value", .object(JSONObject())),
+            "one_of": PolicySchema.described("one of the values", list),
+            "not_one_of": PolicySchema.described("none of the values", list),
+            "contains": PolicySchema.described("an array or space-separated string holding the value", .object(JSONObject())),
+            "contains_all": PolicySchema.described("holding every value", list),
+            "contains_any": PolicySchema.described("holding at least one value", list),
+            "matches": PolicySchema.described("the whole string matches the RE2 pattern", PolicySchema.type("string")),
+            "prefix": PolicySchema.described("the string starts with the value", PolicySchema.type("string")),
+            "suffix": PolicySchema.described("the string ends with the value", PolicySchema.type("string")),
+            "exists": PolicySchema.described("present (true) or absent (false)", PolicySchema.type("boolean")),
+            "type": PolicySchema.described("the JSON type", .object(JSONObject(["enum": .array(typeNames.map { .string($0) })]))),
+            "min": PolicySchema.described("a number at least this", PolicySchema.type("number")),
+            "max": PolicySchema.described("a number at most this", PolicySchema.type("number")),
+            "min_length": PolicySchema.described("a string or array at least this long", count),
+            "max_length": PolicySchema.described("a string or array at most this long", count),
+        ])
+        assert(Set(operators.names) == Set(operatorNames), "the matcher schema lists other operators than the compiler")
+        return PolicySchema.anyOf([
+            .object(JSONObject(["type": .array(["string", "number", "boolean", "null"].map { .string($0) })])),
+            .object(JSONObject(["type": .string("object"), "minProperties": .number(.integer(1)), "additionalProperties": .bool(false),
+                                "properties": .object(operators)])),
+        ])
+    }
+
     static let operatorNames = ["equals", "not_equals", "one_of", "not_one_of", "contains", "contains_all", "contains_any",
                                 "matches", "prefix", "suffix", "exists", "type", "min", "max", "min_length", "max_length"]
     static let typeNames = ["string", "number", "integer", "boolean", "array", "object", "null"]

@@ -7,6 +7,7 @@ struct CallbackIssuerRule: Rule {
     static let summary = "the RFC 9207 iss parameter equals the issuer (required with require_issuer)"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.inputInvalid, .issuerMissing, .issuerMismatch]
+    static let argumentShape: ArgumentShape = .string
     /// Compiled even when absent, so a `require_issuer` without an `issuer` is reported.
     static let runsByDefault = true
 

@@ -8,6 +8,7 @@ struct CallbackResponseRule: Rule {
     static let summary = "the callback decodes, repeats no parameter, and carries a code and state (or reports its error)"
     static let phase = RulePhase.structure
     static let findingCodes: [FindingCode] = [.callbackMalformed, .parameterRepeated, .callbackError, .codeMissing, .stateMissing]
+    static let argumentShape: ArgumentShape = .any
     static let runsByDefault = true
     static let isConfigurable = false
 

@@ -8,6 +8,7 @@ struct CallbackStateRule: Rule {
     static let summary = "state equals the value the client sent"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.inputInvalid, .stateMismatch]
+    static let argumentShape: ArgumentShape = .string
 
     let expected: PolicyValue
     let mode: ResponseMode

@@ -8,6 +8,7 @@ struct PKCEChallengeRule: Rule {
     static let summary = "the code challenge is the one the verifier makes (S256, or plain if allowed)"
     static let phase = RulePhase.hashes
     static let findingCodes: [FindingCode] = [.inputInvalid, .pkceMismatch]
+    static let argumentShape: ArgumentShape = .string
 
     let challenge: PolicyValue
     let verifier: PolicyValue

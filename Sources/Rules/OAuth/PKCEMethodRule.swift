@@ -7,6 +7,7 @@ struct PKCEMethodRule: Rule {
     static let summary = "the client's code_challenge_method is allowed (absent means plain)"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.pkceMethodNotAllowed]
+    static let argumentShape: ArgumentShape = .string
 
     let declared: PolicyValue
     let allowed: [PKCEMethod]

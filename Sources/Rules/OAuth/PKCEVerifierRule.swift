@@ -7,6 +7,7 @@ struct PKCEVerifierRule: Rule {
     static let summary = "the code verifier is 43–128 characters of [A-Za-z0-9-._~]"
     static let phase = RulePhase.structure
     static let findingCodes: [FindingCode] = [.inputInvalid, .pkceVerifierInvalid]
+    static let argumentShape: ArgumentShape = .string
 
     let verifier: PolicyValue
 

@@ -8,6 +8,7 @@ struct RedirectURIRule: Rule {
     static let summary = "the callback arrived at the redirect URI: same scheme, host, port and path"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.inputInvalid, .redirectURIMismatch]
+    static let argumentShape: ArgumentShape = .string
 
     let expected: PolicyValue
 

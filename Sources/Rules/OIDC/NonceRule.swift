@@ -7,6 +7,7 @@ struct NonceRule: Rule {
     static let summary = "nonce is present and equals the expected value"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .nonceMismatch]
+    static let argumentShape: ArgumentShape = .string
 
     let nonce: PolicyValue
 

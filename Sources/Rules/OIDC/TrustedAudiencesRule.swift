@@ -7,6 +7,7 @@ struct TrustedAudiencesRule: Rule {
     static let summary = "every aud value is an expected or trusted audience"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .audienceUntrusted]
+    static let argumentShape: ArgumentShape = .anyOf([.string, .list(.string)])
 
     /// The `audience` values; their own rule reports a token that lists none of them.
     let expected: StringValues

@@ -8,6 +8,10 @@ struct BearerRule: Rule {
     static let summary = "the Authorization: Bearer token satisfies a named or inline token policy"
     static let phase = RulePhase.signature
     static let findingCodes: [FindingCode] = [.bearerMissing, .bearerInvalid, .keyUnavailable, .inputInvalid]
+    static let argumentShape: ArgumentShape = .anyOf([
+        .mapping([("policy", .string, "the name of a token policy beside this one")], required: ["policy"]),
+        .mapping([("token", .any, "an inline token section")], required: ["token"]),
+    ])
 
     let policy: Policy
 

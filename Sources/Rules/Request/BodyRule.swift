@@ -6,6 +6,7 @@ struct BodyRule: Rule {
     static let summary = "fields of the JSON body (dotted paths) match their matchers"
     static let phase = RulePhase.claims
     static let findingCodes: [FindingCode] = [.fieldMissing, .bodyNotJSON, .bodyMismatch]
+    static let argumentShape: ArgumentShape = .matchers
 
     let path: ClaimPath
     let matcher: Matcher

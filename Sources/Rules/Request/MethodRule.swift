@@ -7,6 +7,7 @@ struct MethodRule: Rule {
     static let summary = "the method is one of those listed"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.methodNotAllowed]
+    static let argumentShape: ArgumentShape = .strings
 
     let allowed: [String]
 

@@ -7,6 +7,7 @@ struct PathRule: Rule {
     static let summary = "the percent-decoded path matches its matcher"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.urlInvalid, .pathMismatch]
+    static let argumentShape: ArgumentShape = .matcher
 
     let matcher: Matcher
     let normalization: PathNormalization

@@ -7,6 +7,7 @@ struct QueryRule: Rule {
     static let summary = "named query parameters match their matchers; a repeated parameter fails"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.parameterRepeated, .queryMismatch]
+    static let argumentShape: ArgumentShape = .matchers
 
     let name: String
     let matcher: Matcher

@@ -7,6 +7,7 @@ struct RequestHeadersRule: Rule {
     static let summary = "named headers (case-insensitive) match their matchers"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.headerMismatch]
+    static let argumentShape: ArgumentShape = .matchers
 
     let name: String
     let matcher: Matcher

@@ -7,6 +7,7 @@ struct RequestStructureRule: Rule {
     static let summary = "the request decodes: its members, URL, headers and declared JSON body"
     static let phase = RulePhase.structure
     static let findingCodes: [FindingCode] = [.requestMalformed, .bodyTooLarge, .headerInvalid, .urlInvalid, .parameterRepeated, .bodyNotJSON]
+    static let argumentShape: ArgumentShape = .any
     static let runsByDefault = true
     static let isConfigurable = false
 

@@ -6,6 +6,7 @@ struct ExpiresRule: Rule {
     static let summary = "exp is present (unless optional) and not passed, allowing the leeway"
     static let phase = RulePhase.time
     static let findingCodes: [FindingCode] = [.claimMissing, .tokenExpired]
+    static let argumentShape: ArgumentShape = .oneOf(["required", "optional"])
     static let runsByDefault = true
 
     let required: Bool

@@ -8,6 +8,11 @@ struct IssuedAtRule: Rule {
     static let summary = "iat is present when required, not in the future, and not older than max_age"
     static let phase = RulePhase.time
     static let findingCodes: [FindingCode] = [.claimMissing, .iatInFuture, .tokenTooOld]
+    static let argumentShape: ArgumentShape = .anyOf([.oneOf(["required", "optional"]), .mapping([
+        ("required", .boolean, "iat must be present"),
+        ("max_age", .duration, "iat may be at most this old, plus the leeway"),
+        ("not_in_future", .boolean, "iat may not be later than now plus the leeway (default true)"),
+    ], required: [])])
     static let runsByDefault = true
 
     let required: Bool

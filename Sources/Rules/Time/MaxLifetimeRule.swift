@@ -6,6 +6,7 @@ struct MaxLifetimeRule: Rule {
     static let summary = "the token's lifetime (exp - iat, or exp - nbf) is within the bound"
     static let phase = RulePhase.time
     static let findingCodes: [FindingCode] = [.claimMissing, .lifetimeTooLong]
+    static let argumentShape: ArgumentShape = .duration
 
     let maximum: Int64
 

@@ -6,6 +6,7 @@ struct NotBeforeRule: Rule {
     static let summary = "nbf (when present, or required) is not in the future, allowing the leeway"
     static let phase = RulePhase.time
     static let findingCodes: [FindingCode] = [.claimMissing, .tokenNotYetValid]
+    static let argumentShape: ArgumentShape = .oneOf(["required", "optional"])
     static let runsByDefault = true
 
     let required: Bool

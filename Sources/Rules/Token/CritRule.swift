@@ -7,6 +7,7 @@ struct CritRule: Rule {
     static let summary = "every header parameter the token marks critical is one the policy understands"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.critUnsupported]
+    static let argumentShape: ArgumentShape = .anyOf([.string, .list(.string)])
     static let runsByDefault = true
 
     let understood: [String]

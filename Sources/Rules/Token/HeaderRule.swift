@@ -6,6 +6,7 @@ struct HeaderRule: Rule {
     static let summary = "header parameters match their matchers"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.headerMismatch]
+    static let argumentShape: ArgumentShape = .matchers
 
     let parameter: String
     let matcher: Matcher

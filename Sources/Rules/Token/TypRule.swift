@@ -6,6 +6,7 @@ struct TypRule: Rule {
     static let summary = "the header's typ is one of the accepted media types"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.typNotAllowed]
+    static let argumentShape: ArgumentShape = .strings
 
     let accepted: [String]
 

@@ -7,6 +7,7 @@ struct AlgorithmsRule: Rule {
     static let summary = "the header's alg is one of the allowed algorithms"
     static let phase = RulePhase.header
     static let findingCodes: [FindingCode] = [.algNotAllowed]
+    static let argumentShape: ArgumentShape = .someOf(JWSAlgorithm.allCases.map(\.rawValue))
     static let runsByDefault = true
 
     let allowed: [JWSAlgorithm]

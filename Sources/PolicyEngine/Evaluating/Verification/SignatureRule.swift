@@ -10,6 +10,7 @@ struct SignatureRule: Rule {
     static let summary = "the signature verifies with a key from the key source"
     static let phase = RulePhase.signature
     static let findingCodes: [FindingCode] = [.signatureInvalid, .certificateUntrusted, .kidUnknown, .kidMissing, .keyUnavailable]
+    static let argumentShape: ArgumentShape = .keySource
     static let runsByDefault = true
 
     let source: KeySource
