@@ -67,7 +67,7 @@ public enum BuiltinRules {
 
     /// Every built-in rule, by section.
     public static let registry = RuleRegistry(sections: [
-        RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings),
+        RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings, lints: TokenSectionLints.all),
         RuleRegistry.Section(name: "request", rules: requestRules, settings: requestSettings),
         RuleRegistry.Section(name: "callback", rules: callbackRules, settings: callbackSettings),
         RuleRegistry.Section(name: "pkce", rules: pkceRules, settings: pkceSettings, needsSubject: false),

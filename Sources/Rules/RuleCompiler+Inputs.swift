@@ -16,6 +16,9 @@ extension RuleCompiler {
     /// A finished rule whose skip-inputs are `adjust`ed from those read since the last rule.
     private mutating func finish(_ rule: some Rule, id: String? = nil, at location: SourceLocation, adjust: ([String]) -> [String]) -> CompiledRule {
         let compiled = finish(rule, id: id, at: location)
-        return CompiledRule(rule: compiled.rule, id: compiled.id, location: compiled.location, phase: compiled.phase, inputs: adjust(compiled.inputs))
+        let inputs = adjust(compiled.inputs)
+        // Read, though its absence does not skip the rule: still a use of the input.
+        passesOn(inputs: compiled.inputs.filter { !inputs.contains($0) })
+        return CompiledRule(rule: compiled.rule, id: compiled.id, location: compiled.location, phase: compiled.phase, inputs: inputs)
     }
 }

@@ -106,7 +106,7 @@ struct CompileErrorTests {
         let keys = "keys: {jwks_file: ../../Policies/keys/test-rs256.jwks.json, min_rsa_bits: 1024}"
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let packageRoot = folder.deletingLastPathComponent().deletingLastPathComponent().path
-        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [RS256]\n  \(keys)\n", file: folder.appendingPathComponent("p.yaml").path,
+        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [RS256]\n  \(keys)\n  audience: api\n", file: folder.appendingPathComponent("p.yaml").path,
                                      fileRoots: FileRoots([packageRoot]))
         #expect(policy.warnings.map(\.code) == [.insecureSetting])
         #expect(policy.warnings.first?.location.line == 4)
@@ -114,7 +114,7 @@ struct CompileErrorTests {
 
     @Test("allow_http compiles for loopback tests with an insecure_setting warning")
     func allowHTTP() throws {
-        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys:\n    jwks_uri: http://127.0.0.1:8080/jwks\n    allow_http: true\n", file: "p.yaml")
+        let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [ES256]\n  keys:\n    jwks_uri: http://127.0.0.1:8080/jwks\n    allow_http: true\n  audience: api\n", file: "p.yaml")
         #expect(policy.warnings.map(\.code) == [.insecureSetting])
         #expect(policy.warnings.first?.location.line == 6)
         #expect(policy.remoteKeySources.map(\.description) == ["jwks_uri http://127.0.0.1:8080/jwks"])

@@ -12,6 +12,8 @@ struct ExtendsResolver {
     var diagnostics = PolicyDiagnostics()
     /// Every file read, in the order read.
     var files: [String] = []
+    /// Sources compiled from text rather than read from a file, by display name (for lint comments).
+    var texts: [String: String] = [:]
     /// Sections that name the kind of subject a policy checks: the registry's.
     let subjectSections: Set<String>
 
@@ -27,13 +29,14 @@ struct ExtendsResolver {
     }
 
     mutating func load(text: String, file: String) -> YAMLNode? {
+        texts[file] = text
         let loader = loader
-        return load(file, stack: []) { () throws(PolicyDiagnostics) in try loader.load(text: text, file: file) }
+        return load(file, stack: []) { () throws(PolicyDiagnostics) in try loader.load(text: text, file: file, keepingDuplicateKeys: true) }
     }
 
     private mutating func load(file: String, stack: [String]) -> YAMLNode? {
         let loader = loader
-        return load(file, stack: stack) { () throws(PolicyDiagnostics) in try loader.load(file: file) }
+        return load(file, stack: stack) { () throws(PolicyDiagnostics) in try loader.load(file: file, keepingDuplicateKeys: true) }
     }
 
     private mutating func load(_ file: String, stack: [String], _ read: () throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic])) -> YAMLNode? {

@@ -78,7 +78,9 @@ public struct PolicyCompiler: Sendable {
     /// order, and (7) the `Policy`. Each stage reports into one set of diagnostics.
     private func finish(_ root: YAMLNode?, resolver: ExtendsResolver) throws(PolicyDiagnostics) -> Policy {
         var diagnostics = resolver.diagnostics
-        guard let root, !diagnostics.hasErrors else { throw diagnostics }
+        // A duplicate key leaves the rest of the file readable: compile on, so its other problems
+        // are reported in the same pass. Any other loading error stops here.
+        guard let root, diagnostics.errors.allSatisfy({ $0.code == .duplicateKey }) else { throw diagnostics }
         let sectionNames = registry.sections.keys.sorted()
         var reader = reader(section: "", node: root, root: root, declaredInputs: [])
         _ = reader.mapping(root, allowed: PolicyCompiler.topLevelKeys + sectionNames, what: "a policy")
@@ -96,6 +98,11 @@ public struct PolicyCompiler: Sendable {
         }
         diagnostics.append(contentsOf: rules.diagnostics)
         let chain = RuleOrdering.chain(sectionRules: sectionRules, compositions: compositions)
+        let used = Set(ChainNode.all(chain, .init(kind: "policy", location: root.location)).rules.flatMap(\.inputs)).union(rules.inputsPassedOn)
+        for input in declarations.inputs where !used.contains(input.name) {
+            diagnostics.append(Diagnostic(.warning, .inputUnused, "the input '\(input.name)' is declared but no rule reads it", at: input.location,
+                                          path: "inputs.\(input.name)", hint: "remove it, or refer to it as ${\(input.name)}"))
+        }
 
         guard let name = declarations.name, !diagnostics.hasErrors else { throw diagnostics }
         let policy = Policy(name: name, description: declarations.description, mode: declarations.mode, inputs: declarations.inputs,
@@ -104,7 +111,8 @@ public struct PolicyCompiler: Sendable {
                             root: .all(chain, .init(kind: "policy", location: root.location)), files: resolver.files, warnings: [],
                             keySources: rules.keySources, keyCache: keyCache,
                             subjects: sectionNames.filter { rules.sectionsUsed.contains($0) && registry.sections[$0]!.needsSubject })
-        return policy.withWarnings(diagnostics.warnings)
+        var suppression = LintSuppression(texts: resolver.texts)
+        return policy.withWarnings(suppression.unsilenced(diagnostics.warnings))
     }
 
     /// A reader for `node` in `section`, whose fragments inherit the policy's section settings.

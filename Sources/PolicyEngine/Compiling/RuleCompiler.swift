@@ -23,6 +23,8 @@ public struct RuleCompiler: Sendable {
     private var usedInputs: [String] = []
     /// The key sources read so far, for the policy to list, resolve and prefetch.
     var keySources: [KeySource] = []
+    /// Inputs a rule hands to another policy (`bearer`) rather than reads itself.
+    var inputsPassedOn: Set<String> = []
     /// The compiler of the policy being compiled, for policies it names (`bearer`).
     let policyCompiler: PolicyCompiler
 
@@ -65,6 +67,12 @@ public struct RuleCompiler: Sendable {
         var seen = Set<String>()
         let inputs = usedInputs.filter { seen.insert($0).inserted }
         return CompiledRule(rule: rule, id: id, location: location, phase: type(of: rule).phase, inputs: inputs)
+    }
+
+    /// Records inputs the rule uses without being skipped when they are absent (handed on to a
+    /// policy it names, or read as optional): they count as used for `input_unused`.
+    public mutating func passesOn(inputs: [String]) {
+        inputsPassedOn.formUnion(inputs)
     }
 
     /// Where a rule that runs by default without its key is reported: the section itself.

@@ -11,15 +11,20 @@ public struct RuleRegistry: Sendable {
         /// Whether evaluating the section needs a subject from the caller (a token, a request, a
         /// callback URL); a `pkce` section reads only inputs.
         public let needsSubject: Bool
+        /// Checks of the policy's own section as a whole (what is missing, what does not go
+        /// together), run after its rules compile; they report warnings through the compiler.
+        public let lints: [SectionLint]
 
         /// A section of `rules`; the engine's own rules of that section (for `token`, `algorithms`
         /// and `keys`: verification) are added around them, so no registry can leave them out.
-        public init(name: String, rules: [any Rule.Type], settings: [String: SectionSetting] = [:], needsSubject: Bool = true) {
+        public init(name: String, rules: [any Rule.Type], settings: [String: SectionSetting] = [:], needsSubject: Bool = true,
+                    lints: [SectionLint] = []) {
             let (leading, trailing) = Self.engineRules(of: name)
             self.name = name
             self.rules = leading + rules.filter { rule in !(leading + trailing).contains { $0 == rule } } + trailing
             self.settings = settings
             self.needsSubject = needsSubject
+            self.lints = lints
         }
 
         /// The rules the engine itself owns in section `name`, listed before and after the catalog's:
@@ -40,6 +45,9 @@ public struct RuleRegistry: Sendable {
             rules.append(rule)
         }
     }
+
+    /// A check of a whole section (its YAML mapping), reporting warnings through the compiler.
+    public typealias SectionLint = @Sendable (_ section: YAMLNode, _ compiler: inout RuleCompiler) -> Void
 
     /// A key that configures a section: what it means, and what it accepts.
     public struct SectionSetting: Sendable {

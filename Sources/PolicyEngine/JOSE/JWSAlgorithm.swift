@@ -18,6 +18,9 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Codable {
     case ed448 = "Ed448"
     case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
 
+    /// Whether the algorithm is an HMAC (HS256, HS384, HS512): a shared secret, not a key pair.
+    public var isHMAC: Bool { self == .hs256 || self == .hs384 || self == .hs512 }
+
     /// Reads a header or policy `alg` value, refusing `none` and unknown names with distinct codes.
     public init(name: String) throws(JOSEError) {
         if let known = JWSAlgorithm.exactly(name) {

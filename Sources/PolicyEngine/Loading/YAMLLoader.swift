@@ -19,7 +19,11 @@ public struct YAMLLoader: Sendable {
     }
 
     /// Loads a file; the location of every node names `displayPath`.
-    public func load(file path: String, displayPath: String? = nil) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+    ///
+    /// With `keepingDuplicateKeys`, a key written twice in a mapping is an error in `warnings`
+    /// (the later entry left out) instead of ending the load, so a compile can report the
+    /// file's other problems in the same pass.
+    public func load(file path: String, displayPath: String? = nil, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
         let shown = displayPath ?? path
         let start = SourceLocation(file: shown, line: 1, column: 1)
         var isDirectory: ObjCBool = false
@@ -35,11 +39,11 @@ public struct YAMLLoader: Sendable {
         guard data.count <= maxFileBytes else {
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
         }
-        return try load(bytes: Array(data), file: shown)
+        return try load(bytes: Array(data), file: shown, keepingDuplicateKeys: keepingDuplicateKeys)
     }
 
     /// Loads YAML from bytes, which must be UTF-8.
-    public func load(bytes: [UInt8], file: String) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+    public func load(bytes: [UInt8], file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
         let start = SourceLocation(file: file, line: 1, column: 1)
         guard bytes.count <= maxFileBytes else {
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
@@ -48,26 +52,61 @@ public struct YAMLLoader: Sendable {
             let offset = YAMLLoader.firstInvalidUTF8Offset(bytes)
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is not valid UTF-8 (first bad byte at offset \(offset))", at: start)])
         }
-        return try load(text: text, file: file)
+        return try load(text: text, file: file, keepingDuplicateKeys: keepingDuplicateKeys)
     }
 
+    /// The most duplicate keys one load goes on past.
+    static let maxDuplicateKeys = 50
+
     /// Loads YAML text.
-    public func load(text: String, file: String) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
-        let root: Node?
-        do {
-            root = try Parser(yaml: text).singleRoot()
-        } catch let error as YamlError {
-            throw PolicyDiagnostics([YAMLLoader.diagnostic(for: error, file: file, text: text)])
-        } catch {
-            throw PolicyDiagnostics([Diagnostic(.error, .yamlSyntax, "\(error)", at: SourceLocation(file: file, line: 1, column: 1))])
+    public func load(text: String, file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+        var root: Node?
+        var source = text
+        var duplicates = PolicyDiagnostics()
+        while true {
+            do {
+                root = try Parser(yaml: source).singleRoot()
+                break
+            } catch let error as YamlError {
+                let diagnostic = YAMLLoader.diagnostic(for: error, file: file, text: source)
+                // Yams stops at a duplicate key: rename the later occurrence to a key the
+                // converter leaves out, and parse again, so the rest of the file is still read.
+                guard keepingDuplicateKeys, case let .duplicatedKeysInMapping(names, context) = error, let name = names.first,
+                      duplicates.items.count < Self.maxDuplicateKeys,
+                      let renamed = Self.renamingSecondOccurrence(of: name, after: context.mark, in: source, index: duplicates.items.count) else {
+                    duplicates.append(diagnostic)
+                    throw duplicates
+                }
+                duplicates.append(diagnostic)
+                source = renamed
+            } catch {
+                throw PolicyDiagnostics([Diagnostic(.error, .yamlSyntax, "\(error)", at: SourceLocation(file: file, line: 1, column: 1))])
+            }
         }
         guard let root else {
             throw PolicyDiagnostics([Diagnostic(.error, .wrongType, "the file is empty; a policy is a mapping with at least a 'policy' key", at: SourceLocation(file: file, line: 1, column: 1))])
         }
         var converter = NodeConverter(file: file, budget: maxNodes)
         let node = converter.convert(root, path: "")
-        if converter.diagnostics.hasErrors { throw converter.diagnostics }
-        return (node, converter.diagnostics.warnings)
+        converter.diagnostics.append(contentsOf: duplicates)
+        let recoverable = converter.diagnostics.errors.allSatisfy { $0.code == .duplicateKey }
+        if converter.diagnostics.hasErrors, !(keepingDuplicateKeys && recoverable) { throw converter.diagnostics }
+        return (node, converter.diagnostics.items)
+    }
+
+    /// The key the later occurrence of a duplicate becomes; the converter drops such keys.
+    static func duplicatePlaceholder(_ index: Int) -> String { "__duplicate_key_\(index)__" }
+
+    /// `text` with the second occurrence of `key` (after `first`) renamed to a placeholder.
+    static func renamingSecondOccurrence(of key: String, after first: Mark, in text: String, index: Int) -> String? {
+        guard let second = secondOccurrence(of: key, after: first, in: text) else { return nil }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let line = lines[second.line - 1]
+        let start = line.index(line.startIndex, offsetBy: second.column - 1)
+        let rest = line[start...]
+        guard let spelling = [key, "\"\(key)\"", "'\(key)'"].first(where: { rest.hasPrefix($0 + ":") }) else { return nil }
+        lines[second.line - 1] = String(line[..<start]) + duplicatePlaceholder(index) + rest.dropFirst(spelling.count)
+        return lines.joined(separator: "\n")
     }
 
     static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
@@ -188,6 +227,8 @@ private struct NodeConverter {
                     continue
                 }
                 let name = keyScalar.string
+                // A duplicate the loader renamed: its error is already reported.
+                if name.hasPrefix("__duplicate_key_"), name.hasSuffix("__") { continue }
                 if pairs.contains(where: { $0.name == name }) {
                     diagnostics.append(Diagnostic(.error, .duplicateKey, "duplicate key '\(name)'", at: keyLocation, path: path,
                                                   hint: "a mapping may name each key once; merge the two entries"))

@@ -41,4 +41,20 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case ambiguousScalar = "ambiguous_scalar"
     /// A setting that weakens security and is meant for tests only (warning).
     case insecureSetting = "insecure_setting"
+    /// An issuer that is not an https URL: OIDC issuers are, and a typo here accepts nothing (warning).
+    case issuerNotHTTPS = "issuer_not_https"
+    /// A leeway over five minutes: expired tokens stay good that much longer (warning).
+    case longLeeway = "long_leeway"
+    /// A token section without `audience`: tokens the issuer minted for any other service pass (warning).
+    case audienceMissing = "audience_missing"
+    /// HMAC algorithms allowed beside public-key ones: the classic key-confusion setup (warning).
+    case hmacWithPublicKeys = "hmac_with_public_keys"
+    /// A `jwks_uri` on another host than the issuer (warning; silence it with a note when intended).
+    case keysOffIssuerHost = "keys_off_issuer_host"
+    /// A matcher that no value can satisfy (warning).
+    case neverPasses = "never_passes"
+    /// An input the policy declares and no rule reads (warning).
+    case inputUnused = "input_unused"
+    /// `email` checked without `email_verified`, or the reverse (warning).
+    case emailUnverified = "email_unverified"
 }

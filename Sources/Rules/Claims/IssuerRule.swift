@@ -12,6 +12,7 @@ struct IssuerRule: Rule {
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         guard let node, let issuers = compiler.stringValues(node, what: "'issuer'") else { return [] }
+        compiler.lintIssuer(issuers, at: node, checksKeyHost: true)
         return [compiler.finish(IssuerRule(issuers: StringValues(issuers)), at: node.location)]
     }
 

@@ -86,6 +86,48 @@ public struct Matcher: Sendable {
         return result
     }
 
+    /// Why no value can satisfy the matcher, when its literal operators contradict each other
+    /// (checked at compile time; input-dependent operands are not judged).
+    var contradiction: String? {
+        func literal(_ value: PolicyValue) -> JSONValue? {
+            if case let .literal(json) = value { return json }
+            return nil
+        }
+        var equals: [JSONValue] = [], notEquals: [JSONValue] = [], oneOf: [[JSONValue]] = []
+        var minimum: Double?, maximum: Double?, minLength: Int?, maxLength: Int?, types: [String] = []
+        var mustBeAbsent = false, needsString = false
+        for op in operators {
+            switch op {
+            case let .equals(value): if let json = literal(value) { equals.append(json) }
+            case let .notEquals(value): if let json = literal(value) { notEquals.append(json) }
+            case let .oneOf(value): if let json = literal(value) { oneOf.append(json.arrayValue ?? [json]) }
+            case let .min(bound): minimum = bound
+            case let .max(bound): maximum = bound
+            case let .minLength(bound): minLength = bound
+            case let .maxLength(bound): maxLength = bound
+            case let .type(name): types.append(name)
+            case let .exists(shouldExist): mustBeAbsent = !shouldExist
+            case .matches, .prefix, .suffix: needsString = true
+            default: break
+            }
+        }
+        let same = { (a: JSONValue, b: JSONValue) in a == b && a.typeName == b.typeName }
+        if mustBeAbsent, operators.count > 1 { return "'exists: false' requires the value to be absent, so the other operators never pass" }
+        if equals.count > 1, !equals.dropFirst().allSatisfy({ same($0, equals[0]) }) { return "two different 'equals' values" }
+        if let value = equals.first {
+            if notEquals.contains(where: { same($0, value) }) { return "'equals' and 'not_equals' name the same value" }
+            if let options = oneOf.first(where: { !$0.contains { same($0, value) } }) {
+                return "'equals' \(Matcher.show(value)) is not one of \(Matcher.show(.array(options)))"
+            }
+        }
+        if let minimum, let maximum, minimum > maximum { return "'min' \(Matcher.format(minimum)) is above 'max' \(Matcher.format(maximum))" }
+        if let minLength, let maxLength, minLength > maxLength { return "'min_length' \(minLength) is above 'max_length' \(maxLength)" }
+        if Set(types).count > 1, !(Set(types) == ["number", "integer"]) { return "two different 'type's: \(types.joined(separator: " and "))" }
+        if let type = types.first, needsString, type != "string" { return "'type: \(type)' with an operator that needs a string" }
+        if let type = types.first, minimum != nil || maximum != nil, type != "number", type != "integer" { return "'type: \(type)' with 'min' or 'max', which need a number" }
+        return nil
+    }
+
     /// Checks `value` (nil when absent); nil means the matcher holds.
     public func check(_ value: JSONValue?, inputs: [String: JSONValue]) -> Mismatch? {
         if case let .exists(shouldExist)? = operators.first(where: { if case .exists = $0 { true } else { false } }) {

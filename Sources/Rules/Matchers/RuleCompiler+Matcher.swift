@@ -50,7 +50,12 @@ extension RuleCompiler {
             }
             operators.append(op)
         }
-        return failed ? nil : Matcher(operators: operators)
+        guard !failed else { return nil }
+        let matcher = Matcher(operators: operators)
+        if let contradiction = matcher.contradiction {
+            warning(.neverPasses, "\(what): \(contradiction)", at: node, hint: "a rule that cannot pass rejects every subject; fix the operators")
+        }
+        return matcher
     }
 
     private mutating func compileOperator(_ name: String, _ node: YAMLNode, what: String) -> Matcher.Operator? {

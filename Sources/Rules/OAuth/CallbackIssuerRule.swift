@@ -24,6 +24,7 @@ struct CallbackIssuerRule: Rule {
             return []
         }
         guard let expected = compiler.stringValue(node, what: "'issuer'") else { return [] }
+        compiler.lintIssuer([expected], at: node, checksKeyHost: false)
         return [compiler.finish(CallbackIssuerRule(expected: expected, required: required, mode: compiler.responseMode()), at: node.location)]
     }
 

@@ -38,6 +38,7 @@ struct BearerRule: Rule {
             compiler.error(.undeclaredInput, "the bearer policy '\(nested.name)' requires the input '\(input.name)', which this policy does not declare", at: pair.value,
                            hint: "declare '\(input.name)' under 'inputs' so it can be passed on")
         }
+        compiler.passesOn(inputs: nested.inputs.map(\.name).filter(compiler.declaredInputs.contains))
         return [compiler.finish(BearerRule(policy: nested), at: node.location)]
     }
 

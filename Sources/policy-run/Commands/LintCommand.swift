@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyEngine
+import PolicyTesting
 import Rules
 
 /// `policy-run lint`: compiles policies and reports every error and warning.
@@ -8,7 +9,9 @@ struct LintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Report every compile error and warning in policy files.",
-        discussion: "Exit status: 0 when no file has errors (warnings allowed), 1 otherwise."
+        discussion: """
+        A file named *.test.yaml is checked as a policy test file. A warning is silenced by a         comment '# lint: ignore=CODE' on its line or the line above.         Exit status: 0 when no file has errors (warnings allowed), 1 otherwise.
+        """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -30,7 +33,11 @@ struct LintCommand: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                all += try Policy.load(file: file, fileRoots: roots.isEmpty ? nil : FileRoots(roots)).warnings
+                if file.hasSuffix(".test.yaml") {
+                    _ = try PolicyTestReader().read(file: file)
+                } else {
+                    all += try Policy.load(file: file, fileRoots: roots.isEmpty ? nil : FileRoots(roots)).warnings
+                }
             } catch {
                 all += error.items
                 failed = true

@@ -7,6 +7,8 @@ struct RuleStage {
     var registry: RuleRegistry { compiler.registry }
     var diagnostics = PolicyDiagnostics()
     var keySources: [KeySource] = []
+    /// Inputs rules use without being skipped when they are absent (`RuleCompiler.passesOn`).
+    var inputsPassedOn: Set<String> = []
     /// The sections the policy uses, at the top level or in `rules:` fragments.
     var sectionsUsed: Set<String> = []
     /// The policy's token settings (stage 4), once read; fragments inherit them.
@@ -29,6 +31,7 @@ struct RuleStage {
         tokenSettings = TokenSettings.read(&reader, inheriting: nil)
         diagnostics.append(contentsOf: reader.diagnostics)
         keySources += reader.keySources
+        inputsPassedOn.formUnion(reader.inputsPassedOn)
     }
 
     /// Stage 5a: the rules of every section the policy writes at the top level.
@@ -73,8 +76,12 @@ struct RuleStage {
                 compiled += ruleType.compile(nil, &reader)
             }
         }
+        if includeDefaults {
+            for lint in section.lints { lint(node, &reader) }
+        }
         diagnostics.append(contentsOf: reader.diagnostics)
         keySources += reader.keySources
+        inputsPassedOn.formUnion(reader.inputsPassedOn)
         return compiled
     }
 

@@ -24,7 +24,13 @@ public struct TokenSettings: Sendable {
     static func read(_ compiler: inout RuleCompiler, inheriting policy: TokenSettings?) -> TokenSettings {
         var settings = policy ?? TokenSettings()
         if policy == nil { settings.envelope = compiler.tokenEnvelope() }
-        if let node = compiler.section["leeway"], let leeway = compiler.duration(node, what: "'leeway'") { settings.leeway = leeway }
+        if let node = compiler.section["leeway"], let leeway = compiler.duration(node, what: "'leeway'") {
+            settings.leeway = leeway
+            if leeway > 300 {
+                compiler.warning(.longLeeway, "'leeway: \(node.scalar?.text ?? "")' keeps expired tokens good for \(leeway / 60) minutes more", at: node,
+                                 hint: "clocks drift seconds, not minutes: keep it at 5m or less")
+            }
+        }
         if let node = compiler.section["algorithms"] { settings.algorithms = algorithms(node, &compiler) }
         return settings
     }
@@ -49,6 +55,10 @@ public struct TokenSettings: Sendable {
                 continue
             }
             if !allowed.contains(algorithm) { allowed.append(algorithm) }
+        }
+        if !refused, allowed.contains(where: \.isHMAC), let asymmetric = allowed.first(where: { !$0.isHMAC }) {
+            compiler.warning(.hmacWithPublicKeys, "'algorithms' allows HMAC beside \(asymmetric.rawValue): a public key must never serve as an HMAC secret",
+                             at: node, hint: "allow one family; issuers sign with either a shared secret or a key pair, not both")
         }
         return refused ? nil : allowed
     }
