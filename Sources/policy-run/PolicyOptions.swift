@@ -73,6 +73,11 @@ struct PolicyOptions: ParsableArguments {
 
     /// `--var` values as string inputs.
     func inputs() throws -> [String: JSONValue] {
+        try Self.inputs(variables)
+    }
+
+    /// `NAME=VALUE` arguments as string inputs, each name once.
+    static func inputs(_ variables: [String]) throws -> [String: JSONValue] {
         var inputs: [String: JSONValue] = [:]
         for entry in variables {
             guard let equals = entry.firstIndex(of: "="), equals > entry.startIndex else {

@@ -74,6 +74,11 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     private func fieldMap() throws -> [String: String] {
+        try Self.fieldMap(varFields)
+    }
+
+    /// `NAME=FIELD` arguments: the record field each input is taken from.
+    static func fieldMap(_ varFields: [String]) throws -> [String: String] {
         var map: [String: String] = [:]
         for entry in varFields {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
