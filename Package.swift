@@ -68,17 +68,17 @@ let package = Package(
             dependencies: ["PolicyEngine", "PolicyCrypto", "CRE2"],
             swiftSettings: swiftSettings
         ),
-        // `policy-run test`: reads NAME.test.yaml files, mints tokens with stand-in keys, and
-        // compares verdicts with expectations (reports, coverage, JUnit).
+        // The tools of policy authors: `policy-run test` (NAME.test.yaml files, tokens minted
+        // with stand-in keys, coverage, JUnit), `diff` over token logs, and `fmt`.
         .target(
-            name: "PolicyTesting",
+            name: "PolicyAuthoring",
             dependencies: ["PolicyEngine", "PolicyCrypto", "Rules"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "policy-run",
             dependencies: [
-                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyTesting",
+                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyAuthoring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -136,8 +136,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "PolicyTestingTests",
-            dependencies: ["PolicyTesting", "PolicyEngine", "Rules"],
+            name: "PolicyAuthoringTests",
+            dependencies: ["PolicyAuthoring", "PolicyEngine", "Rules"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,5 @@
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 
 /// Test results as a person reads them: a line per case, what differed under a failure, the
 /// coverage when asked for, and `N passed, M failed`.

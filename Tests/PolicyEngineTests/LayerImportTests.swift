@@ -12,7 +12,7 @@ struct LayerImportTests {
         ("CSodium", ["PolicyCrypto"]),
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
-        ("Rules", ["policy-run", "PolicyTesting"]),
+        ("Rules", ["policy-run", "PolicyAuthoring"]),
         ("ArgumentParser", ["policy-run"]),
         ("Yams", ["PolicyEngine/Loading"]),
     ]

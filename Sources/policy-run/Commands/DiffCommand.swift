@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Rules
 
 /// `policy-run diff`: what a policy change does to a token log, before rollout.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Rules
 
 /// `policy-run lint`: compiles policies and reports every error and warning.

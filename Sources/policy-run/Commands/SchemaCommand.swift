@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Rules
 
 /// `policy-run schema`: prints the JSON Schema of policies, or of policy test files.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Rules
 
 /// `policy-run test`: runs policy test files (`NAME.test.yaml`) and reports like a test runner.

@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Testing
 
 @Suite("JUnit reports")

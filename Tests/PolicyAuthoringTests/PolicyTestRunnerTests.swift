@@ -1,6 +1,6 @@
 import Foundation
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Rules
 import Testing
 

@@ -1,5 +1,5 @@
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Testing
 
 /// Test files are read like policies: every problem located, fixtures only from below the file.

@@ -1,5 +1,5 @@
 import PolicyEngine
-import PolicyTesting
+import PolicyAuthoring
 import Testing
 
 @Suite("Test keyring")
