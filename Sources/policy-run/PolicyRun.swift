@@ -7,7 +7,7 @@ struct PolicyRun: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policy-run",
         abstract: "Evaluate token-validation policies, and inspect tokens.",
-        subcommands: [CheckCommand.self, LintCommand.self, ExplainCommand.self, KeysCommand.self, DecodeCommand.self, PKCECommand.self, EncryptCommand.self, BatchCommand.self, TestCommand.self, SchemaCommand.self, DiffCommand.self]
+        subcommands: [CheckCommand.self, LintCommand.self, ExplainCommand.self, KeysCommand.self, DecodeCommand.self, PKCECommand.self, EncryptCommand.self, BatchCommand.self, TestCommand.self, SchemaCommand.self, DiffCommand.self, FormatCommand.self]
     )
 
     /// Runs the command; usage errors exit 2 (as every verb documents), not ArgumentParser's 64.

@@ -114,7 +114,8 @@ public struct YAMLScalar: Sendable, CustomStringConvertible {
     }
 
     /// YAML 1.1 spellings of booleans that YAML 1.2 (and this engine) reads as strings.
-    static let yaml11Booleans: Set<String> = ["yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off", "Y", "N", "YES", "NO", "ON", "OFF"]
+    /// Plain scalars YAML 1.1 tools read as booleans; YAML 1.2 (and this loader) reads them as strings.
+    public static let yaml11Booleans: Set<String> = ["yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off", "Y", "N", "YES", "NO", "ON", "OFF"]
 
     /// YAML 1.2 core schema resolution of a plain scalar.
     static func resolve(_ text: String) -> Value {
