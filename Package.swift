@@ -140,6 +140,12 @@ let package = Package(
             dependencies: ["PolicyAuthoring", "PolicyEngine", "Rules"],
             swiftSettings: swiftSettings
         ),
+        // README.md's and docs/'s Swift blocks, compiled in async and synchronous functions.
+        .testTarget(
+            name: "DocumentationSnippetTests",
+            dependencies: ["PolicyEngine", "Rules"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FuzzReplayTests",
             dependencies: ["FuzzTargets"],

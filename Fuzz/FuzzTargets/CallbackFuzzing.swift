@@ -15,7 +15,7 @@ enum CallbackFuzzing {
 
     static func run(_ data: [UInt8]) {
         let url = String(decoding: data, as: UTF8.self)
-        guard let verdict = try? policy.evaluate(subjects: [CallbackSubject(url: url)], inputs: ["state": .string("af0ifjsldkj")], now: fuzzNow) else { return }
+        guard let verdict = try? policy.evaluateNow(subjects: [CallbackSubject(url: url)], inputs: ["state": .string("af0ifjsldkj")], now: fuzzNow) else { return }
         checkVerdict(verdict, proves: false)
         if verdict.valid { invariant(verdict.outputs["state"] == .string("af0ifjsldkj"), "a valid callback with another state") }
     }

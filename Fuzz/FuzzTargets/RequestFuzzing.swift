@@ -20,7 +20,7 @@ enum RequestFuzzing {
 
     static func run(_ data: [UInt8]) {
         let subject = RequestSubject(json: data)
-        guard let verdict = try? policy.evaluate(subjects: [subject], now: fuzzNow) else { return }
+        guard let verdict = try? policy.evaluateNow(subjects: [subject], now: fuzzNow) else { return }
         checkVerdict(verdict, proves: false)
         if verdict.valid, let raw = subject.path, case let .success(path) = RequestPath.normalize(Substring(raw), .standard) {
             invariant(!path.hasPrefix("/admin"), "a path that normalises to /admin passed not: {path: {prefix: /admin}}")

@@ -46,9 +46,9 @@ struct VerificationGateTests {
         let policy = try Self.policy(trusting: trusted)
         let claims = Array(#"{"exp":4102444800}"#.utf8)
         let header = JSONObject(["kid": .string("k1")])
-        let genuine = try policy.evaluate(token: CompactJWS.sign(payload: claims, header: header, algorithm: .es256, key: trusted), now: 1_800_000_000)
+        let genuine = try policy.evaluateNow(token: CompactJWS.sign(payload: claims, header: header, algorithm: .es256, key: trusted), now: 1_800_000_000)
         #expect(genuine.valid && genuine.verified && genuine.proof?.key.kid == "k1")
-        let forged = try policy.evaluate(token: CompactJWS.sign(payload: claims, header: header, algorithm: .es256, key: stranger), now: 1_800_000_000)
+        let forged = try policy.evaluateNow(token: CompactJWS.sign(payload: claims, header: header, algorithm: .es256, key: stranger), now: 1_800_000_000)
         #expect(!forged.valid && !forged.verified && forged.proof == nil)
         #expect(forged.codes.map(\.rawValue) == ["signature_invalid"])
     }
@@ -56,7 +56,7 @@ struct VerificationGateTests {
     @Test("a verdict read back from JSON carries no proof, so it cannot vouch for a token")
     func decodedVerdictHasNoProof() throws {
         let key = try JWK.generate(for: .es256, kid: "k1")
-        let verdict = try Self.policy(trusting: key).evaluate(
+        let verdict = try Self.policy(trusting: key).evaluateNow(
             token: CompactJWS.sign(payload: Array(#"{"exp":4102444800}"#.utf8), header: JSONObject(["kid": .string("k1")]), algorithm: .es256, key: key),
             now: 1_800_000_000)
         #expect(verdict.proof != nil)

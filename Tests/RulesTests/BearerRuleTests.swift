@@ -28,16 +28,16 @@ struct BearerRuleTests {
     @Test("a good bearer token makes the request valid and verified; a bad one nests the token's findings")
     func inlinePolicy() throws {
         let policy = try policy(inline)
-        let good = try policy.evaluate(subjects: [request("Bearer " + fixture.token())], now: TokenFixture.now, trace: true)
+        let good = try policy.evaluateNow(subjects: [request("Bearer " + fixture.token())], now: TokenFixture.now, trace: true)
         #expect(good.valid && good.verified)
         #expect(good.trace?.key?.kid == "k1")
-        let expired = try policy.evaluate(subjects: [request("bearer " + fixture.token(["exp": .number(.integer(1_795_250_000))]))], now: TokenFixture.now)
+        let expired = try policy.evaluateNow(subjects: [request("bearer " + fixture.token(["exp": .number(.integer(1_795_250_000))]))], now: TokenFixture.now)
         #expect(expired.codes == [.bearerInvalid])
         #expect(expired.findings[0].nested.map(\.code) == [.tokenExpired])
         #expect(expired.findings[0].nested[0].rule == "token.expires")
         let json = expired.json.objectValue?["findings"]?.arrayValue?.first?.objectValue
         #expect(json?["findings"]?.arrayValue?.first?.objectValue?["code"] == .string("token_expired"))
-        let forged = try policy.evaluate(subjects: [request("Bearer " + fixture.token(signer: fixture.otherKey))], now: TokenFixture.now)
+        let forged = try policy.evaluateNow(subjects: [request("Bearer " + fixture.token(signer: fixture.otherKey))], now: TokenFixture.now)
         #expect(forged.codes == [.bearerInvalid] && !forged.verified)
     }
 
@@ -45,12 +45,12 @@ struct BearerRuleTests {
     func missing() throws {
         let policy = try policy(inline)
         for header in [nil, "Basic YWxpY2U6cGFzcw==", "Bearer", "Bearer a b"] {
-            #expect(try policy.evaluate(subjects: [request(header)], now: TokenFixture.now).codes == [.bearerMissing], "\(header ?? "none")")
+            #expect(try policy.evaluateNow(subjects: [request(header)], now: TokenFixture.now).codes == [.bearerMissing], "\(header ?? "none")")
         }
         // A header with non-ASCII bytes is refused when the request is decoded, so it carries no token.
-        #expect(try policy.evaluate(subjects: [request("Bearer ä")], now: TokenFixture.now).codes == [.headerInvalid, .bearerMissing])
+        #expect(try policy.evaluateNow(subjects: [request("Bearer ä")], now: TokenFixture.now).codes == [.headerInvalid, .bearerMissing])
         let twice = RequestSubject(json: Array(#"{"method": "GET", "url": "/", "headers": {"Authorization": ["Bearer a", "Bearer b"]}}"#.utf8))
-        #expect(try policy.evaluate(subjects: [twice], now: TokenFixture.now).codes == [.bearerMissing])
+        #expect(try policy.evaluateNow(subjects: [twice], now: TokenFixture.now).codes == [.bearerMissing])
     }
 
     @Test("a named policy is compiled beside the file and gets the inputs it declares")
@@ -69,8 +69,8 @@ struct BearerRuleTests {
         let token = try String(contentsOf: root.appendingPathComponent("Policies/examples/sample-access-token.jwt"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let request = request("Bearer " + token)
-        #expect(try policy.evaluate(subjects: [request], now: TokenFixture.now).valid)
-        let scoped = try policy.evaluate(subjects: [request], inputs: ["required_scope": .string("orders:write")], now: TokenFixture.now)
+        #expect(try policy.evaluateNow(subjects: [request], now: TokenFixture.now).valid)
+        let scoped = try policy.evaluateNow(subjects: [request], inputs: ["required_scope": .string("orders:write")], now: TokenFixture.now)
         #expect(scoped.codes == [.bearerInvalid] && scoped.findings[0].nested.map(\.code) == [.claimMismatch])
         #expect(policy.keySources.map(\.description) == ["pem_file " + root.appendingPathComponent("Policies/keys/test-rs256.pub.pem").path])
     }
@@ -118,11 +118,11 @@ struct BearerRuleTests {
         let inputs: [String: JSONValue] = ["verifier": .string(PKCERuleTests.verifier), "challenge": .string("wrong")]
         let mobile = RequestSubject(json: Array(#"{"method": "POST", "url": "/", "headers": {"X-Client": "mobile"}}"#.utf8))
         let web = RequestSubject(json: Array(#"{"method": "POST", "url": "/", "headers": {"X-Client": "web"}}"#.utf8))
-        #expect(try policy.evaluate(subjects: [mobile], inputs: inputs, now: 0).valid)
-        let refused = try policy.evaluate(subjects: [web], inputs: inputs, now: 0)
+        #expect(try policy.evaluateNow(subjects: [mobile], inputs: inputs, now: 0).valid)
+        let refused = try policy.evaluateNow(subjects: [web], inputs: inputs, now: 0)
         #expect(refused.findings.map(\.message) == ["mobile clients, or PKCE"])
         var good = inputs
         good["challenge"] = .string(PKCERuleTests.challenge)
-        #expect(try policy.evaluate(subjects: [web], inputs: good, now: 0).valid)
+        #expect(try policy.evaluateNow(subjects: [web], inputs: good, now: 0).valid)
     }
 }

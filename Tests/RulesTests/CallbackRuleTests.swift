@@ -23,7 +23,7 @@ struct CallbackRuleTests {
     }
 
     func verdict(_ url: String, policy: Policy? = nil, state: String = "af0ifjsldkj") throws -> Verdict {
-        try (policy ?? self.policy()).evaluate(subjects: [CallbackSubject(url: url)], inputs: ["state": .string(state)], now: TokenFixture.now)
+        try (policy ?? self.policy()).evaluateNow(subjects: [CallbackSubject(url: url)], inputs: ["state": .string(state)], now: TokenFixture.now)
     }
 
     @Test("a good response is valid and hands over code and state")
@@ -105,7 +105,7 @@ struct CallbackRuleTests {
             let found = CompileErrorTests.diagnostics("policy: p\n" + text)
             #expect(found.contains { $0.code == code && $0.severity == .error }, "\(text): \(found.map(\.description))")
         }
-        let error = #expect(throws: EvaluationError.self) { try policy().evaluate(inputs: ["state": .string("s")], now: 0) }
+        let error = #expect(throws: EvaluationError.self) { try policy().evaluateNow(inputs: ["state": .string("s")], now: 0) }
         #expect(error?.code == .missingSubject)
     }
 

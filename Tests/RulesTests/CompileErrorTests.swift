@@ -124,7 +124,7 @@ struct CompileErrorTests {
     func ambiguousScalars() throws {
         let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(Self.keys)\n  claims: {mfa: yes}\n", file: "p.yaml")
         #expect(policy.warnings.contains { $0.code == .ambiguousScalar && $0.location.line == 5 })
-        let verdict = try policy.evaluate(token: TokenFixture.shared.token(["mfa": .string("yes")]), now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: TokenFixture.shared.token(["mfa": .string("yes")]), now: TokenFixture.now)
         #expect(verdict.valid)
     }
 
@@ -140,7 +140,7 @@ struct CompileErrorTests {
         let ids = child.root.rules.map(\.id)
         #expect(ids.contains("token.claims.sub") && ids.contains("token.claims.nonce") && ids.contains("token.issuer"))
         #expect(child.root.rules.first { $0.id == "token.issuer" }?.location.file.hasSuffix("base.yaml") == true)
-        #expect(try child.evaluate(token: TokenFixture.shared.token(), now: TokenFixture.now).valid)
+        #expect(try child.evaluateNow(token: TokenFixture.shared.token(), now: TokenFixture.now).valid)
 
         func compileErrors(_ name: String) -> [Diagnostic] {
             let error = #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: directory.appendingPathComponent(name).path) }

@@ -119,7 +119,7 @@ struct RemoteKeyPolicyTests {
         let policy = try policy(server, cache: cache)
         let token = try fixture.token()
         // A synchronous closure selects the overload that never waits for the network.
-        let evaluateCached: () throws -> Verdict = { try policy.evaluate(token: token, now: TokenFixture.now) }
+        let evaluateCached: () throws -> Verdict = { try policy.evaluateNow(token: token, now: TokenFixture.now) }
         #expect { try evaluateCached() } throws: { error in
             (error as? EvaluationError)?.code == .keysNotCached
         }

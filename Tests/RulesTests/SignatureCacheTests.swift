@@ -13,10 +13,10 @@ struct SignatureCacheTests {
         let cache = SignatureCache()
         let token = try fixture.token()
         for _ in 0..<10 {
-            #expect(try policy.evaluate(token: token, now: TokenFixture.now, signatureCache: cache).valid)
+            #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid)
         }
         #expect(cache.statistics == .init(hits: 9, misses: 1))
-        let later = try policy.evaluate(token: token, now: TokenFixture.now + 86400, signatureCache: cache)
+        let later = try policy.evaluateNow(token: token, now: TokenFixture.now + 86400, signatureCache: cache)
         #expect(later.codes == [.tokenExpired] && later.verified)
         #expect(cache.statistics.hits == 10)
     }
@@ -26,7 +26,7 @@ struct SignatureCacheTests {
         let cache = SignatureCache()
         let forged = try fixture.token(signer: fixture.otherKey)
         let policy = try fixture.policy("")
-        for _ in 0..<3 { #expect(try policy.evaluate(token: forged, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid]) }
+        for _ in 0..<3 { #expect(try policy.evaluateNow(token: forged, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid]) }
         #expect(cache.statistics == .init(hits: 2, misses: 1))
         let otherKeys = try Policy.load(text: """
         policy: other
@@ -34,7 +34,7 @@ struct SignatureCacheTests {
           algorithms: [ES256]
           keys: {jwk: \(String(decoding: JSONValue.object(try fixture.otherKey.publicKey.publicJSON()).serializedBytes(), as: UTF8.self))}
         """, file: "other.yaml", environment: [:])
-        #expect(try otherKeys.evaluate(token: forged, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try otherKeys.evaluateNow(token: forged, now: TokenFixture.now, signatureCache: cache).valid)
         #expect(cache.statistics.misses == 2)
     }
 
@@ -43,7 +43,7 @@ struct SignatureCacheTests {
         let policy = try fixture.policy("")
         let cache = SignatureCache(capacity: 2)
         let tokens = try (0..<3).map { try fixture.token(["jti": .string("t\($0)")]) }
-        for token in tokens + tokens { _ = try policy.evaluate(token: token, now: TokenFixture.now, signatureCache: cache) }
+        for token in tokens + tokens { _ = try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache) }
         #expect(cache.statistics.misses >= 4)
         #expect(cache.statistics.hits + cache.statistics.misses == 6)
     }
@@ -72,13 +72,13 @@ struct SignatureCacheTests {
         let cache = SignatureCache()
         for _ in 0..<2 {
             for token in [other, genuine] {
-                let cached = try policy.evaluate(token: token, now: TokenFixture.now, signatureCache: cache)
-                let uncached = try policy.evaluate(token: token, now: TokenFixture.now)
+                let cached = try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache)
+                let uncached = try policy.evaluateNow(token: token, now: TokenFixture.now)
                 #expect(cached.json == uncached.json)
             }
         }
-        #expect(try policy.evaluate(token: genuine, now: TokenFixture.now, signatureCache: cache).valid)
-        #expect(try !policy.evaluate(token: other, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try policy.evaluateNow(token: genuine, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try !policy.evaluateNow(token: other, now: TokenFixture.now, signatureCache: cache).valid)
         #expect(cache.statistics.hits > 0)
     }
 
@@ -95,11 +95,11 @@ struct SignatureCacheTests {
         let (tenantA, tenantB) = (try tenant(fixture.key), try tenant(fixture.otherKey))
         let cache = SignatureCache()
         let signedByB = try fixture.token(signer: fixture.otherKey)
-        #expect(try tenantB.evaluate(token: signedByB, now: TokenFixture.now, signatureCache: cache).valid)
-        #expect(try tenantA.evaluate(token: signedByB, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
+        #expect(try tenantB.evaluateNow(token: signedByB, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try tenantA.evaluateNow(token: signedByB, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
         let signedByA = try fixture.token()
-        #expect(try tenantA.evaluate(token: signedByA, now: TokenFixture.now, signatureCache: cache).valid)
-        #expect(try tenantB.evaluate(token: signedByA, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
+        #expect(try tenantA.evaluateNow(token: signedByA, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try tenantB.evaluateNow(token: signedByA, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
     }
 
     @Test("a key set's identity follows its material and restrictions, not how the source is written")

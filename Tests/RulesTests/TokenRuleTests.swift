@@ -97,7 +97,7 @@ struct TokenRuleTests {
     func outcome(_ row: RuleCase) throws {
         let policy = try Self.fixture.policy(row.body, inputs: row.inputs)
         let token = try Self.fixture.token(row.claims, remove: row.remove, header: row.header)
-        let verdict = try policy.evaluate(token: token, inputs: row.vars, now: row.now)
+        let verdict = try policy.evaluateNow(token: token, inputs: row.vars, now: row.now)
         #expect(verdict.codes == row.codes, "\(verdict.findings.map(\.message))")
         #expect(verdict.valid == row.codes.isEmpty)
         #expect(verdict.verified)
@@ -109,21 +109,21 @@ struct TokenRuleTests {
         let cHash = try #require(OIDCHash.leftHalf(of: code, algorithm: .es256))
         let policy = try Self.fixture.policy("c_hash: ${code}\nat_hash: ${access}", inputs: "  code: {}\n  access: {required: false}")
         let token = try Self.fixture.token(["c_hash": .string(cHash)])
-        #expect(try policy.evaluate(token: token, inputs: ["code": .string(code)], now: TokenFixture.now).valid)
-        let wrong = try policy.evaluate(token: token, inputs: ["code": .string(code + "x")], now: TokenFixture.now)
+        #expect(try policy.evaluateNow(token: token, inputs: ["code": .string(code)], now: TokenFixture.now).valid)
+        let wrong = try policy.evaluateNow(token: token, inputs: ["code": .string(code + "x")], now: TokenFixture.now)
         #expect(wrong.codes == [.cHashMismatch])
-        let withAccess = try policy.evaluate(token: token, inputs: ["code": .string(code), "access": .string("at")], now: TokenFixture.now)
+        let withAccess = try policy.evaluateNow(token: token, inputs: ["code": .string(code), "access": .string("at")], now: TokenFixture.now)
         #expect(withAccess.codes == [.claimMissing])
         #expect(withAccess.findings.first?.rule == "token.at_hash")
         let access = "jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y"
         let atHash = try #require(OIDCHash.leftHalf(of: access, algorithm: .es256))
         let both = try Self.fixture.token(["c_hash": .string(cHash), "at_hash": .string(atHash)])
-        #expect(try policy.evaluate(token: both, inputs: ["code": .string(code), "access": .string(access)], now: TokenFixture.now).valid)
-        let swapped = try policy.evaluate(token: both, inputs: ["code": .string(code), "access": .string(code)], now: TokenFixture.now)
+        #expect(try policy.evaluateNow(token: both, inputs: ["code": .string(code), "access": .string(access)], now: TokenFixture.now).valid)
+        let swapped = try policy.evaluateNow(token: both, inputs: ["code": .string(code), "access": .string(code)], now: TokenFixture.now)
         #expect(swapped.codes == [.atHashMismatch])
         // A refused alg does not choose the hash: c_hash is not judged, and alg_not_allowed says why.
         let refusedAlg = try Self.fixture.token(["c_hash": .string(cHash)], signer: JWK(secret: [UInt8](repeating: 7, count: 64)), algorithm: .hs512)
-        let refused = try policy.evaluate(token: refusedAlg, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
+        let refused = try policy.evaluateNow(token: refusedAlg, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
         #expect(refused.codes == [.algNotAllowed])
         #expect(refused.trace?.entries.first { $0.rule == "token.c_hash" }?.status == .notRun)
     }
@@ -131,7 +131,7 @@ struct TokenRuleTests {
     @Test("an absent optional input skips its rule and lists it; it never counts as passed")
     func skippedRule() throws {
         let policy = try Self.fixture.policy("nonce: ${nonce}", inputs: "  nonce: {required: false}")
-        let verdict = try policy.evaluate(token: Self.fixture.token(["nonce": .string("anything")]), now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: Self.fixture.token(["nonce": .string("anything")]), now: TokenFixture.now, trace: true)
         #expect(verdict.valid)
         #expect(verdict.skipped == ["token.nonce"])
         #expect(verdict.trace?.entries.first { $0.rule == "token.nonce" }?.status == .skipped)
@@ -141,27 +141,27 @@ struct TokenRuleTests {
     func inputErrors() throws {
         let policy = try Self.fixture.policy("nonce: ${nonce}", inputs: "  nonce: {}")
         let token = try Self.fixture.token()
-        #expect(throws: EvaluationError.self) { try policy.evaluate(token: token, now: TokenFixture.now) }
-        #expect(throws: EvaluationError.self) { try policy.evaluate(token: token, inputs: ["nonce": .string("n-123"), "nonse": .string("x")], now: TokenFixture.now) }
+        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, now: TokenFixture.now) }
+        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, inputs: ["nonce": .string("n-123"), "nonse": .string("x")], now: TokenFixture.now) }
     }
 
     @Test("signature: wrong key, unknown kid, missing kid and a disallowed alg all fail")
     func signatures() throws {
         let policy = try Self.fixture.policy("")
-        let forged = try policy.evaluate(token: Self.fixture.token(signer: Self.fixture.otherKey), now: TokenFixture.now)
+        let forged = try policy.evaluateNow(token: Self.fixture.token(signer: Self.fixture.otherKey), now: TokenFixture.now)
         #expect(forged.codes == [.signatureInvalid])
         #expect(!forged.verified && !forged.valid)
-        let unknownKid = try policy.evaluate(token: Self.fixture.token(header: ["kid": .string("k9")]), now: TokenFixture.now)
+        let unknownKid = try policy.evaluateNow(token: Self.fixture.token(header: ["kid": .string("k9")]), now: TokenFixture.now)
         #expect(unknownKid.codes == [.kidUnknown])
         let hmacKey = JWK(secret: Array(repeating: 7, count: 32), kid: "k1")
-        let confused = try policy.evaluate(token: Self.fixture.token(signer: hmacKey, algorithm: .hs256), now: TokenFixture.now, trace: true)
+        let confused = try policy.evaluateNow(token: Self.fixture.token(signer: hmacKey, algorithm: .hs256), now: TokenFixture.now, trace: true)
         #expect(confused.codes == [.algNotAllowed])
         #expect(!confused.verified)
         #expect(confused.trace?.entries.first { $0.rule == "token.keys" }?.status == .notRun)
         // The kid names a P-256 key; a P-384 signature cannot use it, and no other key is tried.
         let wider = try Policy.load(text: "policy: wide\ntoken:\n  algorithms: [ES256, ES384]\n  keys: {jwks: \(Self.fixture.jwksJSON)}\n", file: "wide.yaml")
         let p384 = try JWK.generate(for: .es384, kid: "k1")
-        let wrongFamily = try wider.evaluate(token: Self.fixture.token(signer: p384, algorithm: .es384), now: TokenFixture.now)
+        let wrongFamily = try wider.evaluateNow(token: Self.fixture.token(signer: p384, algorithm: .es384), now: TokenFixture.now)
         #expect(wrongFamily.codes == [.keyUnavailable])
     }
 
@@ -174,7 +174,7 @@ struct TokenRuleTests {
         let key = JWK(secret: try Base64URL.decode(secret))
         let cHash = try #require(OIDCHash.leftHalf(of: code, algorithm: .hs256))
         let token = try Self.fixture.token(["c_hash": .string(cHash)], signer: key, algorithm: .hs256)
-        let verdict = try policy.evaluate(token: token, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: token, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
         #expect(verdict.valid)
         let json = String(decoding: verdict.json.serializedBytes(), as: UTF8.self)
         #expect(json.contains("secret ${env:HS_SECRET}"))
@@ -186,9 +186,9 @@ struct TokenRuleTests {
     func traceAtExtremeInstants() throws {
         let policy = try Self.fixture.policy("")
         let token = try Self.fixture.token()
-        let huge = try policy.evaluate(token: token, now: 1e300, trace: true)
+        let huge = try policy.evaluateNow(token: token, now: 1e300, trace: true)
         #expect(huge.json.objectValue?["trace"]?.objectValue?["clock"]?.objectValue?["now"] == .number(.decimal(1e300)))
-        let notANumber = try policy.evaluate(token: token, now: .nan, trace: true)
+        let notANumber = try policy.evaluateNow(token: token, now: .nan, trace: true)
         #expect(!notANumber.valid)
         #expect(notANumber.json.objectValue?["trace"]?.objectValue?["clock"]?.objectValue?["now"] == .null)
     }
@@ -203,7 +203,7 @@ struct TokenRuleTests {
             (deep, .tokenTooDeep), ("eyJhbGciOiJFUzI1NiJ9.bm90IGpzb24.AAAA", .malformedToken),
         ]
         for (token, code) in cases {
-            let verdict = try policy.evaluate(token: token, now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now)
             #expect(verdict.codes == [code], "\(token.prefix(40))")
             #expect(!verdict.valid && !verdict.verified)
         }
@@ -212,7 +212,7 @@ struct TokenRuleTests {
     @Test("fail_fast stops at the first failure and marks the rest not_run")
     func failFast() throws {
         let policy = try Self.fixture.policy("issuer: https://other.example\naudience: nobody", mode: "fail_fast")
-        let verdict = try policy.evaluate(token: Self.fixture.token(), now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: Self.fixture.token(), now: TokenFixture.now, trace: true)
         #expect(verdict.codes == [.issuerMismatch])
         let statuses = Dictionary(uniqueKeysWithValues: (verdict.trace?.entries ?? []).map { ($0.rule, $0.status) })
         #expect(statuses["token.audience"] == .notRun)
@@ -232,9 +232,9 @@ struct TokenRuleTests {
           kid: header.kid
         """
         let policy = try Policy.load(text: text, file: "out.yaml")
-        let valid = try policy.evaluate(token: Self.fixture.token(), now: TokenFixture.now)
+        let valid = try policy.evaluateNow(token: Self.fixture.token(), now: TokenFixture.now)
         #expect(valid.outputs == ["user": .string("user-1"), "kid": .string("k1")])
-        let expired = try policy.evaluate(token: Self.fixture.token(), now: TokenFixture.now + 7200)
+        let expired = try policy.evaluateNow(token: Self.fixture.token(), now: TokenFixture.now + 7200)
         #expect(expired.outputs.isEmpty)
     }
 }

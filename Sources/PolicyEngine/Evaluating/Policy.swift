@@ -94,15 +94,17 @@ public struct Policy: Sendable {
     /// Evaluates without waiting for the network: the fast path for policies with local keys, or
     /// remote keys already cached.
     ///
-    /// Parameters and result are those of the `async` overload.
+    /// A name of its own, not an overload of `evaluate`: inside `async` code (a service's
+    /// handler) Swift would pick the `async` `evaluate`, and a caller who wants the call that
+    /// never suspends must be able to say so. Parameters and result are those of `evaluate`.
     ///
     /// - Throws: `EvaluationError` for a caller mistake, and `keys_not_cached` when a remote key
     ///   set would have to be fetched first (a cold cache, an expired set, an unknown `kid` that
     ///   may be refetched); that fetch is started in the background. Call `prefetch()` at
     ///   start-up, or use the `async` overload.
-    public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
-                         trace tracing: Bool = false, clockSource: String = "caller",
-                         signatureCache: SignatureCache? = nil) throws(EvaluationError) -> Verdict {
+    public func evaluateNow(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
+                            trace tracing: Bool = false, clockSource: String = "caller",
+                            signatureCache: SignatureCache? = nil) throws(EvaluationError) -> Verdict {
         let request = EvaluationRequest(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
                                         signatureCache: signatureCache)
         switch try start(request) {
@@ -199,9 +201,9 @@ public struct Policy: Sendable {
         try await evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
     }
 
-    /// Evaluates at a `Date` without waiting for the network (see the `now:` overload).
-    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) throws(EvaluationError) -> Verdict {
-        try evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
+    /// Evaluates at a `Date` without waiting for the network (see `evaluateNow(token:subjects:inputs:now:...)`).
+    public func evaluateNow(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) throws(EvaluationError) -> Verdict {
+        try evaluateNow(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
     }
 
     /// Fetches every remote key set the policy names, so first evaluations need not wait;

@@ -59,7 +59,7 @@ struct BearerRule: Rule {
         let inputs = context.inputs.filter { name, _ in policy.inputs.contains { $0.name == name } }
         let verdict: Verdict
         do {
-            verdict = try policy.evaluate(token: token, inputs: inputs, now: context.now, trace: context.tracing)
+            verdict = try policy.evaluateNow(token: token, inputs: inputs, now: context.now, trace: context.tracing)
         } catch {
             let code: FindingCode = error.code == .keysNotCached ? .keyUnavailable : .inputInvalid
             return .fail(code, "the bearer token could not be checked with policy \(policy.name): \(error.message)")

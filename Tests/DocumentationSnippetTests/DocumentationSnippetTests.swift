@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// Every ```swift block of README.md and docs/ compiles: `Snippets.swift` holds each one inside
+/// an `async` function (a service's handler) and, when it has no `await`, inside a synchronous
+/// one too. This test checks the file is generated from the docs as they are now; compiling the
+/// target is the rest of the test.
+@Suite("Documentation snippets")
+struct DocumentationSnippetTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let generated = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snippets.swift")
+
+    /// The Swift source for the snippets of `documents` (path relative to the root, and text).
+    static func source(_ documents: [(path: String, text: String)]) -> String {
+        var imports: [String] = []
+        var functions: [String] = []
+        for (path, text) in documents {
+            let name = path.replacingOccurrences(of: "docs/", with: "").replacingOccurrences(of: ".md", with: "")
+                .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).enumerated()
+                .map { $0.offset == 0 ? $0.element.lowercased() : $0.element.prefix(1).uppercased() + $0.element.dropFirst().lowercased() }.joined()
+            var number = 0
+            var block: [String]?
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+                if block == nil, line == "```swift" {
+                    block = []
+                } else if var lines = block {
+                    guard line != "```" else {
+                        number += 1
+                        let code = lines.filter { !$0.hasPrefix("import ") }.drop { $0.isEmpty }
+                        let body = code.map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+                        imports += lines.filter { $0.hasPrefix("import ") }
+                        let signature = "(token: String, nonce: String)"
+                        functions.append("/// \(path), snippet \(number), in an async function.\nfunc \(name)\(number)Async\(signature) async throws {\n\(body)\n}")
+                        if !lines.contains(where: { $0.contains("await ") }) {
+                            functions.append("/// \(path), snippet \(number), in a synchronous function.\nfunc \(name)\(number)Sync\(signature) throws {\n\(body)\n}")
+                        }
+                        block = nil
+                        continue
+                    }
+                    lines.append(line)
+                    block = lines
+                }
+            }
+        }
+        let header = "// Generated from the ```swift blocks of README.md and docs/*.md by DocumentationSnippetTests\n"
+            + "// (SNIPPETS_UPDATE=1 swift test --filter DocumentationSnippetTests); compiling this file is the test.\n"
+        return header + Set(imports).sorted().joined(separator: "\n") + "\n\n" + functions.joined(separator: "\n\n") + "\n"
+    }
+
+    @Test("Snippets.swift holds every Swift block of README.md and docs/ as they are now")
+    func upToDate() throws {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }.sorted()
+        let documents = try (["README.md"] + docs.map { "docs/\($0)" }).map { path in
+            (path: path, text: try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8))
+        }
+        let expected = Self.source(documents)
+        #expect(expected.contains("Async(token: String, nonce: String) async throws"), "no Swift block was found")
+        if ProcessInfo.processInfo.environment["SNIPPETS_UPDATE"] == "1" {
+            try expected.write(to: Self.generated, atomically: true, encoding: .utf8)
+            return
+        }
+        let committed = try String(contentsOf: Self.generated, encoding: .utf8)
+        #expect(committed == expected, "the docs' Swift blocks changed: run SNIPPETS_UPDATE=1 swift test --filter DocumentationSnippetTests")
+    }
+}

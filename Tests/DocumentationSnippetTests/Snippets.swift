@@ -1,0 +1,26 @@
+// Generated from the ```swift blocks of README.md and docs/*.md by DocumentationSnippetTests
+// (SNIPPETS_UPDATE=1 swift test --filter DocumentationSnippetTests); compiling this file is the test.
+import PolicyEngine
+import Rules
+
+/// README.md, snippet 1, in an async function.
+func readme1Async(token: String, nonce: String) async throws {
+    let policy = try Policy.load(file: "Policies/okta-id-token.yaml")    // compiled once, Sendable
+    let verdict = try policy.evaluateNow(token: token, inputs: ["nonce": .string(nonce)])   // never waits; in async code too
+    if verdict.valid { print(verdict.outputs["user"]!) } else { print(verdict.codes) }
+}
+
+/// README.md, snippet 1, in a synchronous function.
+func readme1Sync(token: String, nonce: String) throws {
+    let policy = try Policy.load(file: "Policies/okta-id-token.yaml")    // compiled once, Sendable
+    let verdict = try policy.evaluateNow(token: token, inputs: ["nonce": .string(nonce)])   // never waits; in async code too
+    if verdict.valid { print(verdict.outputs["user"]!) } else { print(verdict.codes) }
+}
+
+/// README.md, snippet 2, in an async function.
+func readme2Async(token: String, nonce: String) async throws {
+    let cache = JWKSCache()                                        // logs fetches as policy-engine.keys
+    let policy = try Policy.load(file: "my-idp.yaml", keyCache: cache)
+    try await policy.prefetch()                                    // at start-up: fail early, first requests don't wait
+    let verdict = try await policy.evaluate(token: token)          // fetches only on expiry or an unknown kid
+}
