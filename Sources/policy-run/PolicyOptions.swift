@@ -6,7 +6,8 @@ import Rules
 
 /// Which policy to compile, and the directories it may read files from.
 struct PolicyFileOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "The policy YAML file, or - to read it from standard input.")
+    @Option(name: .shortAndLong, help: "The policy YAML file, or - to read it from standard input.",
+            completion: .file(extensions: ["yaml", "yml"]))
     var policy: String
 
     @Option(name: .customLong("policy-root"),

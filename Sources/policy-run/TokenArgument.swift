@@ -25,6 +25,10 @@ enum TokenArgument {
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else { throw ValidationError("the \(what) is empty") }
+        // Copied from an Authorization header: the scheme is not part of the token.
+        if what == "token", token.prefix(7).lowercased() == "bearer " {
+            throw ValidationError("the token starts with 'Bearer ', the scheme of an Authorization header: pass the token alone, without 'Bearer '")
+        }
         return token
     }
 

@@ -44,7 +44,7 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Write only invalid verdicts (the summary still counts all).")
     var onlyInvalid = false
 
-    @Option(help: ArgumentHelp("Also write the summary as JSON to FILE.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Also write the summary as JSON to FILE ('-' for standard output, after the verdicts).", valueName: "FILE"))
     var summaryJSON: String?
 
     @Option(help: "Records evaluated in parallel, in chunks (default: all cores).")
@@ -144,7 +144,9 @@ struct BatchCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
         if let summaryJSON {
             let text = summary.json(seconds: seconds, cache: cache?.statistics, peakMemoryBytes: Self.peakMemoryBytes()).prettyPrinted() + "\n"
-            guard FileManager.default.createFile(atPath: summaryJSON, contents: Data(text.utf8)) else {
+            if summaryJSON == "-" {
+                FileHandle.standardOutput.write(Data(text.utf8))
+            } else if !FileManager.default.createFile(atPath: summaryJSON, contents: Data(text.utf8)) {
                 throw ValidationError("cannot write the summary to '\(summaryJSON)'")
             }
         }

@@ -27,6 +27,8 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "Add every rule, in order, with what it compared, to the verdict.")
     var trace = false
 
+    @OptionGroup var colour: ColourOption
+
     @Option(help: ArgumentHelp("An HTTP request as JSON {method, url, headers, body}, or '-' for standard input (for policies with a request section).",
                                valueName: "FILE"))
     var request: String?
@@ -58,7 +60,7 @@ struct CheckCommand: AsyncParsableCommand {
             // A request is proven by its bearer token when it has one; callbacks and PKCE by nothing.
             let proof = !policy.subjects.contains("token") ? (verdict.verified ? "bearer token" : nil)
                 : policy.envelope.format == .jwe ? "decryption" : "signature"
-            print(VerdictText(verdict, proof: proof, colour: isatty(STDOUT_FILENO) == 1).rendered)
+            print(VerdictText(verdict, proof: proof, colour: colour.enabled).rendered)
         }
         if !verdict.valid { throw ExitCode(1) }
     }

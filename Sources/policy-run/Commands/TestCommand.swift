@@ -35,6 +35,8 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "After the results, list per policy the rules and finding codes no case exercised.")
     var coverage = false
 
+    @OptionGroup var colour: ColourOption
+
     @Option(name: .customLong("run"), help: ArgumentHelp("Run only the cases whose name contains a match of this RE2 pattern.", valueName: "REGEX"))
     var casePattern: String?
 
@@ -57,7 +59,7 @@ struct TestCommand: AsyncParsableCommand {
         for file in files { reports.append(await runner.run(file: file)) }
         let text = switch format {
         case .junit: JUnitReport(reports).xml
-        case .text: TestReportText(reports: reports, coverage: coverage, colour: output == "-" && TerminalColour.enabled).rendered + "\n"
+        case .text: TestReportText(reports: reports, coverage: coverage, colour: output == "-" && colour.enabled).rendered + "\n"
         }
         try ReportOutput.write(text, to: output)
         if reports.contains(where: { !$0.problems.isEmpty }) { throw ExitCode(2) }
