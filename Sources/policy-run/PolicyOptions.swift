@@ -43,7 +43,11 @@ struct PolicyFileOptions: ParsableArguments {
             Diagnostics.print(policy.warnings)
             return policy
         } catch let error as PolicyDiagnostics {
-            Diagnostics.print(error.sorted)
+            if ErrorReport.wantsJSON() {
+                ErrorReport.print(code: "policy_invalid", message: "the policy \(file) does not compile", diagnostics: error.sorted)
+            } else {
+                Diagnostics.print(error.sorted)
+            }
             throw ExitCode(2)
         }
     }

@@ -43,7 +43,10 @@ struct PolicyRun: AsyncParsableCommand {
         // --help and --version arrive as errors: they print to standard output and succeed.
         if code == .success { command.exit(withError: error) }
         var message = command.fullMessage(for: error)
-        if !message.isEmpty {
+        if !message.isEmpty, ErrorReport.wantsJSON() {
+            let text = command.message(for: error)
+            ErrorReport.print(code: code == .validationFailure ? "usage" : "error", message: text.hasPrefix("Error: ") ? String(text.dropFirst(7)) : text)
+        } else if !message.isEmpty {
             if message.hasPrefix("Error: ") { message = "error: " + message.dropFirst("Error: ".count) }
             // A subcommand's own message names it alone: name it as it is typed.
             if command != Self.self, let name = command.configuration.commandName {

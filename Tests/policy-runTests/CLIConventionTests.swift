@@ -64,6 +64,36 @@ struct CLIConventionTests {
         #expect(piped.stdout.hasPrefix("\u{1B}[1;32mVALID"))
     }
 
+    @Test("with --format json, errors come as a JSON object on standard output: usage, policy and evaluation errors")
+    func jsonErrors() throws {
+        func error(_ run: DecodeCommandTests.Run) throws -> [String: Any] {
+            #expect(run.status == 2 && run.stderr.isEmpty, "\(run.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            return try #require(object["error"] as? [String: Any])
+        }
+        let usage = try error(try DecodeCommandTests.run(Self.check.dropLast(2) + ["--now", "soon", "--format", "json", Self.token]))
+        #expect(usage["code"] as? String == "usage" && (usage["message"] as? String)?.hasPrefix("--now expects") == true)
+        let missing = try error(try DecodeCommandTests.run(["check", "--policy", "Policies/okta-id-token.yaml", "--format=json", Self.token]))
+        #expect(missing["code"] as? String == "missing_input")
+        let broken = try error(try DecodeCommandTests.run(["explain", "--policy", "Tests/SchemaFixtures/invalid/unknown-mode.yaml", "--format", "json"]))
+        #expect(broken["code"] as? String == "policy_invalid")
+        let diagnostics = try #require(broken["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.contains { $0["code"] as? String == "invalid_value" && ($0["at"] as? String)?.hasSuffix("unknown-mode.yaml:3:7") == true })
+    }
+
+    @Test("explain --format json lists the chain, inputs and outputs with their locations")
+    func explainJSON() throws {
+        let result = try DecodeCommandTests.run(["explain", "--policy", "Policies/okta-id-token.yaml", "--format", "json"])
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let chain = try #require(object["chain"] as? [[String: Any]])
+        #expect(chain.count == 19 && chain.last?["rule"] as? String == "token.keys")
+        #expect(chain.first { $0["rule"] as? String == "token.expires" }?["at"] as? String == "Policies/oidc-id-token.yaml:20:12")
+        let outputs = try #require(object["outputs"] as? [[String: Any]])
+        #expect(outputs.first?["from"] as? String == "claims.sub")
+        #expect(object["files"] as? [String] == ["Policies/okta-id-token.yaml", "Policies/oidc-id-token.yaml"])
+    }
+
     @Test("--summary-json - writes the summary to standard output, after the verdicts")
     func summaryToStandardOutput() throws {
         let token = try String(contentsOf: DecodeCommandTests.packageRoot.appendingPathComponent("Policies/examples/sample-id-token.jwt"), encoding: .utf8)

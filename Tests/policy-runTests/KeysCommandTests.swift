@@ -50,6 +50,13 @@ struct KeysCommandTests {
         #expect(await server.requests("/jwks") == 1)
         let json = try await Self.run(["keys", "--policy", policy, "--format", "json"])
         #expect(json.stdout.contains(#""source": "jwks_uri \#(server.url("/jwks").absoluteString)""#))
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let key = try #require((listed["keys"] as? [[String: Any]])?.first)
+        #expect(key["bits"] as? Int == 2048 && key["alg"] as? [String] == ["RS256"] && key["crv"] is NSNull)
+        #expect((key["fetched_at"] as? String)?.hasSuffix("Z") == true)
+        let local = try await Self.run(["keys", "--policy", "Policies/id-token-with-code.yaml", "--format", "json"])
+        let localKey = try #require(((try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [String: Any])?["keys"] as? [[String: Any]])?.first)
+        #expect(localKey["fetched_at"] is NSNull && localKey["bits"] is NSNull && localKey["crv"] as? String == "P-256")
         await server.stop()
     }
 

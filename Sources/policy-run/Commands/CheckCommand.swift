@@ -51,7 +51,11 @@ struct CheckCommand: AsyncParsableCommand {
         do {
             verdict = try await policy.evaluate(token: text, subjects: subjects, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
         } catch let error as EvaluationError {
-            FileHandle.standardError.write(Data("error: \(InertText.escaped(error.message))\n".utf8))
+            if format == .json {
+                ErrorReport.print(code: error.code.rawValue, message: error.message)
+            } else {
+                FileHandle.standardError.write(Data("error: \(InertText.escaped(error.message))\n".utf8))
+            }
             throw ExitCode(2)
         }
         switch format {

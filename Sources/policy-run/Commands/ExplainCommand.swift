@@ -8,7 +8,14 @@ struct ExplainCommand: ParsableCommand {
         abstract: "Show the compiled chain: each rule, its order, where it came from, and what it checks."
     )
 
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
     @OptionGroup var options: PolicyFileOptions
+
+    @Option(help: "Output format: text or json.")
+    var format: Format = .text
 
     /// Prints one line; a policy's own text (names, descriptions, values) is escaped, since policy
     /// files are untrusted too.
@@ -18,6 +25,10 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         let policy = try options.compiledPolicy()
+        if format == .json {
+            Swift.print(Self.json(policy).prettyPrinted())
+            return
+        }
         print("policy \(policy.name) (\(policy.mode.rawValue))\(policy.description.map { ": \($0)" } ?? "")")
         if policy.files.count > 1 { print("compiled from \(policy.files.joined(separator: " ← "))") }
         for input in policy.inputs {
@@ -35,6 +46,46 @@ struct ExplainCommand: ParsableCommand {
         for output in policy.outputs {
             print("output \(output.name) ← \(output.source)  (\(output.location))")
         }
+    }
+
+    /// The compiled chain as JSON: `{policy, mode, description, files, inputs, decryption, chain, outputs}`,
+    /// each rule `{rule, phase, at, checks}` and each combinator `{kind, id, message, at, children}`.
+    static func json(_ policy: Policy) -> JSONValue {
+        func string(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+        func describe(_ node: ChainNode) -> JSONValue {
+            switch node {
+            case let .rule(rule):
+                return .object(JSONObject(["rule": .string(rule.id), "phase": .string("\(rule.phase)"), "at": .string(rule.location.description),
+                                           "checks": .string(rule.rule.explanation)]))
+            case let .all(children, composite), let .any(children, composite):
+                return combinator(composite, children.map(describe))
+            case let .not(child, composite):
+                return combinator(composite, [describe(child)])
+            case let .when(condition, then, composite):
+                return combinator(composite, [describe(condition), describe(then)])
+            }
+        }
+        func combinator(_ composite: ChainNode.Composite, _ children: [JSONValue]) -> JSONValue {
+            .object(JSONObject(["kind": .string(composite.kind), "id": string(composite.id), "message": string(composite.message),
+                                "at": .string(composite.location.description), "children": .array(children)]))
+        }
+        let decryption: JSONValue = policy.envelope.decryption.map { decryption in
+            .object(JSONObject(["format": .string(policy.envelope.format.rawValue), "alg": .array(decryption.keyAlgorithms.map { .string($0.rawValue) }),
+                                "enc": .array(decryption.contentEncryptions.map { .string($0.rawValue) }), "keys": .string(decryption.keys.description),
+                                "at": .string(decryption.location.description)]))
+        } ?? .null
+        let chain: [JSONValue] = if case let .all(children, composite) = policy.root, composite.kind == "policy" { children.map(describe) } else { [describe(policy.root)] }
+        return .object(JSONObject([
+            "policy": .string(policy.name), "mode": .string(policy.mode.rawValue), "description": string(policy.description),
+            "files": .array(policy.files.map { .string($0) }),
+            "inputs": .array(policy.inputs.map { input in
+                .object(JSONObject(["name": .string(input.name), "required": .bool(input.required), "default": input.defaultValue ?? .null,
+                                    "description": string(input.description)]))
+            }),
+            "decryption": decryption,
+            "chain": .array(chain),
+            "outputs": .array(policy.outputs.map { .object(JSONObject(["name": .string($0.name), "from": .string("\($0.source)"), "at": .string($0.location.description)])) }),
+        ]))
     }
 
     private func lines(_ node: ChainNode, depth: Int, counter: inout Int) -> [String] {

@@ -30,7 +30,7 @@ struct KeysCommand: AsyncParsableCommand {
         var failed = false
         for source in policy.keySources {
             let keys: JWKSet
-            var fetchedAt = "-"
+            var fetchedAt: Double?
             switch source.origin {
             case let .local(local):
                 keys = local
@@ -38,7 +38,7 @@ struct KeysCommand: AsyncParsableCommand {
                 switch await policy.keyCache.resolve(remote, kid: nil) {
                 case let .available(resolved):
                     keys = resolved.keys
-                    fetchedAt = resolved.fetchedAt.map { UnixTime.iso8601($0.timeIntervalSince1970.rounded(.down)) } ?? "-"
+                    fetchedAt = resolved.fetchedAt.map { $0.timeIntervalSince1970.rounded(.down) }
                 case let .unavailable(error):
                     FileHandle.standardError.write(Data("error: \(remote): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
                     failed = true
@@ -57,7 +57,7 @@ struct KeysCommand: AsyncParsableCommand {
         }
         switch format {
         case .json:
-            print(JSONValue.array(rows.map(\.json)).prettyPrinted())
+            print(JSONValue.object(JSONObject(["keys": .array(rows.map(\.json)), "notes": .array(notes.map { .string($0) })])).prettyPrinted())
         case .text:
             if !rows.isEmpty { print(KeyRow.table(rows)) }
             for note in notes { print(InertText.escaped(note)) }
@@ -66,26 +66,30 @@ struct KeysCommand: AsyncParsableCommand {
     }
 }
 
-/// One key as `keys` lists it.
+/// One key as `keys` lists it: typed for JSON, shown with `-` for what is absent in the table.
 struct KeyRow {
-    let kid: String
+    let kid: String?
     let type: String
-    let algorithms: String
-    let size: String
+    /// The declared alg, else every algorithm the key may verify (its family's).
+    let algorithms: [String]
+    /// RSA and secret key sizes.
+    let bits: Int?
+    /// EC and OKP curves.
+    let curve: String?
     let use: String
     let source: String
-    let fetchedAt: String
+    /// Unix seconds of the fetch, for remote sets.
+    let fetchedAt: Double?
 
-    init(_ key: JWK, source: String, purpose: KeySource.Purpose, fetchedAt: String) {
-        kid = key.kid ?? "-"
+    init(_ key: JWK, source: String, purpose: KeySource.Purpose, fetchedAt: Double?) {
+        kid = key.kid
         switch key.type {
-        case .rsa: (type, size) = ("RSA", "\(key.bits) bits")
-        case let .ec(curve): (type, size) = ("EC", curve.jwkName)
-        case let .okp(curve): (type, size) = ("OKP", curve.rawValue)
-        case .oct: (type, size) = ("oct", "\(key.bits) bits")
+        case .rsa: (type, bits, curve) = ("RSA", key.bits, nil)
+        case let .ec(name): (type, bits, curve) = ("EC", nil, name.jwkName)
+        case let .okp(name): (type, bits, curve) = ("OKP", nil, name.rawValue)
+        case .oct: (type, bits, curve) = ("oct", key.bits, nil)
         }
-        // The declared alg, else every algorithm the key may verify (its family's).
-        algorithms = key.algorithm ?? (purpose == .verification ? key.verifiableAlgorithms.map(\.rawValue).joined(separator: ",") : "-")
+        algorithms = key.algorithm.map { [$0] } ?? (purpose == .verification ? key.verifiableAlgorithms.map(\.rawValue) : [])
         use = switch purpose {
         case .verification: "verify"
         case .decryption: "decrypt"
@@ -97,15 +101,22 @@ struct KeyRow {
 
     var json: JSONValue {
         .object(JSONObject([
-            "kid": .string(kid), "kty": .string(type), "alg": .string(algorithms), "size": .string(size),
-            "use": .string(use), "source": .string(source), "fetched_at": .string(fetchedAt),
+            "kid": kid.map { .string($0) } ?? .null, "kty": .string(type), "alg": .array(algorithms.map { .string($0) }),
+            "bits": bits.map { .number(.integer(Int64($0))) } ?? .null, "crv": curve.map { .string($0) } ?? .null,
+            "use": .string(use), "source": .string(source), "fetched_at": fetchedAt.map { .string(UnixTime.iso8601($0)) } ?? .null,
         ]))
+    }
+
+    /// The row's cells as the table shows them.
+    var cells: [String] {
+        [kid ?? "-", type, algorithms.isEmpty ? "-" : algorithms.joined(separator: ","), bits.map { "\($0) bits" } ?? curve ?? "-", use, source,
+         fetchedAt.map(UnixTime.iso8601) ?? "-"]
     }
 
     static func table(_ rows: [KeyRow]) -> String {
         let header = ["KID", "KTY", "ALG", "SIZE", "USE", "SOURCE", "FETCHED"]
         // A fetched set's kids come from the network: escaped before they are laid out.
-        let cells = [header] + rows.map { [$0.kid, $0.type, $0.algorithms, $0.size, $0.use, $0.source, $0.fetchedAt].map(InertText.escaped) }
+        let cells = [header] + rows.map { $0.cells.map(InertText.escaped) }
         let widths = header.indices.map { column in cells.map { $0[column].count }.max()! }
         return cells.map { row in
             row.enumerated().map { column, cell in

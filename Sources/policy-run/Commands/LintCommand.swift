@@ -46,16 +46,7 @@ struct LintCommand: ParsableCommand {
         let sorted = all.sorted { $0.location < $1.location }
         switch format {
         case .json:
-            let items: [JSONValue] = sorted.map { diagnostic in
-                var object = JSONObject([
-                    "severity": .string(diagnostic.severity.rawValue), "code": .string(diagnostic.code.rawValue),
-                    "message": .string(diagnostic.message), "at": .string(diagnostic.location.description),
-                    "path": .string(diagnostic.path),
-                ])
-                if let hint = diagnostic.hint { object.set("hint", .string(hint)) }
-                return .object(object)
-            }
-            print(JSONValue.array(items).prettyPrinted())
+            print(JSONValue.array(sorted.map(ErrorReport.json)).prettyPrinted())
         case .text:
             for diagnostic in sorted {
                 let source = try? String(contentsOfFile: diagnostic.location.file, encoding: .utf8)
