@@ -334,29 +334,11 @@ struct TestFileReading {
 
     /// A YAML value as JSON, scalars by their core-schema type.
     private mutating func json(_ node: YAMLNode) -> JSONValue? {
-        switch node.content {
-        case let .scalar(scalar):
-            switch scalar.value {
-            case .null: return .null
-            case let .bool(flag): return .bool(flag)
-            case let .integer(value): return .number(.integer(value))
-            case let .number(value):
-                guard value.isFinite else {
-                    error(.invalidValue, "'\(scalar.text)' is not a finite number", at: node)
-                    return nil
-                }
-                return .number(.decimal(value))
-            case let .string(text): return .string(text)
-            }
-        case let .sequence(items):
-            var values: [JSONValue] = []
-            for item in items {
-                guard let value = json(item) else { return nil }
-                values.append(value)
-            }
-            return .array(values)
-        case .mapping:
-            return object(node, what: "a value", now: nil).map { .object($0) }
+        do {
+            return try node.json()
+        } catch {
+            self.error(.invalidValue, "'\(error.node.scalar?.text ?? "")' is not a finite number", at: error.node)
+            return nil
         }
     }
 

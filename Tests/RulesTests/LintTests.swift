@@ -54,13 +54,7 @@ struct LintTests {
 
     @Test("duplicate keys are reported with every other problem of the file, not instead of them")
     func duplicateKeys() {
-        let found = Self.diagnostics("""
-        policy: p
-        token:
-          algorithms: [ES256]
-          keys: {jwks_uri: https://idp.example/jwks}
-          issuer: https://idp.example
-          audience: api
+        let found = Self.diagnostics(Self.base + """
           leeway: soon
           issuer: https://other.example
           audience: web

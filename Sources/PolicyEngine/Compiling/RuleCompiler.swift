@@ -279,40 +279,17 @@ public struct RuleCompiler: Sendable {
 
     /// The YAML value as JSON: scalars by their core-schema type, mappings as objects.
     public mutating func jsonValue(_ node: YAMLNode, what: String) -> JSONValue? {
-        switch node.content {
-        case let .scalar(scalar):
-            switch scalar.value {
-            case .null: return .null
-            case let .bool(flag): return .bool(flag)
-            case let .integer(value): return .number(.integer(value))
-            case let .number(value):
-                guard value.isFinite else {
-                    error(.invalidValue, "\(what): '\(scalar.text)' is not a finite number", at: node)
-                    return nil
-                }
-                return .number(.decimal(value))
-            case let .string(text):
-                if text.contains("${") {
-                    error(.invalidValue, "\(what): input references are not allowed inside lists or mappings", at: node,
-                          hint: "refer to a whole input instead, e.g. one_of: ${allowed}")
-                    return nil
-                }
-                return .string(text)
+        do {
+            return try node.json(refusing: { $0.contains("${") })
+        } catch {
+            let bad = error.node
+            if case .string = bad.scalar?.value {
+                self.error(.invalidValue, "\(what): input references are not allowed inside lists or mappings", at: bad,
+                           hint: "refer to a whole input instead, e.g. one_of: ${allowed}")
+            } else {
+                self.error(.invalidValue, "\(what): '\(bad.scalar?.text ?? "")' is not a finite number", at: bad)
             }
-        case let .sequence(items):
-            var values: [JSONValue] = []
-            for item in items {
-                guard let value = jsonValue(item, what: what) else { return nil }
-                values.append(value)
-            }
-            return .array(values)
-        case let .mapping(pairs):
-            var object = JSONObject()
-            for pair in pairs {
-                guard let value = jsonValue(pair.value, what: what) else { return nil }
-                object.set(pair.name, value)
-            }
-            return .object(object)
+            return nil
         }
     }
 

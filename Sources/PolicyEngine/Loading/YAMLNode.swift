@@ -62,6 +62,42 @@ public struct YAMLNode: Sendable {
     }
 }
 
+extension YAMLNode {
+    /// A node with no JSON form, for the caller to report in its own words.
+    public struct Unconvertible: Error {
+        /// A number that is not finite, or a string the caller turned away.
+        public let node: YAMLNode
+    }
+
+    /// The value as JSON, scalars by their core-schema type.
+    ///
+    /// - Parameter refused: Strings that may not appear (the compiler refuses input references
+    ///   inside lists and mappings).
+    /// - Throws: `Unconvertible` naming the first node without a JSON form.
+    public func json(refusing refused: (String) -> Bool = { _ in false }) throws(Unconvertible) -> JSONValue {
+        switch content {
+        case let .scalar(scalar):
+            switch scalar.value {
+            case .null: return .null
+            case let .bool(flag): return .bool(flag)
+            case let .integer(value): return .number(.integer(value))
+            case let .number(value):
+                guard value.isFinite else { throw Unconvertible(node: self) }
+                return .number(.decimal(value))
+            case let .string(text):
+                guard !refused(text) else { throw Unconvertible(node: self) }
+                return .string(text)
+            }
+        case let .sequence(items):
+            return .array(try items.map { item throws(Unconvertible) in try item.json(refusing: refused) })
+        case let .mapping(pairs):
+            var object = JSONObject()
+            for pair in pairs { object.set(pair.name, try pair.value.json(refusing: refused)) }
+            return .object(object)
+        }
+    }
+}
+
 /// One `key: value` member of a mapping.
 public struct YAMLPair: Sendable {
     /// The key.

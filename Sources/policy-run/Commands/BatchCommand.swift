@@ -17,23 +17,9 @@ struct BatchCommand: AsyncParsableCommand {
         """
     )
 
-    enum InputFormat: String, ExpressibleByArgument, CaseIterable {
-        case jsonl, lines
-    }
-
     @OptionGroup var options: PolicyOptions
 
-    @Option(help: "jsonl (JSON lines, the default) or lines (one token per line).")
-    var inputFormat: InputFormat = .jsonl
-
-    @Option(help: "The record field holding the token.")
-    var tokenField = "token"
-
-    @Option(help: "The record field holding its time: unix seconds or RFC 3339 (records without one use --now or the wall clock).")
-    var timeField = "ts"
-
-    @Option(name: .customLong("var-field"), help: ArgumentHelp("A policy input taken from a record field, NAME=FIELD (repeatable).", valueName: "NAME=FIELD"))
-    var varFields: [String] = []
+    @OptionGroup var records: RecordFormatOptions
 
     @Option(help: ArgumentHelp("Where verdicts go: a file, or '-' for standard output.", valueName: "FILE"))
     var output = "-"
@@ -70,23 +56,6 @@ struct BatchCommand: AsyncParsableCommand {
         guard maxLineBytes > 0, maxDecompressedBytes > 0, maxGzipRatio > 0 else {
             throw ValidationError("--max-line-bytes, --max-decompressed-bytes and --max-gzip-ratio must be positive")
         }
-        _ = try fieldMap()
-    }
-
-    private func fieldMap() throws -> [String: String] {
-        try Self.fieldMap(varFields)
-    }
-
-    /// `NAME=FIELD` arguments: the record field each input is taken from.
-    static func fieldMap(_ varFields: [String]) throws -> [String: String] {
-        var map: [String: String] = [:]
-        for entry in varFields {
-            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--var-field expects NAME=FIELD, got '\(entry)'") }
-            guard map[parts[0]] == nil else { throw ValidationError("--var-field \(parts[0]) is given twice") }
-            map[parts[0]] = parts[1]
-        }
-        return map
     }
 
     func run() async throws {
@@ -94,8 +63,7 @@ struct BatchCommand: AsyncParsableCommand {
         guard policy.subjects == ["token"] else {
             throw ValidationError("batch checks token logs; policy \(policy.name) checks \(policy.subjects.joined(separator: ", ")) instead")
         }
-        let format = BatchRecordFormat(layout: inputFormat == .lines ? .lines : .jsonLines, tokenField: tokenField, timeField: timeField,
-                                       inputFields: try fieldMap())
+        let format = try records.recordFormat()
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
         let cache = noCache ? nil : SignatureCache()

@@ -34,20 +34,11 @@ struct DiffCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: Format = .text
 
-    @Option(help: "jsonl (JSON lines, the default) or lines (one token per line).")
-    var inputFormat: BatchCommand.InputFormat = .jsonl
-
-    @Option(help: "The record field holding the token.")
-    var tokenField = "token"
-
-    @Option(help: "The record field holding its time: unix seconds or RFC 3339.")
-    var timeField = "ts"
+    @OptionGroup var records: RecordFormatOptions
 
     @Option(name: .customLong("var"), help: ArgumentHelp("An input value for every record, NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var variables: [String] = []
 
-    @Option(name: .customLong("var-field"), help: ArgumentHelp("A policy input taken from a record field, NAME=FIELD (repeatable).", valueName: "NAME=FIELD"))
-    var varFields: [String] = []
 
     @Option(help: ArgumentHelp("The time of records without one: unix seconds or RFC 3339 (default: now).", valueName: "TIME"))
     var now: String?
@@ -67,9 +58,7 @@ struct DiffCommand: AsyncParsableCommand {
             throw ValidationError("diff judges token logs; policy \(policy.name) checks \(policy.subjects.joined(separator: ", ")) instead")
         }
         guard FileManager.default.isReadableFile(atPath: log) else { throw ValidationError("cannot read the log '\(log)'") }
-        var diff = PolicyDiff(old: oldPolicy, new: newPolicy,
-                              format: BatchRecordFormat(layout: inputFormat == .lines ? .lines : .jsonLines, tokenField: tokenField, timeField: timeField,
-                                                        inputFields: try BatchCommand.fieldMap(varFields)))
+        var diff = PolicyDiff(old: oldPolicy, new: newPolicy, format: try records.recordFormat())
         diff.inputs = try PolicyOptions.inputs(variables)
         if let now {
             guard let seconds = TimeArgument.parse(now) else { throw ValidationError("--now expects unix seconds or an RFC 3339 time, got '\(now)'") }
