@@ -50,6 +50,9 @@ struct LintTests {
           leeway: 10m   # lint: ignore=keys_off_issuer_host
         """
         #expect(Self.diagnostics(text).map(\.code) == [.longLeeway])
+        // A policy that does not compile still keeps its silenced warnings silent.
+        let failing = text + "\n  subject: {exists: maybe}\n"
+        #expect(Self.diagnostics(failing).map(\.code) == [.longLeeway, .wrongType])
     }
 
     @Test("duplicate keys are reported with every other problem of the file, not instead of them")

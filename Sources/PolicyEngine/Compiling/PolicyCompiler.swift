@@ -104,15 +104,16 @@ public struct PolicyCompiler: Sendable {
                                           path: "inputs.\(input.name)", hint: "remove it, or refer to it as ${\(input.name)}"))
         }
 
-        guard let name = declarations.name, !diagnostics.hasErrors else { throw diagnostics }
+        var suppression = LintSuppression(texts: resolver.texts)
+        let warnings = suppression.unsilenced(diagnostics.warnings)
+        guard let name = declarations.name, !diagnostics.hasErrors else { throw PolicyDiagnostics(diagnostics.errors + warnings) }
         let policy = Policy(name: name, description: declarations.description, mode: declarations.mode, inputs: declarations.inputs,
                             outputs: declarations.outputs, envelope: rules.tokenSettings?.envelope ?? .standard,
                             algorithms: rules.tokenSettings.map { $0.tokensAreUnsigned ? [] : $0.algorithms ?? [] } ?? [],
                             root: .all(chain, .init(kind: "policy", location: root.location)), files: resolver.files, warnings: [],
                             keySources: rules.keySources, keyCache: keyCache,
                             subjects: sectionNames.filter { rules.sectionsUsed.contains($0) && registry.sections[$0]!.needsSubject })
-        var suppression = LintSuppression(texts: resolver.texts)
-        return policy.withWarnings(suppression.unsilenced(diagnostics.warnings))
+        return policy.withWarnings(warnings)
     }
 
     /// A reader for `node` in `section`, whose fragments inherit the policy's section settings.
