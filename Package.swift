@@ -22,6 +22,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Test-only: a real HTTP server on 127.0.0.1 for the remote key source tests.
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
+        // `policy-run serve` (PolicyServer only, never the engine's targets). Hummingbird and
+        // SwiftNIO add 2.5 to 4.5 minutes to a first build on 2 cores; its optional traits
+        // (swift-configuration, full Foundation) are left off.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -75,10 +80,21 @@ let package = Package(
             dependencies: ["PolicyEngine", "PolicyCrypto", "Rules"],
             swiftSettings: swiftSettings
         ),
+        // `policy-run serve`: the engine behind HTTP (check, forward auth, health), on Hummingbird.
+        .target(
+            name: "PolicyServer",
+            dependencies: [
+                "PolicyEngine", "Rules",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "policy-run",
             dependencies: [
-                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyAuthoring",
+                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,6 +149,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Keys", "Golden"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PolicyServerTests",
+            dependencies: ["PolicyServer", "PolicyEngine", "Rules"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

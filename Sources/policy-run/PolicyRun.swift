@@ -12,7 +12,7 @@ struct PolicyRun: AsyncParsableCommand {
         abstract: "Evaluate token-validation policies, and inspect tokens.",
         discussion: "Exit status: 0 success, 1 a subject or policy failed its check, 2 usage error or input that cannot be used.",
         version: version,
-        subcommands: [CheckCommand.self, LintCommand.self, TestCommand.self, DiffCommand.self, FormatCommand.self, SchemaCommand.self,
+        subcommands: [CheckCommand.self, LintCommand.self, TestCommand.self, DiffCommand.self, FormatCommand.self, SchemaCommand.self, ServeCommand.self,
                       ExplainCommand.self, KeysCommand.self, DecodeCommand.self, PKCECommand.self, EncryptCommand.self, BatchCommand.self]
     )
 

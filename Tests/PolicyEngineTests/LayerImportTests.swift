@@ -12,7 +12,8 @@ struct LayerImportTests {
         ("CSodium", ["PolicyCrypto"]),
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
-        ("Rules", ["policy-run", "PolicyAuthoring"]),
+        ("Rules", ["policy-run", "PolicyAuthoring", "PolicyServer"]),
+        ("Hummingbird", ["PolicyServer"]),
         ("ArgumentParser", ["policy-run"]),
         ("Yams", ["PolicyEngine/Loading"]),
     ]

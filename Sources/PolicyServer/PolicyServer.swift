@@ -1,0 +1,82 @@
+internal import Hummingbird
+public import PolicyEngine
+internal import Foundation
+public import Logging
+
+/// The engine as an HTTP service (`policy-run serve`): every policy of a set at
+/// `POST /v1/check/{policy}` (the verdict as JSON) and at `/v1/authz/{policy}` (forward auth for
+/// nginx `auth_request`, Caddy `forward_auth` and Envoy `ext_authz`), with `/healthz` and
+/// `/readyz`.
+public struct PolicyServer: Sendable {
+    /// Where to listen and how much to accept.
+    public struct Configuration: Sendable {
+        /// The address to bind, `127.0.0.1` by default: a sidecar answers its neighbour only.
+        public var host = "127.0.0.1"
+        /// The port; 0 picks a free one (tests).
+        public var port = 8181
+        /// The largest call body read; a larger one is answered 413.
+        public var maxBodyBytes = 1 << 20
+
+        /// The defaults: 127.0.0.1:8181, bodies up to 1 MiB.
+        public init() {}
+    }
+
+    /// The policies served.
+    public let policies: PolicySet
+    /// The cache every policy fetches remote keys through.
+    public let keyCache: JWKSCache
+    /// Where to listen and how much to accept.
+    public var configuration: Configuration
+
+    /// A server for `policies`.
+    public init(policies: PolicySet, keyCache: JWKSCache, configuration: Configuration = Configuration()) {
+        self.policies = policies
+        self.keyCache = keyCache
+        self.configuration = configuration
+    }
+
+    /// Serves until SIGTERM or SIGINT (or the task is cancelled), then stops after the calls in
+    /// flight; `onRunning` gets the bound port once the server listens.
+    ///
+    /// - Throws: the server's error when it cannot bind or fails.
+    public func run(logger: Logger = Logger(label: "policy-engine.serve"), onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await application(logger: logger, onRunning: onRunning).runService()
+    }
+
+    /// The Hummingbird application.
+    func application(logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+        let router = Router()
+        let policies = policies.policies
+        let maxBodyBytes = configuration.maxBodyBytes
+        router.get("/healthz") { _, _ in ServerResponses.json(#"{"status":"alive"}"#) }
+        router.get("/readyz") { _, _ in ServerResponses.json(JSONValue.object(JSONObject([
+            "status": .string("ready"), "policies": .array(policies.keys.sorted().map { .string($0) }),
+        ])).serializedText) }
+        router.post("/v1/check/{policy}") { request, context in
+            guard let name = context.parameters.get("policy"), let policy = policies[name] else {
+                return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
+            }
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: maxBodyBytes)
+            } catch {
+                return ServerResponses.error(.contentTooLarge, code: "body_too_large", "the call is larger than \(maxBodyBytes) bytes")
+            }
+            return await CheckEndpoint.answer(policy: policy, body: Array(buffer: body))
+        }
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
+            router.on("/v1/authz/{policy}", method: method) { request, context in
+                guard let name = context.parameters.get("policy"), let policy = policies[name] else {
+                    return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
+                }
+                return await ForwardAuthEndpoint.answer(policy: policy, request: request)
+            }
+        }
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "policy-run"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PolicyEngine
+import PolicyServer
+import Testing
+
+/// `policy-run serve` for real: a server on an ephemeral loopback port, called over HTTP.
+@Suite("Policy server", .serialized)
+struct PolicyServerTests {
+    /// A policy directory with a fresh ES256 key, and tokens signed with it.
+    final class Fixture: Sendable {
+        let directory: String
+        let key: JWK
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("policy-server-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            key = try JWK.generate(for: .es256, kid: "k1")
+            var exported = try key.publicJSON()
+            exported.set("kid", .string("k1"))
+            let jwks = JSONValue.object(JSONObject(["keys": .array([.object(exported)])]))
+            try String(decoding: jwks.serializedBytes(), as: UTF8.self).write(toFile: directory + "/keys.json", atomically: true, encoding: .utf8)
+            try """
+            policy: api
+            token:
+              algorithms: [ES256]
+              keys: {jwks_file: keys.json}
+              issuer: https://issuer.example
+              audience: api
+              claims:
+                scope: {contains: read}
+            outputs:
+              user: claims.sub
+            """.write(toFile: directory + "/api.yaml", atomically: true, encoding: .utf8)
+            try """
+            policy: admin-paths
+            request:
+              method: [GET]
+              path: {prefix: /admin/}
+            """.write(toFile: directory + "/admin-paths.yaml", atomically: true, encoding: .utf8)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+        func token(_ changes: [String: JSONValue] = [:]) throws -> String {
+            let now = Int64(Date().timeIntervalSince1970)
+            var claims = JSONObject(["iss": .string("https://issuer.example"), "aud": .string("api"), "sub": .string("alice"),
+                                     "scope": .string("read write"), "iat": .number(.integer(now - 60)), "exp": .number(.integer(now + 600))])
+            for (name, value) in changes { claims.set(name, value) }
+            return try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(), header: JSONObject(["kid": .string("k1")]),
+                                       algorithm: .es256, key: key)
+        }
+    }
+
+    /// Runs `body` against a server of the fixture's policies, then stops the server.
+    static func withServer(maxBodyBytes: Int = 1 << 20, _ body: (URL, Fixture) async throws -> Void) async throws {
+        let fixture = try Fixture()
+        let cache = JWKSCache()
+        var configuration = PolicyServer.Configuration()
+        configuration.port = 0
+        configuration.maxBodyBytes = maxBodyBytes
+        let server = PolicyServer(policies: try PolicySet(directory: fixture.directory, keyCache: cache), keyCache: cache, configuration: configuration)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task { try await server.run { port in continuation.yield(port) } }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        defer { task.cancel() }
+        try await body(URL(string: "http://127.0.0.1:\(port)")!, fixture)
+        task.cancel()
+        _ = await task.result
+    }
+
+    static func call(_ url: URL, method: String = "GET", body: String? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: String], String) {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        let fields = Dictionary(http.allHeaderFields.map { ("\($0.key)".lowercased(), "\($0.value)") }) { $1 }
+        return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("check answers the verdict as JSON, 200 whatever it says; a bad call is 400, an unknown policy 404, a large body 413")
+    func check() async throws {
+        try await Self.withServer(maxBodyBytes: 4096) { base, fixture in
+            let check = base.appendingPathComponent("v1/check/api")
+            let (status, headers, valid) = try await Self.call(check, method: "POST", body: #"{"token": "\#(try fixture.token())"}"#)
+            #expect(status == 200 && headers["content-type"] == "application/json")
+            #expect(valid.contains(#""valid":true"#) && valid.contains(#""outputs":{"user":"alice"}"#))
+            let (_, _, invalid) = try await Self.call(check, method: "POST", body: #"{"token": "\#(try fixture.token(["aud": .string("other")]))"}"#)
+            #expect(invalid.contains(#""valid":false"#) && invalid.contains(#""code":"audience_mismatch""#))
+            let (_, _, later) = try await Self.call(check, method: "POST",
+                                                    body: #"{"token": "\#(try fixture.token())", "now": "2100-01-01T00:00:00Z"}"#)
+            #expect(later.contains(#""code":"token_expired""#) && later.contains(#""source":"the call's now""#) == false)
+
+            let (badStatus, _, bad) = try await Self.call(check, method: "POST", body: #"{"token": "a", "token": "b"}"#)
+            #expect(badStatus == 400 && bad.contains(#""code":"call_invalid""#) && bad.contains("duplicate"))
+            let (unknownStatus, _, unknown) = try await Self.call(check, method: "POST", body: #"{"tokn": "x"}"#)
+            #expect(unknownStatus == 400 && unknown.contains("unknown member 'tokn'"))
+            let (inputStatus, _, input) = try await Self.call(check, method: "POST", body: #"{"token": "x", "inputs": {"tenant": "acme"}}"#)
+            #expect(inputStatus == 400 && input.contains(#""code":"unknown_input""#))
+            let (missingStatus, _, _) = try await Self.call(base.appendingPathComponent("v1/check/nowhere"), method: "POST", body: "{}")
+            #expect(missingStatus == 404)
+            let (largeStatus, _, _) = try await Self.call(check, method: "POST", body: #"{"token": "\#(String(repeating: "a", count: 5000))"}"#)
+            #expect(largeStatus == 413)
+        }
+    }
+
+    @Test("forward auth: 200 with outputs as headers, 401 invalid_token, 403 insufficient_scope, 401 challenge without a token")
+    func forwardAuth() async throws {
+        try await Self.withServer { base, fixture in
+            let authz = base.appendingPathComponent("v1/authz/api")
+            let (ok, okHeaders, _) = try await Self.call(authz, headers: ["Authorization": "Bearer \(try fixture.token())"])
+            #expect(ok == 200 && okHeaders["x-auth-user"] == "alice")
+            let (expired, expiredHeaders, _) = try await Self.call(authz, headers: ["Authorization": "Bearer \(try fixture.token(["exp": .number(.integer(1))]))"])
+            #expect(expired == 401 && expiredHeaders["www-authenticate"] == #"Bearer error="invalid_token", error_description="token_expired""#)
+            let (denied, deniedHeaders, _) = try await Self.call(authz, headers: ["Authorization": "Bearer \(try fixture.token(["scope": .string("write")]))"])
+            #expect(denied == 403 && deniedHeaders["www-authenticate"] == #"Bearer error="insufficient_scope", error_description="claim_mismatch""#)
+            let (none, noneHeaders, _) = try await Self.call(authz)
+            #expect(none == 401 && noneHeaders["www-authenticate"] == "Bearer")
+            let (forged, _, _) = try await Self.call(authz, headers: ["Authorization": "Bearer \(try fixture.token())x"])
+            #expect(forged == 401)
+        }
+    }
+
+    @Test("forward auth of a request policy reads the original request from X-Forwarded-* headers")
+    func forwardedRequest() async throws {
+        try await Self.withServer { base, _ in
+            let authz = base.appendingPathComponent("v1/authz/admin-paths")
+            let forwarded = ["X-Forwarded-Method": "GET", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "app.example", "X-Forwarded-Uri": "/admin/users?page=2"]
+            let (allowed, _, _) = try await Self.call(authz, method: "POST", headers: forwarded)
+            #expect(allowed == 200)
+            var elsewhere = forwarded
+            elsewhere["X-Forwarded-Uri"] = "/public/admin/"
+            let (denied, _, _) = try await Self.call(authz, method: "POST", headers: elsewhere)
+            #expect(denied == 403)
+            elsewhere["X-Forwarded-Uri"] = "/admin/%2F..%2Fsecrets"
+            let (undecided, _, _) = try await Self.call(authz, method: "POST", headers: elsewhere)
+            #expect(undecided == 403)
+        }
+    }
+
+    @Test("health and readiness probes, and a policy directory that does not compile refuses to start")
+    func probes() async throws {
+        try await Self.withServer { base, _ in
+            let (health, _, alive) = try await Self.call(base.appendingPathComponent("healthz"))
+            #expect(health == 200 && alive.contains("alive"))
+            let (ready, _, policies) = try await Self.call(base.appendingPathComponent("readyz"))
+            #expect(ready == 200 && policies.contains(#""policies":["admin-paths","api"]"#))
+        }
+        let fixture = try Fixture()
+        try "policy: broken\nmode: strict\n".write(toFile: fixture.directory + "/broken.yaml", atomically: true, encoding: .utf8)
+        #expect(throws: PolicyDiagnostics.self) { try PolicySet(directory: fixture.directory, keyCache: JWKSCache()) }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `policy-run serve` as a process: it starts on the bundled policies, answers, and stops cleanly on SIGTERM.
+@Suite("policy-run serve")
+struct ServeCommandTests {
+    @Test("serves Policies/ on an ephemeral port, answers a check, and exits 0 on SIGTERM")
+    func serveAndStop() async throws {
+        let process = Process()
+        process.executableURL = try DecodeCommandTests.binary()
+        process.arguments = ["serve", "--policies", "Policies", "--listen", "127.0.0.1:0"]
+        process.currentDirectoryURL = DecodeCommandTests.packageRoot
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // The line `serving NAMES on 127.0.0.1:PORT` says where it listens.
+        var announced = ""
+        while !announced.contains("serving "), process.isRunning {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            announced += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(announced.split(separator: "\n").first { $0.hasPrefix("serving ") })
+        let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
+        #expect(line.contains("okta-id-token") && line.contains("rfc9068-access-token"))
+
+        let token = try String(contentsOf: DecodeCommandTests.packageRoot.appendingPathComponent("Policies/examples/sample-id-token.jwt"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/check/okta-id-token")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"token": "\#(token)", "inputs": {"nonce": "n-0S6_WzA2Mj"}, "now": "2026-11-21T09:30:00Z"}"#.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self).contains(#""valid":true"#))
+
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    @Test("a policy directory that does not compile, or a bad --listen, exits 2 before serving")
+    func refusals() throws {
+        let broken = try DecodeCommandTests.run(["serve", "--policies", "Tests/SchemaFixtures/invalid", "--listen", "127.0.0.1:0"])
+        #expect(broken.status == 2 && broken.stderr.contains("error[") && !broken.stderr.contains("serving "))
+        let listen = try DecodeCommandTests.run(["serve", "--policies", "Policies", "--listen", "8181"])
+        #expect(listen.status == 2 && listen.stderr.contains("--listen expects HOST:PORT"))
+    }
+}
