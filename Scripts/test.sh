@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the Swift test suite, the policy tests of Policies/ with their coverage, lint of
-# every policy and test file, and the
-# policies and test files checked against schema/ by an independent validator (Python jsonschema).
+# every policy and test file, the policies and test files checked against schema/ by an
+# independent validator (Python jsonschema), and real nginx in front of `policy-run serve`.
 # The README's test command, and what .ci/run runs after installing what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,3 +9,4 @@ swift test
 swift run policy-run test --coverage Policies/
 swift run policy-run lint Policies/*.yaml
 python3 Scripts/validate-schemas.py
+bash Scripts/nginx-integration.sh

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Real nginx (Debian's nginx-light, with auth_request) in front of a tiny upstream, with
+# `policy-run serve` deciding each request: allowed and denied requests end to end, with the
+# user the policy's output names forwarded to the upstream. Run by Scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run=${POLICY_RUN:-$PWD/.build/debug/policy-run}
+command -v nginx >/dev/null || { echo "nginx integration: nginx is not installed (apt-get install nginx-light)" >&2; exit 1; }
+
+work=$(mktemp -d)
+serve_pid=""
+cleanup() {
+    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+secret_and_tokens() {
+    python3 - "$@" <<'PY'
+import base64, hashlib, hmac, json, os, sys, time
+b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+key = os.urandom(32)
+now = int(time.time())
+def token(**changes):
+    claims = {"iss": "https://issuer.example", "aud": "api", "sub": "alice", "scope": "read write", "iat": now - 60, "exp": now + 600}
+    claims.update(changes)
+    signing_input = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(claims).encode())
+    return signing_input + "." + b64(hmac.new(key, signing_input.encode(), hashlib.sha256).digest())
+print(b64(key))
+print(token())
+print(token(exp=now - 3600, iat=now - 7200))
+print(token(scope="write"))
+PY
+}
+
+mapfile -t generated < <(secret_and_tokens)
+export NGINX_TEST_KEY=${generated[0]}
+valid=${generated[1]} expired=${generated[2]} no_scope=${generated[3]}
+
+mkdir -p "$work/policies" "$work/tmp"
+cat > "$work/policies/api.yaml" <<'YAML'
+policy: api
+token:
+  algorithms: [HS256]
+  keys: {secret: '${env:NGINX_TEST_KEY}'}
+  issuer: https://issuer.example
+  audience: api
+  claims:
+    scope: {contains: read}
+outputs:
+  user: claims.sub
+YAML
+
+serve_port=$(free_port)
+"$run" serve --policies "$work/policies" --listen "127.0.0.1:$serve_port" 2> "$work/serve.log" &
+serve_pid=$!
+for _ in $(seq 1 100); do grep -q "serving " "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving " "$work/serve.log" || { cat "$work/serve.log" >&2; exit 1; }
+
+proxy_port=$(free_port)
+upstream_port=$(free_port)
+cat > "$work/nginx.conf" <<CONF
+daemon on;
+master_process off;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events {}
+http {
+    access_log $work/access.log;
+    client_body_temp_path $work/tmp/body;
+    proxy_temp_path $work/tmp/proxy;
+    fastcgi_temp_path $work/tmp/fastcgi;
+    uwsgi_temp_path $work/tmp/uwsgi;
+    scgi_temp_path $work/tmp/scgi;
+    server {
+        listen 127.0.0.1:$proxy_port;
+        location / {
+            auth_request /_authz;
+            auth_request_set \$user \$upstream_http_x_auth_user;
+            proxy_set_header X-User \$user;
+            proxy_pass http://127.0.0.1:$upstream_port;
+        }
+        location = /_authz {
+            internal;
+            proxy_pass http://127.0.0.1:$serve_port/v1/authz/api;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header X-Forwarded-Method \$request_method;
+            proxy_set_header X-Forwarded-Uri \$request_uri;
+            proxy_set_header X-Forwarded-Host \$host;
+        }
+    }
+    server {
+        listen 127.0.0.1:$upstream_port;
+        location / { return 200 "upstream: \$request_method \$request_uri for user \$http_x_user\n"; }
+    }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work"
+for _ in $(seq 1 50); do [ -f "$work/nginx.pid" ] && break; sleep 0.1; done
+
+passed=0 failed=0
+# check NAME EXPECTED_STATUS EXPECTED_TEXT [curl arguments...]
+check() {
+    local name=$1 status=$2 text=$3; shift 3
+    local answer
+    answer=$(curl -s -i "$@" "http://127.0.0.1:$proxy_port/orders/42?view=full")
+    local got
+    got=$(printf '%s' "$answer" | head -1 | awk '{print $2}')
+    if [ "$got" = "$status" ] && printf '%s' "$answer" | grep -q -- "$text"; then
+        passed=$((passed + 1)); printf 'ok    %-34s %s  %s\n' "$name" "$got" "$(printf '%s' "$answer" | grep -- "$text" | head -1 | tr -d '\r')"
+    else
+        failed=$((failed + 1)); printf 'FAIL  %-34s expected %s with "%s", got:\n%s\n' "$name" "$status" "$text" "$answer"
+    fi
+}
+check "valid token reaches the upstream" 200 "for user alice" -H "Authorization: Bearer $valid"
+check "expired token" 401 'error="invalid_token", error_description="token_expired"' -H "Authorization: Bearer $expired"
+check "token without the read scope" 403 "403 Forbidden" -H "Authorization: Bearer $no_scope"
+check "forged token" 401 'error="invalid_token"' -H "Authorization: Bearer ${valid}x"
+check "no token" 401 "WWW-Authenticate: Bearer"
+echo "nginx integration: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
