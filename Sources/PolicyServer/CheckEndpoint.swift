@@ -5,20 +5,21 @@ internal import PolicyEngine
 /// `POST /v1/check/{policy}`: the verdict of docs/policy-format.md §8, status 200 whatever it
 /// says; 400 only for a call that cannot be judged.
 enum CheckEndpoint {
-    static func answer(policy: Policy, body: [UInt8]) async -> Response {
+    /// The answer, and the verdict when the call was judged.
+    static func answer(policy: Policy, body: [UInt8]) async -> (Response, Verdict?) {
         let call: CheckCall
         do {
             call = try CheckCall(json: body)
         } catch {
-            return ServerResponses.error(.badRequest, code: "call_invalid", error.message)
+            return (ServerResponses.error(.badRequest, code: "call_invalid", error.message), nil)
         }
         do {
             let verdict = try await policy.evaluate(token: call.token, subjects: call.subjects, inputs: call.inputs,
                                                      now: call.now ?? Date().timeIntervalSince1970,
                                                      clockSource: call.now == nil ? "server clock" : "the call's now")
-            return ServerResponses.json(verdict.jsonText())
+            return (ServerResponses.json(verdict.jsonText()), verdict)
         } catch {
-            return ServerResponses.error(.badRequest, code: error.code.rawValue, error.message)
+            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
         }
     }
 }

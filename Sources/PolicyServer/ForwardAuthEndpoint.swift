@@ -14,7 +14,8 @@ enum ForwardAuthEndpoint {
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
 
-    static func answer(policy: Policy, request: Request) async -> Response {
+    /// The answer, and the verdict when the request was judged.
+    static func answer(policy: Policy, request: Request) async -> (Response, Verdict?) {
         var token: String?
         var subjects: [any PolicySubject] = []
         let usesBearer = policy.subjects.contains("token")
@@ -22,7 +23,7 @@ enum ForwardAuthEndpoint {
             guard let authorization = request.headers[.authorization], authorization.prefix(7).lowercased() == "bearer ",
                   !authorization.dropFirst(7).isEmpty else {
                 // RFC 6750 §3.1: a request without a token gets the challenge, without an error code.
-                return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
+                return (Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"]), nil)
             }
             token = String(authorization.dropFirst(7))
         }
@@ -33,7 +34,7 @@ enum ForwardAuthEndpoint {
         do {
             verdict = try await policy.evaluate(token: token, subjects: subjects, now: Date().timeIntervalSince1970, clockSource: "server clock")
         } catch {
-            return ServerResponses.error(.badRequest, code: error.code.rawValue, error.message)
+            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
         }
         let authenticates = usesBearer || policy.root.rules.contains { $0.id == "request.bearer" }
         let decision = ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates)
@@ -42,7 +43,7 @@ enum ForwardAuthEndpoint {
             guard let name = HTTPField.Name(header.name) else { continue }
             headers.append(HTTPField(name: name, value: header.value))
         }
-        return Response(status: HTTPResponse.Status(code: decision.status), headers: headers)
+        return (Response(status: HTTPResponse.Status(code: decision.status), headers: headers), verdict)
     }
 
     /// The request to judge, as `{method, url, headers}`, and its absolute URL.

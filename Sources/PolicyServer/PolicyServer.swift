@@ -27,12 +27,30 @@ public struct PolicyServer: Sendable {
     public let keyCache: JWKSCache
     /// Where to listen and how much to accept.
     public var configuration: Configuration
+    /// Where decisions are logged, and how much.
+    public var decisionLog: DecisionLog
+    /// Counts of decisions, findings, latency and calls in flight, served at `/metrics`.
+    let metrics = ServerMetrics()
 
-    /// A server for `policies`.
-    public init(policies: PolicySet, keyCache: JWKSCache, configuration: Configuration = Configuration()) {
+    /// A server for `policies`; decisions are not logged unless `decisionLog` says so.
+    public init(policies: PolicySet, keyCache: JWKSCache, configuration: Configuration = Configuration(),
+                decisionLog: DecisionLog = DecisionLog(level: .none)) {
         self.policies = policies
         self.keyCache = keyCache
         self.configuration = configuration
+        self.decisionLog = decisionLog
+    }
+
+    /// Judges one call with `body`, then counts and logs the decision.
+    private func judged(_ policy: Policy, endpoint: String, _ body: () async -> (Response, Verdict?)) async -> Response {
+        let started = ContinuousClock.now
+        let (response, verdict) = await metrics.measuring(body)
+        if let verdict {
+            let duration = ContinuousClock.now - started
+            metrics.record(policy: policy.name, endpoint: endpoint, verdict: verdict, duration: duration)
+            decisionLog.record(policy: policy.name, endpoint: endpoint, verdict: verdict, duration: duration)
+        }
+        return response
     }
 
     /// Serves until SIGTERM or SIGINT (or the task is cancelled), then stops after the calls in
@@ -49,6 +67,10 @@ public struct PolicyServer: Sendable {
         let policies = policies.policies
         let maxBodyBytes = configuration.maxBodyBytes
         router.get("/healthz") { _, _ in ServerResponses.json(#"{"status":"alive"}"#) }
+        let metrics = metrics
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))
+        }
         router.get("/readyz") { _, _ in ServerResponses.json(JSONValue.object(JSONObject([
             "status": .string("ready"), "policies": .array(policies.keys.sorted().map { .string($0) }),
         ])).serializedText) }
@@ -62,14 +84,14 @@ public struct PolicyServer: Sendable {
             } catch {
                 return ServerResponses.error(.contentTooLarge, code: "body_too_large", "the call is larger than \(maxBodyBytes) bytes")
             }
-            return await CheckEndpoint.answer(policy: policy, body: Array(buffer: body))
+            return await self.judged(policy, endpoint: "check") { await CheckEndpoint.answer(policy: policy, body: Array(buffer: body)) }
         }
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
             router.on("/v1/authz/{policy}", method: method) { request, context in
                 guard let name = context.parameters.get("policy"), let policy = policies[name] else {
                     return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
                 }
-                return await ForwardAuthEndpoint.answer(policy: policy, request: request)
+                return await self.judged(policy, endpoint: "authz") { await ForwardAuthEndpoint.answer(policy: policy, request: request) }
             }
         }
         return Application(

@@ -55,13 +55,15 @@ struct PolicyServerTests {
     }
 
     /// Runs `body` against a server of the fixture's policies, then stops the server.
-    static func withServer(maxBodyBytes: Int = 1 << 20, _ body: (URL, Fixture) async throws -> Void) async throws {
+    static func withServer(maxBodyBytes: Int = 1 << 20, decisionLog: DecisionLog = DecisionLog(level: .none),
+                           _ body: (URL, Fixture) async throws -> Void) async throws {
         let fixture = try Fixture()
         let cache = JWKSCache()
         var configuration = PolicyServer.Configuration()
         configuration.port = 0
         configuration.maxBodyBytes = maxBodyBytes
-        let server = PolicyServer(policies: try PolicySet(directory: fixture.directory, keyCache: cache), keyCache: cache, configuration: configuration)
+        let server = PolicyServer(policies: try PolicySet(directory: fixture.directory, keyCache: cache), keyCache: cache, configuration: configuration,
+                                  decisionLog: decisionLog)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await server.run { port in continuation.yield(port) } }
         var iterator = ports.makeAsyncIterator()
@@ -140,6 +142,51 @@ struct PolicyServerTests {
             elsewhere["X-Forwarded-Uri"] = "/admin/%2F..%2Fsecrets"
             let (undecided, _, _) = try await Self.call(authz, method: "POST", headers: elsewhere)
             #expect(undecided == 403)
+        }
+    }
+
+    @Test("/metrics counts decisions by policy, endpoint and result, findings by code, and latency")
+    func metrics() async throws {
+        try await Self.withServer { base, fixture in
+            _ = try await Self.call(base.appendingPathComponent("v1/check/api"), method: "POST", body: #"{"token": "\#(try fixture.token())"}"#)
+            _ = try await Self.call(base.appendingPathComponent("v1/authz/api"), headers: ["Authorization": "Bearer \(try fixture.token(["aud": .string("x")]))"])
+            let (status, headers, text) = try await Self.call(base.appendingPathComponent("metrics"))
+            #expect(status == 200 && headers["content-type"]?.hasPrefix("text/plain") == true)
+            #expect(text.contains(#"policy_decisions_total{policy="api",endpoint="check",result="valid"} 1"#))
+            #expect(text.contains(#"policy_decisions_total{policy="api",endpoint="authz",result="invalid"} 1"#))
+            #expect(text.contains(#"policy_findings_total{policy="api",code="audience_mismatch"} 1"#))
+            #expect(text.contains(#"policy_evaluation_duration_seconds_count{policy="api"} 2"#))
+        }
+    }
+
+    @Test("decision logs: a JSON line per decision at timing and data, none at none, never the token")
+    func decisionLogs() async throws {
+        for level in DecisionLog.Level.allCases {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("decisions-\(UUID().uuidString).jsonl").path
+            FileManager.default.createFile(atPath: path, contents: nil)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            var tokens: [String] = []
+            try await Self.withServer(decisionLog: DecisionLog(level: level, handle: handle)) { base, fixture in
+                tokens = [try fixture.token(), try fixture.token(["scope": .string("write")])]
+                for token in tokens {
+                    _ = try await Self.call(base.appendingPathComponent("v1/check/api"), method: "POST", body: #"{"token": "\#(token)"}"#)
+                }
+            }
+            try handle.close()
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            guard level != .none else {
+                #expect(lines.isEmpty)
+                continue
+            }
+            #expect(lines.count == 2, "\(level): \(lines)")
+            let entries = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            #expect(entries.map { $0["valid"] as? Bool } == [true, false])
+            #expect(entries[1]["codes"] as? [String] == ["claim_mismatch"] && entries[0]["kid"] as? String == "k1")
+            #expect(entries.allSatisfy { ($0["duration_ms"] as? Double ?? -1) >= 0 && $0["policy"] as? String == "api" })
+            #expect((entries[0]["outputs"] as? [String: Any])?["user"] as? String == (level == .data ? "alice" : nil))
+            #expect((entries[1]["findings"] as? [[String: Any]])?.first?["rule"] as? String == (level == .data ? "token.claims.scope" : nil))
+            for token in tokens { #expect(!lines.contains { $0.contains(token.prefix(40)) }) }
         }
     }
 

@@ -27,12 +27,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest call body accepted (default 1 MiB).", valueName: "BYTES"))
     var maxBodyBytes = 1 << 20
 
+    @Option(help: ArgumentHelp("Decision logs: none (default), timing (policy, result, codes, duration, key) or data (also outputs and refusing rules).",
+                               valueName: "LEVEL"))
+    var decisionLog: String = "none"
+
+    @Option(help: ArgumentHelp("Where decision logs go (default: standard output); appended to.", valueName: "FILE"))
+    var decisionLogFile: String?
+
+    @Option(help: ArgumentHelp("The share of valid decisions logged, from 0 to 1 (invalid ones always are).", valueName: "RATE"))
+    var logSampleValid: Double = 1
+
     func run() async throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port),
               colon > listen.startIndex else {
             throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
         }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        guard let level = DecisionLog.Level(rawValue: decisionLog) else {
+            throw ValidationError("--decision-log must be none, timing or data, got '\(decisionLog)'")
+        }
+        guard (0...1).contains(logSampleValid) else { throw ValidationError("--log-sample-valid must be from 0 to 1, got \(logSampleValid)") }
+        var logHandle = FileHandle.standardOutput
+        if let decisionLogFile {
+            if !FileManager.default.fileExists(atPath: decisionLogFile) { FileManager.default.createFile(atPath: decisionLogFile, contents: nil) }
+            guard let handle = FileHandle(forWritingAtPath: decisionLogFile) else { throw ValidationError("cannot write the decision log '\(decisionLogFile)'") }
+            handle.seekToEndOfFile()
+            logHandle = handle
+        }
         let keyCache = JWKSCache(logger: PolicyOptions.warningsOnly)
         let set: PolicySet
         do {
@@ -45,7 +66,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = String(listen[..<colon])
         configuration.port = port
         configuration.maxBodyBytes = maxBodyBytes
-        let server = PolicyServer(policies: set, keyCache: keyCache, configuration: configuration)
+        let server = PolicyServer(policies: set, keyCache: keyCache, configuration: configuration,
+                                  decisionLog: DecisionLog(level: level, sampleValid: logSampleValid, handle: logHandle))
         var logger = Logger(label: "policy-engine.serve")
         logger.logLevel = .info
         let names = set.policies.keys.sorted().joined(separator: ", ")

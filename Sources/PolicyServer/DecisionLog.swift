@@ -1,0 +1,75 @@
+public import Foundation
+public import PolicyEngine
+internal import Synchronization
+
+/// Decision logs: a JSON line per decision, at a chosen level (Authentication Hub's
+/// RequestLoggingType): `none`, `timing` (policy, result, codes, duration, key) or `data` (also
+/// the policy's outputs and the rules that refused, with their locations).
+///
+/// Never a token, a secret or a finding's message: a message may echo what the token said.
+/// Valid decisions can be sampled; invalid ones are always written.
+public struct DecisionLog: Sendable {
+    /// How much a line says.
+    public enum Level: String, Sendable, CaseIterable {
+        case none, timing, data
+    }
+
+    /// How much a line says.
+    public let level: Level
+    /// The share of valid decisions written, from 0 to 1.
+    public let sampleValid: Double
+    private let sink: Sink
+
+    /// Where lines go, one writer at a time.
+    final class Sink: Sendable {
+        private let handle: Mutex<FileHandle>
+
+        init(_ handle: FileHandle) {
+            self.handle = Mutex(handle)
+        }
+
+        func write(_ line: [UInt8]) {
+            handle.withLock { $0.write(Data(line)) }
+        }
+    }
+
+    /// A log at `level` writing to `handle` (standard output by default).
+    public init(level: Level, sampleValid: Double = 1, handle: FileHandle = .standardOutput) {
+        self.level = level
+        self.sampleValid = min(max(sampleValid, 0), 1)
+        sink = Sink(handle)
+    }
+
+    /// Writes the line of one decision, unless the level or the sampling leaves it out.
+    func record(policy: String, endpoint: String, verdict: Verdict, duration: Duration, at time: Date = Date()) {
+        guard level != .none else { return }
+        if verdict.valid, sampleValid < 1, Double.random(in: 0..<1) >= sampleValid { return }
+        var line = JSONObject([
+            "time": .string(Self.timestamp(time)), "policy": .string(policy), "endpoint": .string(endpoint), "valid": .bool(verdict.valid),
+            "codes": .array(Array(Set(verdict.findings.map(\.code.rawValue))).sorted().map { .string($0) }),
+            "duration_ms": .number(.decimal(Self.milliseconds(duration))),
+        ])
+        if let key = verdict.proof?.key {
+            line.set("kid", key.kid.map { .string($0) } ?? .null)
+            line.set("key_freshness", .string(key.freshness.rawValue))
+        }
+        if level == .data {
+            line.set("findings", .array(verdict.findings.map { .object(JSONObject(["rule": .string($0.rule), "code": .string($0.code.rawValue), "at": .string($0.at)])) }))
+            line.set("outputs", .object(JSONObject(members: verdict.outputs.keys.sorted().map { JSONMember(name: $0, value: verdict.outputs[$0]!) })))
+        }
+        sink.write(JSONValue.object(line).serializedBytes() + [0x0A])
+    }
+
+    /// A duration in milliseconds, to the microsecond.
+    static func milliseconds(_ duration: Duration) -> Double {
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return (milliseconds * 1000).rounded() / 1000
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        let millis = Int((seconds - seconds.rounded(.down)) * 1000)
+        let base = UnixTime.iso8601(seconds.rounded(.down))
+        return base.dropLast() + ".\(String(repeating: "0", count: 3 - String(millis).count))\(millis)Z"
+    }
+}
