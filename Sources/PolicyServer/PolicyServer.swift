@@ -21,10 +21,8 @@ public struct PolicyServer: Sendable {
         public init() {}
     }
 
-    /// The policies served.
-    public let policies: PolicySet
-    /// The cache every policy fetches remote keys through.
-    public let keyCache: JWKSCache
+    /// The policies served, replaced whole on reload.
+    public let policies: ServedPolicies
     /// Where to listen and how much to accept.
     public var configuration: Configuration
     /// Where decisions are logged, and how much.
@@ -33,10 +31,8 @@ public struct PolicyServer: Sendable {
     let metrics = ServerMetrics()
 
     /// A server for `policies`; decisions are not logged unless `decisionLog` says so.
-    public init(policies: PolicySet, keyCache: JWKSCache, configuration: Configuration = Configuration(),
-                decisionLog: DecisionLog = DecisionLog(level: .none)) {
+    public init(policies: ServedPolicies, configuration: Configuration = Configuration(), decisionLog: DecisionLog = DecisionLog(level: .none)) {
         self.policies = policies
-        self.keyCache = keyCache
         self.configuration = configuration
         self.decisionLog = decisionLog
     }
@@ -53,29 +49,67 @@ public struct PolicyServer: Sendable {
         return response
     }
 
+    /// Compiles the policy directory again and serves it if every file compiles (SIGHUP); a
+    /// failure keeps the previous policies serving. Either way it is logged and counted.
+    @discardableResult
+    public func reload(logger: Logger = Logger(label: "policy-engine.serve")) -> ServedPolicies.ReloadStatus {
+        record(policies.reload(), logger: logger)
+    }
+
+    private func record(_ status: ServedPolicies.ReloadStatus, logger: Logger) -> ServedPolicies.ReloadStatus {
+        metrics.recordReload(succeeded: status.succeeded)
+        if status.succeeded {
+            logger.info("policies reloaded", metadata: ["policies": "\(policies.current.policies.keys.sorted().joined(separator: ","))"])
+        } else {
+            logger.error("reload failed; the previous policies keep serving",
+                         metadata: ["problems": "\(status.problems.map(\.description).joined(separator: " | "))"])
+        }
+        return status
+    }
+
     /// Serves until SIGTERM or SIGINT (or the task is cancelled), then stops after the calls in
-    /// flight; `onRunning` gets the bound port once the server listens.
+    /// flight; `onRunning` gets the bound port once the server listens. With `watchEvery`, the
+    /// policy directory is checked that often and reloaded when a file below it changed.
     ///
     /// - Throws: the server's error when it cannot bind or fails.
-    public func run(logger: Logger = Logger(label: "policy-engine.serve"), onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await application(logger: logger, onRunning: onRunning).runService()
+    public func run(logger: Logger = Logger(label: "policy-engine.serve"), watchEvery: Duration? = .seconds(1),
+                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            if let watchEvery {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: watchEvery)
+                        if let status = policies.reloadIfChanged() { _ = record(status, logger: logger) }
+                    }
+                }
+            }
+            try await application(logger: logger, onRunning: onRunning).runService()
+            group.cancelAll()
+        }
     }
 
     /// The Hummingbird application.
     func application(logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router()
-        let policies = policies.policies
+        let served = policies
         let maxBodyBytes = configuration.maxBodyBytes
         router.get("/healthz") { _, _ in ServerResponses.json(#"{"status":"alive"}"#) }
         let metrics = metrics
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))
         }
-        router.get("/readyz") { _, _ in ServerResponses.json(JSONValue.object(JSONObject([
-            "status": .string("ready"), "policies": .array(policies.keys.sorted().map { .string($0) }),
-        ])).serializedText) }
+        router.get("/readyz") { _, _ in
+            var object = JSONObject(["status": .string("ready"), "policies": .array(served.current.policies.keys.sorted().map { .string($0) })])
+            if let reload = served.lastReload {
+                object.set("last_reload", .object(JSONObject([
+                    "time": .string(UnixTime.iso8601(reload.time.timeIntervalSince1970.rounded(.down))), "succeeded": .bool(reload.succeeded),
+                    "problems": .array(reload.problems.map { .string($0.description) }),
+                ])))
+            }
+            return ServerResponses.json(JSONValue.object(object).serializedText)
+        }
         router.post("/v1/check/{policy}") { request, context in
-            guard let name = context.parameters.get("policy"), let policy = policies[name] else {
+            guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
                 return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
             }
             let body: ByteBuffer
@@ -88,7 +122,7 @@ public struct PolicyServer: Sendable {
         }
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
             router.on("/v1/authz/{policy}", method: method) { request, context in
-                guard let name = context.parameters.get("policy"), let policy = policies[name] else {
+                guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
                     return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
                 }
                 return await self.judged(policy, endpoint: "authz") { await ForwardAuthEndpoint.answer(policy: policy, request: request) }

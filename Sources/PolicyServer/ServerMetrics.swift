@@ -42,6 +42,14 @@ final class ServerMetrics: Sendable {
         registry.makeDurationHistogram(descriptor: Self.latency, labels: [("policy", policy)], buckets: Self.buckets).record(duration)
     }
 
+    static var reloads: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "reloads", unitName: "total",
+                                                                   helpText: "Reloads of the policy directory, by result.") }
+
+    /// Counts a reload.
+    func recordReload(succeeded: Bool) {
+        registry.makeCounter(descriptor: Self.reloads, labels: [("result", succeeded ? "succeeded" : "failed")]).increment()
+    }
+
     /// The exposition text.
     var text: String { registry.emitToString() }
 }

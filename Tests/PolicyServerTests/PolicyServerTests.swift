@@ -62,7 +62,7 @@ struct PolicyServerTests {
         var configuration = PolicyServer.Configuration()
         configuration.port = 0
         configuration.maxBodyBytes = maxBodyBytes
-        let server = PolicyServer(policies: try PolicySet(directory: fixture.directory, keyCache: cache), keyCache: cache, configuration: configuration,
+        let server = PolicyServer(policies: try ServedPolicies(directory: fixture.directory, keyCache: cache), configuration: configuration,
                                   decisionLog: decisionLog)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await server.run { port in continuation.yield(port) } }
@@ -190,6 +190,43 @@ struct PolicyServerTests {
         }
     }
 
+    /// Polls `/readyz` until its last reload satisfies `done`, for at most ten seconds.
+    static func waitForReload(_ base: URL, _ done: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        for _ in 0..<100 {
+            let (_, _, text) = try await Self.call(base.appendingPathComponent("readyz"))
+            let ready = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            if let reload = ready["last_reload"] as? [String: Any], done(reload) { return reload }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("no reload was reported")
+        return [:]
+    }
+
+    @Test("a changed policy file is reloaded; a broken one leaves the previous policies serving and is reported")
+    func hotReload() async throws {
+        try await Self.withServer { base, fixture in
+            let check = base.appendingPathComponent("v1/check/api")
+            let token = try fixture.token()
+            let (_, _, before) = try await Self.call(check, method: "POST", body: #"{"token": "\#(token)"}"#)
+            #expect(before.contains(#""valid":true"#))
+
+            let policy = fixture.directory + "/api.yaml"
+            let changed = try String(contentsOfFile: policy, encoding: .utf8).replacingOccurrences(of: "https://issuer.example", with: "https://other.example")
+            try changed.write(toFile: policy, atomically: true, encoding: .utf8)
+            _ = try await Self.waitForReload(base) { $0["succeeded"] as? Bool == true }
+            let (_, _, after) = try await Self.call(check, method: "POST", body: #"{"token": "\#(token)"}"#)
+            #expect(after.contains(#""code":"issuer_mismatch""#))
+
+            try "policy: broken\nmode: strict\n".write(toFile: fixture.directory + "/broken.yaml", atomically: true, encoding: .utf8)
+            let failed = try await Self.waitForReload(base) { $0["succeeded"] as? Bool == false }
+            #expect((failed["problems"] as? [String])?.contains { $0.contains("broken.yaml:2:7: error[invalid_value]") } == true)
+            let (status, _, still) = try await Self.call(check, method: "POST", body: #"{"token": "\#(token)"}"#)
+            #expect(status == 200 && still.contains(#""code":"issuer_mismatch""#))
+            let (_, _, metrics) = try await Self.call(base.appendingPathComponent("metrics"))
+            #expect(metrics.contains(#"policy_reloads_total{result="succeeded"} 1"#) && metrics.contains(#"policy_reloads_total{result="failed"} 1"#))
+        }
+    }
+
     @Test("health and readiness probes, and a policy directory that does not compile refuses to start")
     func probes() async throws {
         try await Self.withServer { base, _ in
@@ -200,6 +237,6 @@ struct PolicyServerTests {
         }
         let fixture = try Fixture()
         try "policy: broken\nmode: strict\n".write(toFile: fixture.directory + "/broken.yaml", atomically: true, encoding: .utf8)
-        #expect(throws: PolicyDiagnostics.self) { try PolicySet(directory: fixture.directory, keyCache: JWKSCache()) }
+        #expect(throws: PolicyDiagnostics.self) { try ServedPolicies(directory: fixture.directory, keyCache: JWKSCache()) }
     }
 }

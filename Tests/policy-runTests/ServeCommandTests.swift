@@ -7,7 +7,7 @@ import Testing
 /// `policy-run serve` as a process: it starts on the bundled policies, answers, and stops cleanly on SIGTERM.
 @Suite("policy-run serve")
 struct ServeCommandTests {
-    @Test("serves Policies/ on an ephemeral port, answers a check, and exits 0 on SIGTERM")
+    @Test("serves Policies/ on an ephemeral port, answers a check, reloads on SIGHUP, and exits 0 on SIGTERM")
     func serveAndStop() async throws {
         let process = Process()
         process.executableURL = try DecodeCommandTests.binary()
@@ -37,6 +37,16 @@ struct ServeCommandTests {
         let (data, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self).contains(#""valid":true"#))
+
+        // SIGHUP reloads the directory, as daemons do.
+        kill(process.processIdentifier, SIGHUP)
+        var logged = ""
+        while !logged.contains("policies reloaded"), process.isRunning {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            logged += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(logged.contains("policies reloaded"))
 
         process.terminate()  // SIGTERM
         process.waitUntilExit()

@@ -55,9 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
             logHandle = handle
         }
         let keyCache = JWKSCache(logger: PolicyOptions.warningsOnly)
-        let set: PolicySet
+        let set: ServedPolicies
         do {
-            set = try PolicySet(directory: policies, keyCache: keyCache)
+            set = try ServedPolicies(directory: policies, keyCache: keyCache)
         } catch {
             Diagnostics.print(error.sorted)
             throw ExitCode(2)
@@ -66,11 +66,17 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = String(listen[..<colon])
         configuration.port = port
         configuration.maxBodyBytes = maxBodyBytes
-        let server = PolicyServer(policies: set, keyCache: keyCache, configuration: configuration,
+        let server = PolicyServer(policies: set, configuration: configuration,
                                   decisionLog: DecisionLog(level: level, sampleValid: logSampleValid, handle: logHandle))
         var logger = Logger(label: "policy-engine.serve")
         logger.logLevel = .info
-        let names = set.policies.keys.sorted().joined(separator: ", ")
+        let names = set.current.policies.keys.sorted().joined(separator: ", ")
+        // SIGHUP reloads the policies, as daemons do.
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP)
+        hangup.setEventHandler { [logger] in server.reload(logger: logger) }
+        hangup.resume()
+        defer { hangup.cancel() }
         let host = configuration.host
         try await server.run(logger: logger) { port in
             FileHandle.standardError.write(Data("serving \(names) on \(host):\(port)\n".utf8))
