@@ -20,10 +20,11 @@ struct ForwardAuthDecision {
     ///   - usesBearer: Whether the call's own bearer token is the subject (RFC 6750 headers).
     ///   - authenticates: Whether the policy checks a token at all; a denial of a policy that
     ///     checks none (a request's path, a callback's state) is 403.
-    init(_ verdict: Verdict, usesBearer: Bool, authenticates: Bool) {
+    ///   - outputHeaders: Header names for outputs, by output name; others get `X-Auth-<Name>`.
+    init(_ verdict: Verdict, usesBearer: Bool, authenticates: Bool, outputHeaders: [String: String] = [:]) {
         guard !verdict.valid else {
             status = 200
-            headers = verdict.outputs.keys.sorted().map { name in (Self.headerName(name), Self.headerValue(verdict.outputs[name]!)) }
+            headers = verdict.outputs.keys.sorted().map { name in (outputHeaders[name] ?? Self.headerName(name), Self.headerValue(verdict.outputs[name]!)) }
             return
         }
         let codes = Array(Set(verdict.findings.map(\.code.rawValue))).sorted().joined(separator: " ")

@@ -1,4 +1,5 @@
 internal import Hummingbird
+internal import HTTPTypes
 public import PolicyEngine
 internal import Foundation
 public import Logging
@@ -16,6 +17,9 @@ public struct PolicyServer: Sendable {
         public var port = 8181
         /// The largest call body read; a larger one is answered 413.
         public var maxBodyBytes = 1 << 20
+        /// Forward-auth routes at `/v1/authz`: the original request's host and path choose the
+        /// policy, its headers supply inputs; a request no route takes is denied (403).
+        public var routes: [ServeConfiguration.Route] = []
 
         /// The defaults: 127.0.0.1:8181, bodies up to 1 MiB.
         public init() {}
@@ -120,7 +124,26 @@ public struct PolicyServer: Sendable {
             }
             return await self.judged(policy, endpoint: "check") { await CheckEndpoint.answer(policy: policy, body: Array(buffer: body)) }
         }
+        let routes = configuration.routes
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
+            router.on("/v1/authz", method: method) { request, _ in
+                let original = ForwardAuthEndpoint.originalRequest(request)
+                let path = URLComponents(string: original.url)?.percentEncodedPath ?? "/"
+                guard let route = routes.first(where: { $0.matches(host: URLComponents(string: original.url)?.host, path: path) }),
+                      let policy = served.current.policies[route.policy] else {
+                    return ServerResponses.error(.forbidden, code: "no_route", "no route takes this request")
+                }
+                var inputs: [String: JSONValue] = [:]
+                for (name, source) in route.inputs {
+                    switch source {
+                    case let .value(value): inputs[name] = value
+                    case let .header(header): if let field = HTTPField.Name(header), let value = request.headers[field] { inputs[name] = .string(value) }
+                    }
+                }
+                return await self.judged(policy, endpoint: "authz") {
+                    await ForwardAuthEndpoint.answer(policy: policy, request: request, inputs: inputs, outputHeaders: route.outputHeaders)
+                }
+            }
             router.on("/v1/authz/{policy}", method: method) { request, context in
                 guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
                     return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")

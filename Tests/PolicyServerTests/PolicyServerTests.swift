@@ -56,12 +56,13 @@ struct PolicyServerTests {
 
     /// Runs `body` against a server of the fixture's policies, then stops the server.
     static func withServer(maxBodyBytes: Int = 1 << 20, decisionLog: DecisionLog = DecisionLog(level: .none),
-                           _ body: (URL, Fixture) async throws -> Void) async throws {
+                           routes: [ServeConfiguration.Route] = [], _ body: (URL, Fixture) async throws -> Void) async throws {
         let fixture = try Fixture()
         let cache = JWKSCache()
         var configuration = PolicyServer.Configuration()
         configuration.port = 0
         configuration.maxBodyBytes = maxBodyBytes
+        configuration.routes = routes
         let server = PolicyServer(policies: try ServedPolicies(directory: fixture.directory, keyCache: cache), configuration: configuration,
                                   decisionLog: decisionLog)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -187,6 +188,58 @@ struct PolicyServerTests {
             #expect((entries[0]["outputs"] as? [String: Any])?["user"] as? String == (level == .data ? "alice" : nil))
             #expect((entries[1]["findings"] as? [[String: Any]])?.first?["rule"] as? String == (level == .data ? "token.claims.scope" : nil))
             for token in tokens { #expect(!lines.contains { $0.contains(token.prefix(40)) }) }
+        }
+    }
+
+    @Test("routes at /v1/authz choose the policy by the original host and path, take inputs from headers, and name output headers")
+    func routes() async throws {
+        let here = SourceLocation(file: "serve.yaml", line: 1, column: 1)
+        var api = ServeConfiguration.Route(host: "api.example.com", pathPrefix: "/orders/", policy: "api", location: here)
+        api.outputHeaders = ["user": "X-User"]
+        let admin = ServeConfiguration.Route(pathPrefix: "/admin/", policy: "admin-paths", location: here)
+        try await Self.withServer(routes: [api, admin]) { base, fixture in
+            let authz = base.appendingPathComponent("v1/authz")
+            let forwarded = ["X-Forwarded-Method": "GET", "X-Forwarded-Host": "api.example.com", "X-Forwarded-Uri": "/orders/7",
+                             "Authorization": "Bearer \(try fixture.token())"]
+            let (ok, headers, _) = try await Self.call(authz, headers: forwarded)
+            #expect(ok == 200 && headers["x-user"] == "alice" && headers["x-auth-user"] == nil)
+            var otherHost = forwarded
+            otherHost["X-Forwarded-Host"] = "evil.example.com"
+            let (unrouted, _, body) = try await Self.call(authz, headers: otherHost)
+            #expect(unrouted == 403 && body.contains(#""code":"no_route""#))
+            let (adminStatus, _, _) = try await Self.call(authz, headers: ["X-Forwarded-Method": "GET", "X-Forwarded-Uri": "/admin/users"])
+            #expect(adminStatus == 200)
+        }
+    }
+
+    @Test("a serve configuration is read strictly: every problem located, routes checked against the policies")
+    func configuration() throws {
+        let fixture = try Fixture()
+        let file = fixture.directory + "/../serve-\(UUID().uuidString).yaml"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+        listen: 127.0.0.1:9000
+        policies: \(fixture.directory)
+        decision_log: {level: data, sample_valid: 0.5}
+        watch: false
+        routes:
+          - match: {host: api.example.com}
+            policy: api
+            inputs: {tenant: {header: X-Tenant}}
+          - policy: nowhere
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try ServeConfiguration(file: file)
+        #expect(configuration.port == 9000 && configuration.decisionLogLevel == .data && configuration.sampleValid == 0.5 && configuration.watchEvery == nil)
+        #expect(configuration.routes.map(\.policy) == ["api", "nowhere"])
+        let problems = configuration.problems(with: try PolicySet(directory: fixture.directory, keyCache: JWKSCache()))
+        #expect(problems.map(\.message) == ["policy 'api' declares no input 'tenant'", "the route names policy 'nowhere', which \(fixture.directory) does not hold"])
+
+        try "listen: 9000\npolicies: x\nwatch: 0s\nextra: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        do {
+            _ = try ServeConfiguration(file: file)
+            Issue.record("a broken configuration was read")
+        } catch {
+            #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.code.rawValue)" } == ["1:9 wrong_type", "3:8 invalid_value", "4:1 unknown_key"])
         }
     }
 

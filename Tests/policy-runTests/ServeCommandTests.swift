@@ -53,6 +53,12 @@ struct ServeCommandTests {
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 
+    @Test("serve --check validates the bundled configuration and every policy without serving")
+    func checkConfiguration() throws {
+        let result = try DecodeCommandTests.run(["serve", "--config", "deploy/serve.yaml", "--check"])
+        #expect(result.status == 0 && result.stdout.hasPrefix("ok: deploy/serve.yaml serves authhub-authenticate,") && result.stdout.contains("(2 routes)"))
+    }
+
     @Test("a policy directory that does not compile, or a bad --listen, exits 2 before serving")
     func refusals() throws {
         let broken = try DecodeCommandTests.run(["serve", "--policies", "Tests/SchemaFixtures/invalid", "--listen", "127.0.0.1:0"])

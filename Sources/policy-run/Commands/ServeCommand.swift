@@ -8,69 +8,111 @@ import PolicyServer
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the policies of a directory over HTTP: verdicts, forward auth for nginx, Caddy and Envoy, health.",
+        abstract: "Serve the policies of a directory over HTTP: verdicts, forward auth for nginx, Caddy and Envoy, metrics, health.",
         discussion: """
-        Every policy of DIR (its *.yaml files but tests) is served by its name at \
+        Every policy of the directory (its *.yaml files but tests) is served by its name at \
         POST /v1/check/NAME (body {token | request | callback, inputs, now}: the verdict as JSON) \
-        and at /v1/authz/NAME (forward auth: 200 with the outputs as X-Auth-* headers, 401 or 403). \
-        GET /healthz and /readyz answer probes. SIGTERM and SIGINT stop the server after the calls \
-        in flight. Exit status: 0 stopped, 2 usage error or a policy that does not compile.
+        and at /v1/authz/NAME (forward auth: 200 with the outputs as X-Auth-* headers, 401 or 403); \
+        a configuration file adds routes at /v1/authz, limits, decision logs and reload settings \
+        (docs/serve.md). GET /healthz, /readyz and /metrics answer probes and scrapes. A changed \
+        policy file, or SIGHUP, reloads the policies; SIGTERM and SIGINT stop the server after \
+        the calls in flight. Exit status: 0 stopped (or, with --check, all is well), 2 usage \
+        error, a configuration or a policy that does not compile.
         """
     )
 
-    @Option(help: ArgumentHelp("The directory of policies to serve.", valueName: "DIR"), completion: .directory)
-    var policies: String
+    @Option(help: ArgumentHelp("The directory of policies to serve (or give --config).", valueName: "DIR"), completion: .directory)
+    var policies: String?
 
-    @Option(help: ArgumentHelp("The address to listen on, HOST:PORT (default 127.0.0.1:8181).", valueName: "HOST:PORT"))
-    var listen = "127.0.0.1:8181"
+    @Option(help: ArgumentHelp("A serve configuration file (docs/serve.md).", valueName: "FILE"), completion: .file(extensions: ["yaml", "yml"]))
+    var config: String?
+
+    @Flag(help: "Check the configuration and every policy, then exit without serving.")
+    var check = false
+
+    @Option(help: ArgumentHelp("The address to listen on, HOST:PORT (default 127.0.0.1:8181, or the configuration's).", valueName: "HOST:PORT"))
+    var listen: String?
 
     @Option(help: ArgumentHelp("The largest call body accepted (default 1 MiB).", valueName: "BYTES"))
-    var maxBodyBytes = 1 << 20
+    var maxBodyBytes: Int?
 
     @Option(help: ArgumentHelp("Decision logs: none (default), timing (policy, result, codes, duration, key) or data (also outputs and refusing rules).",
                                valueName: "LEVEL"))
-    var decisionLog: String = "none"
+    var decisionLog: String?
 
     @Option(help: ArgumentHelp("Where decision logs go (default: standard output); appended to.", valueName: "FILE"))
     var decisionLogFile: String?
 
     @Option(help: ArgumentHelp("The share of valid decisions logged, from 0 to 1 (invalid ones always are).", valueName: "RATE"))
-    var logSampleValid: Double = 1
+    var logSampleValid: Double?
 
-    func run() async throws {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port),
-              colon > listen.startIndex else {
-            throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
-        }
-        guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
-        guard let level = DecisionLog.Level(rawValue: decisionLog) else {
-            throw ValidationError("--decision-log must be none, timing or data, got '\(decisionLog)'")
-        }
-        guard (0...1).contains(logSampleValid) else { throw ValidationError("--log-sample-valid must be from 0 to 1, got \(logSampleValid)") }
-        var logHandle = FileHandle.standardOutput
-        if let decisionLogFile {
-            if !FileManager.default.fileExists(atPath: decisionLogFile) { FileManager.default.createFile(atPath: decisionLogFile, contents: nil) }
-            guard let handle = FileHandle(forWritingAtPath: decisionLogFile) else { throw ValidationError("cannot write the decision log '\(decisionLogFile)'") }
-            handle.seekToEndOfFile()
-            logHandle = handle
-        }
-        let keyCache = JWKSCache(logger: PolicyOptions.warningsOnly)
-        let set: ServedPolicies
+    /// The configuration file's settings with the command line's on top.
+    private func settings() throws -> ServeConfiguration? {
+        guard let config else { return nil }
         do {
-            set = try ServedPolicies(directory: policies, keyCache: keyCache)
+            return try ServeConfiguration(file: config)
         } catch {
             Diagnostics.print(error.sorted)
             throw ExitCode(2)
         }
+    }
+
+    func run() async throws {
+        guard (policies == nil) != (config == nil) else { throw ValidationError("give either --policies DIR or --config FILE") }
+        let file = try settings()
         var configuration = PolicyServer.Configuration()
-        configuration.host = String(listen[..<colon])
-        configuration.port = port
-        configuration.maxBodyBytes = maxBodyBytes
+        configuration.host = file?.host ?? configuration.host
+        configuration.port = file?.port ?? configuration.port
+        configuration.maxBodyBytes = maxBodyBytes ?? file?.maxBodyBytes ?? configuration.maxBodyBytes
+        configuration.routes = file?.routes ?? []
+        if let listen {
+            guard let colon = listen.lastIndex(of: ":"), colon > listen.startIndex, let port = Int(listen[listen.index(after: colon)...]),
+                  (0...65535).contains(port) else {
+                throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
+            }
+            configuration.host = String(listen[..<colon])
+            configuration.port = port
+        }
+        guard configuration.maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        let levelName = decisionLog ?? file?.decisionLogLevel.rawValue ?? "none"
+        guard let level = DecisionLog.Level(rawValue: levelName) else {
+            throw ValidationError("--decision-log must be none, timing or data, got '\(levelName)'")
+        }
+        let sample = logSampleValid ?? file?.sampleValid ?? 1
+        guard (0...1).contains(sample) else { throw ValidationError("--log-sample-valid must be from 0 to 1, got \(sample)") }
+
+        let keyCache = JWKSCache(logger: PolicyOptions.warningsOnly)
+        let set: ServedPolicies
+        do {
+            set = try ServedPolicies(directory: policies ?? file!.policies, keyCache: keyCache)
+        } catch {
+            Diagnostics.print(error.sorted)
+            throw ExitCode(2)
+        }
+        if let file {
+            let problems = file.problems(with: set.current)
+            guard problems.isEmpty else {
+                Diagnostics.print(problems)
+                throw ExitCode(2)
+            }
+        }
+        let names = set.current.policies.keys.sorted().joined(separator: ", ")
+        if check {
+            print("ok: \(config ?? policies!) serves \(names)\(configuration.routes.isEmpty ? "" : " (\(configuration.routes.count) routes)")")
+            return
+        }
+
+        var logHandle = FileHandle.standardOutput
+        if let path = decisionLogFile ?? file?.decisionLogFile {
+            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            guard let handle = FileHandle(forWritingAtPath: path) else { throw ValidationError("cannot write the decision log '\(path)'") }
+            handle.seekToEndOfFile()
+            logHandle = handle
+        }
         let server = PolicyServer(policies: set, configuration: configuration,
-                                  decisionLog: DecisionLog(level: level, sampleValid: logSampleValid, handle: logHandle))
+                                  decisionLog: DecisionLog(level: level, sampleValid: sample, handle: logHandle))
         var logger = Logger(label: "policy-engine.serve")
         logger.logLevel = .info
-        let names = set.current.policies.keys.sorted().joined(separator: ", ")
         // SIGHUP reloads the policies, as daemons do.
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP)
@@ -78,7 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
         hangup.resume()
         defer { hangup.cancel() }
         let host = configuration.host
-        try await server.run(logger: logger) { port in
+        try await server.run(logger: logger, watchEvery: file == nil ? .seconds(1) : file!.watchEvery) { port in
             FileHandle.standardError.write(Data("serving \(names) on \(host):\(port)\n".utf8))
         }
     }

@@ -1,0 +1,241 @@
+public import Foundation
+public import PolicyEngine
+
+/// A `serve.yaml` file (docs/serve.md): where to listen, which policy directory, limits,
+/// decision logs, reload, and forward-auth routes. Read with the policy loader (strict YAML,
+/// bounded size) and checked like a policy: every problem located at `file:line:column`.
+public struct ServeConfiguration: Sendable {
+    /// A forward-auth route: requests matching `host` and `pathPrefix` are judged by `policy`.
+    public struct Route: Sendable {
+        /// The host the original request named, exactly (case-insensitive); nil matches any.
+        public var host: String?
+        /// A prefix of the original request's path; nil matches any.
+        public var pathPrefix: String?
+        /// The policy's name.
+        public var policy: String
+        /// Inputs: from a header of the original request, or a constant.
+        public var inputs: [String: InputSource] = [:]
+        /// Response headers for outputs, by output name; others get `X-Auth-<Name>`.
+        public var outputHeaders: [String: String] = [:]
+        /// Where the route is written.
+        public var location: SourceLocation
+
+        /// A route to `policy` for requests matching `host` and `pathPrefix` (nil matches any).
+        public init(host: String? = nil, pathPrefix: String? = nil, policy: String, inputs: [String: InputSource] = [:],
+                    outputHeaders: [String: String] = [:], location: SourceLocation) {
+            self.host = host
+            self.pathPrefix = pathPrefix
+            self.policy = policy
+            self.inputs = inputs
+            self.outputHeaders = outputHeaders
+            self.location = location
+        }
+
+        /// Whether the route takes a request to `host` at `path`.
+        func matches(host requestHost: String?, path: String) -> Bool {
+            if let host, requestHost?.split(separator: ":").first.map({ $0.lowercased() }) != host.lowercased() { return false }
+            if let pathPrefix, !path.hasPrefix(pathPrefix) { return false }
+            return true
+        }
+    }
+
+    /// Where a route's input comes from.
+    public enum InputSource: Sendable, Equatable {
+        case header(String)
+        case value(JSONValue)
+    }
+
+    /// The configuration file's path, as given.
+    public var file: String
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port to listen on.
+    public var port = 8181
+    /// The policy directory, resolved against the configuration file's directory.
+    public var policies: String
+    /// The largest call body accepted.
+    public var maxBodyBytes = 1 << 20
+    /// Decision logs.
+    public var decisionLogLevel = DecisionLog.Level.none
+    /// Where decision logs go; nil is standard output.
+    public var decisionLogFile: String?
+    /// The share of valid decisions logged.
+    public var sampleValid = 1.0
+    /// How often the policy directory is checked for changes; nil: never (SIGHUP still reloads).
+    public var watchEvery: Duration? = .seconds(1)
+    /// Forward-auth routes, in order; the first that matches decides.
+    public var routes: [Route] = []
+
+    static let keys = ["listen", "policies", "limits", "decision_log", "watch", "routes"]
+
+    /// Reads and checks the file at `path`.
+    ///
+    /// - Throws: `PolicyDiagnostics` with every problem of the file, located.
+    public init(file path: String, loader: YAMLLoader = YAMLLoader()) throws(PolicyDiagnostics) {
+        let (root, _) = try loader.load(file: path)
+        var reading = ConfigurationReading()
+        file = path
+        policies = ""
+        guard let pairs = reading.mapping(root, allowed: Self.keys, what: "a serve configuration") else { throw PolicyDiagnostics(reading.diagnostics) }
+        _ = pairs
+        if let node = root["listen"], let text = reading.string(node, what: "'listen'") {
+            if let colon = text.lastIndex(of: ":"), colon > text.startIndex, let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) {
+                host = String(text[..<colon])
+                self.port = port
+            } else {
+                reading.error(.invalidValue, "'listen' is HOST:PORT, found '\(text)'", at: node)
+            }
+        }
+        if let node = root["policies"], let directory = reading.string(node, what: "'policies'") {
+            policies = directory.hasPrefix("/") ? directory : PolicyPath.joined(PolicyPath.directory(of: path).isEmpty ? "." : PolicyPath.directory(of: path), directory)
+        } else if root["policies"] == nil {
+            reading.error(.missingKey, "a serve configuration needs 'policies': the directory of policies to serve", at: root)
+        }
+        if let node = root["limits"], reading.mapping(node, allowed: ["max_body_bytes"], what: "'limits'") != nil,
+           let value = node["max_body_bytes"] {
+            if case let .integer(bytes)? = value.scalar?.value, bytes > 0, bytes <= 64 << 20 {
+                maxBodyBytes = Int(bytes)
+            } else {
+                reading.error(.invalidValue, "'max_body_bytes' is a number of bytes from 1 to 67108864", at: value)
+            }
+        }
+        if let node = root["decision_log"], reading.mapping(node, allowed: ["level", "file", "sample_valid"], what: "'decision_log'") != nil {
+            if let value = node["level"], let text = reading.string(value, what: "'level'") {
+                if let level = DecisionLog.Level(rawValue: text) { decisionLogLevel = level } else {
+                    reading.error(.invalidValue, "'level' is none, timing or data, found '\(text)'", at: value)
+                }
+            }
+            if let value = node["file"], let text = reading.string(value, what: "'file'") {
+                decisionLogFile = text.hasPrefix("/") ? text : PolicyPath.joined(PolicyPath.directory(of: path).isEmpty ? "." : PolicyPath.directory(of: path), text)
+            }
+            if let value = node["sample_valid"] {
+                let number: Double? = switch value.scalar?.value {
+                case let .integer(integer)?: Double(integer)
+                case let .number(double)?: double
+                default: nil
+                }
+                if let number, (0...1).contains(number) { sampleValid = number } else {
+                    reading.error(.invalidValue, "'sample_valid' is a share from 0 to 1", at: value)
+                }
+            }
+        }
+        if let node = root["watch"] {
+            if case .bool(false)? = node.scalar?.value {
+                watchEvery = nil
+            } else if let text = node.scalar?.text, let seconds = Self.seconds(text), seconds >= 1 {
+                watchEvery = .seconds(seconds)
+            } else {
+                reading.error(.invalidValue, "'watch' is false or a duration of at least 1s (1s, 5s, 1m)", at: node)
+            }
+        }
+        if let node = root["routes"] {
+            if let items = node.items {
+                routes = items.compactMap { reading.route($0) }
+            } else {
+                reading.error(.wrongType, "'routes' is a list of routes", at: node)
+            }
+        }
+        guard reading.diagnostics.isEmpty else { throw PolicyDiagnostics(reading.diagnostics) }
+    }
+
+    static func seconds(_ text: String) -> Int64? {
+        if let whole = Int64(text) { return whole }
+        guard let unit = text.last, let amount = Int64(text.dropLast()) else { return nil }
+        switch unit {
+        case "s": return amount
+        case "m": return amount * 60
+        default: return nil
+        }
+    }
+
+    /// Checks that every route names a served policy, whose inputs it can supply.
+    public func problems(with policies: PolicySet) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        for route in routes {
+            guard let policy = policies.policies[route.policy] else {
+                problems.append(Diagnostic(.error, .baseMissing, "the route names policy '\(route.policy)', which \(self.policies) does not hold",
+                                           at: route.location, hint: "serve has \(policies.policies.keys.sorted().joined(separator: ", "))"))
+                continue
+            }
+            for name in route.inputs.keys.sorted() where !policy.inputs.contains(where: { $0.name == name }) {
+                problems.append(Diagnostic(.error, .undeclaredInput, "policy '\(route.policy)' declares no input '\(name)'", at: route.location))
+            }
+        }
+        return problems
+    }
+
+    /// The first route that takes a request to `host` at `path`.
+    func route(host: String?, path: String) -> Route? {
+        routes.first { $0.matches(host: host, path: path) }
+    }
+}
+
+/// One pass over a configuration's YAML, collecting located diagnostics.
+private struct ConfigurationReading {
+    var diagnostics: [Diagnostic] = []
+
+    mutating func error(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {
+        diagnostics.append(Diagnostic(.error, code, message, at: node.location, path: node.path, hint: hint))
+    }
+
+    mutating func mapping(_ node: YAMLNode, allowed: [String], what: String) -> [YAMLPair]? {
+        guard let pairs = node.pairs else {
+            error(.wrongType, "\(what) is a mapping, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        for pair in pairs where !allowed.contains(pair.name) {
+            diagnostics.append(Diagnostic(.error, .unknownKey, "\(what) has no key '\(pair.name)'", at: pair.keyLocation, path: pair.value.path,
+                                          hint: "allowed: \(allowed.joined(separator: ", "))"))
+        }
+        return pairs
+    }
+
+    mutating func string(_ node: YAMLNode, what: String) -> String? {
+        guard case let .string(text)? = node.scalar?.value else {
+            error(.wrongType, "\(what) is a string, found \(node.shapeDescription)", at: node)
+            return nil
+        }
+        return text
+    }
+
+    mutating func route(_ node: YAMLNode) -> ServeConfiguration.Route? {
+        guard mapping(node, allowed: ["match", "policy", "inputs", "outputs"], what: "a route") != nil else { return nil }
+        guard let policyNode = node["policy"] else {
+            error(.missingKey, "a route needs 'policy': the name of the policy that judges it", at: node)
+            return nil
+        }
+        guard let policy = string(policyNode, what: "'policy'") else { return nil }
+        var route = ServeConfiguration.Route(policy: policy, location: node.location)
+        if let match = node["match"], mapping(match, allowed: ["host", "path_prefix"], what: "'match'") != nil {
+            route.host = match["host"].flatMap { string($0, what: "'host'") }
+            route.pathPrefix = match["path_prefix"].flatMap { string($0, what: "'path_prefix'") }
+        }
+        if let inputs = node["inputs"] {
+            guard let pairs = inputs.pairs else {
+                error(.wrongType, "'inputs' maps input names to {header: NAME} or {value: VALUE}", at: inputs)
+                return nil
+            }
+            for pair in pairs {
+                guard mapping(pair.value, allowed: ["header", "value"], what: "input '\(pair.name)'") != nil else { continue }
+                if let header = pair.value["header"], let name = string(header, what: "'header'") {
+                    route.inputs[pair.name] = .header(name)
+                } else if let value = pair.value["value"] {
+                    if let json = try? value.json() { route.inputs[pair.name] = .value(json) }
+                } else {
+                    error(.missingKey, "input '\(pair.name)' needs 'header' (a header of the original request) or 'value'", at: pair.value)
+                }
+            }
+        }
+        if let outputs = node["outputs"] {
+            guard let pairs = outputs.pairs else {
+                error(.wrongType, "'outputs' maps output names to response header names", at: outputs)
+                return nil
+            }
+            for pair in pairs {
+                guard let header = string(pair.value, what: "the header of output '\(pair.name)'") else { continue }
+                route.outputHeaders[pair.name] = header
+            }
+        }
+        return route
+    }
+}
