@@ -6,7 +6,7 @@ internal import PolicyEngine
 /// says; 400 only for a call that cannot be judged.
 enum CheckEndpoint {
     /// The answer, and the verdict when the call was judged.
-    static func answer(policy: Policy, body: [UInt8]) async -> (Response, Verdict?) {
+    static func answer(policy: Policy, body: [UInt8], signatureCache: SignatureCache? = nil) async -> (Response, Verdict?) {
         let call: CheckCall
         do {
             call = try CheckCall(json: body)
@@ -16,7 +16,7 @@ enum CheckEndpoint {
         do {
             let verdict = try await policy.evaluate(token: call.token, subjects: call.subjects, inputs: call.inputs,
                                                      now: call.now ?? Date().timeIntervalSince1970,
-                                                     clockSource: call.now == nil ? "server clock" : "the call's now")
+                                                     clockSource: call.now == nil ? "server clock" : "the call's now", signatureCache: signatureCache)
             return (ServerResponses.json(verdict.jsonText()), verdict)
         } catch {
             return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)

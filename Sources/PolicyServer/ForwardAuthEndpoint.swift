@@ -15,7 +15,8 @@ enum ForwardAuthEndpoint {
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
 
     /// The answer, and the verdict when the request was judged.
-    static func answer(policy: Policy, request: Request, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:]) async -> (Response, Verdict?) {
+    static func answer(policy: Policy, request: Request, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:],
+                       signatureCache: SignatureCache? = nil) async -> (Response, Verdict?) {
         var token: String?
         var subjects: [any PolicySubject] = []
         let usesBearer = policy.subjects.contains("token")
@@ -32,7 +33,8 @@ enum ForwardAuthEndpoint {
         if policy.subjects.contains("callback") { subjects.append(CallbackSubject(url: original.url)) }
         let verdict: Verdict
         do {
-            verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970, clockSource: "server clock")
+            verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970, clockSource: "server clock",
+                                                signatureCache: signatureCache)
         } catch {
             return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
         }

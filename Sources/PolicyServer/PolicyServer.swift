@@ -33,6 +33,10 @@ public struct PolicyServer: Sendable {
     public var decisionLog: DecisionLog
     /// Counts of decisions, findings, latency and calls in flight, served at `/metrics`.
     let metrics = ServerMetrics()
+    /// Signature checks remembered across calls and policies: a token presented again (a
+    /// session's every request) is not verified again. Safe to share, since a check is keyed
+    /// by the key's material, not its name.
+    let signatureCache = SignatureCache()
 
     /// A server for `policies`; decisions are not logged unless `decisionLog` says so.
     public init(policies: ServedPolicies, configuration: Configuration = Configuration(), decisionLog: DecisionLog = DecisionLog(level: .none)) {
@@ -122,7 +126,7 @@ public struct PolicyServer: Sendable {
             } catch {
                 return ServerResponses.error(.contentTooLarge, code: "body_too_large", "the call is larger than \(maxBodyBytes) bytes")
             }
-            return await self.judged(policy, endpoint: "check") { await CheckEndpoint.answer(policy: policy, body: Array(buffer: body)) }
+            return await self.judged(policy, endpoint: "check") { await CheckEndpoint.answer(policy: policy, body: Array(buffer: body), signatureCache: self.signatureCache) }
         }
         let routes = configuration.routes
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
@@ -141,14 +145,15 @@ public struct PolicyServer: Sendable {
                     }
                 }
                 return await self.judged(policy, endpoint: "authz") {
-                    await ForwardAuthEndpoint.answer(policy: policy, request: request, inputs: inputs, outputHeaders: route.outputHeaders)
+                    await ForwardAuthEndpoint.answer(policy: policy, request: request, inputs: inputs, outputHeaders: route.outputHeaders,
+                                                     signatureCache: self.signatureCache)
                 }
             }
             router.on("/v1/authz/{policy}", method: method) { request, context in
                 guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
                     return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
                 }
-                return await self.judged(policy, endpoint: "authz") { await ForwardAuthEndpoint.answer(policy: policy, request: request) }
+                return await self.judged(policy, endpoint: "authz") { await ForwardAuthEndpoint.answer(policy: policy, request: request, signatureCache: self.signatureCache) }
             }
         }
         return Application(

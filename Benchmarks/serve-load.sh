@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Load benchmark of `policy-run serve` (a benchmark, not a test): wrk on loopback against the
+# server's trivial endpoint (/healthz: the HTTP stack's own ceiling), then forward auth and check
+# with RS256 access tokens, repeated and unique, in the same run. Prints a Markdown table with
+# each rate as a ratio of the trivial endpoint's, p50 and p99 latency, and errors.
+#
+# Needs: wrk (apt-get install wrk), python3 with `cryptography` (pip) to mint tokens, and a
+# release build (`swift build -c release --product policy-run`). Usage:
+#   Benchmarks/serve-load.sh [SECONDS] [CONNECTIONS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+connections=${2:-64}
+run=${POLICY_RUN:-$PWD/.build/release/policy-run}
+[ -x "$run" ] || { echo "build first: swift build -c release --product policy-run" >&2; exit 2; }
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+
+work=$(mktemp -d)
+serve_pid=""
+cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+# Access tokens for the bundled rfc9068 policy, signed with its test key, valid for an hour.
+python3 - "$work" <<'PY'
+import base64, json, sys, time
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding
+work = sys.argv[1]
+key = serialization.load_pem_private_key(open("Policies/keys/test-rs256.key.pem", "rb").read(), None)
+b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+now = int(time.time())
+header = b64(json.dumps({"alg": "RS256", "typ": "at+jwt", "kid": "test-rs256"}).encode())
+def token(i):
+    claims = {"iss": "https://auth.example.com/", "sub": f"user-{i}", "aud": "https://api.example.com", "client_id": "s6BhdRkqt3",
+              "scope": "openid orders:read", "jti": f"jti-{i}", "iat": now - 60, "exp": now + 3600}
+    signing_input = header + "." + b64(json.dumps(claims).encode())
+    return signing_input + "." + b64(key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256()))
+tokens = [token(i) for i in range(2000)]
+open(f"{work}/token", "w").write(tokens[0])
+with open(f"{work}/unique.lua", "w") as lua:
+    lua.write("tokens = {" + ",".join(f'"{t}"' for t in tokens) + "}\n")
+    lua.write("i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format(nil, nil, {['Authorization'] = 'Bearer ' .. tokens[(i % #tokens) + 1]})\nend\n")
+with open(f"{work}/check.lua", "w") as lua:
+    lua.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n')
+    lua.write(f'wrk.body = \'{{"token": "{tokens[0]}"}}\'\n')
+PY
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$run" serve --policies Policies --listen "127.0.0.1:$port" 2> "$work/serve.log" &
+serve_pid=$!
+for _ in $(seq 1 100); do grep -q "serving " "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
+base="http://127.0.0.1:$port"
+token=$(cat "$work/token")
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$base/v1/authz/rfc9068-access-token")" = 200 ] \
+    || { echo "the forward-auth call does not answer 200" >&2; exit 1; }
+
+# measure NAME wrk-arguments... → "NAME|rate|p50|p99|errors"
+measure() {
+    local name=$1; shift
+    local out
+    out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "$@")
+    local rate p50 p99 errors non2xx
+    rate=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
+    p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+    errors=$(echo "$out" | awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}')
+    non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
+    echo "$name|$rate|$p50|$p99|$(( ${errors:-0} + ${non2xx:-0} ))"
+}
+rows=()
+rows+=("$(measure "GET /healthz (the HTTP stack's ceiling)" "$base/healthz")")
+rows+=("$(measure "forward auth, one token repeated" -H "Authorization: Bearer $token" "$base/v1/authz/rfc9068-access-token")")
+rows+=("$(measure "forward auth, 2,000 unique tokens" -s "$work/unique.lua" "$base/v1/authz/rfc9068-access-token")")
+rows+=("$(measure "POST /v1/check, one token repeated" -s "$work/check.lua" "$base/v1/check/rfc9068-access-token")")
+
+ceiling=$(echo "${rows[0]}" | cut -d'|' -f2)
+echo "Serve load, $(nproc) cores, wrk -t2 -c$connections -d${seconds}s, $(date -u +%FT%TZ)"
+echo "| endpoint | requests/s | / /healthz | p50 | p99 | errors and non-2xx |"
+echo "|---|---:|---:|---:|---:|---:|"
+for row in "${rows[@]}"; do
+    IFS='|' read -r name rate p50 p99 errors <<< "$row"
+    ratio=$(python3 -c "print(f'{$rate / $ceiling:.2f}')")
+    echo "| $name | $rate | $ratio | $p50 | $p99 | $errors |"
+done
