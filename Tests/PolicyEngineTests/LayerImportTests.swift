@@ -14,6 +14,7 @@ struct LayerImportTests {
         ("CRE2", ["Rules/Matchers"]),
         ("Rules", ["policy-run", "PolicyAuthoring", "PolicyServer"]),
         ("Hummingbird", ["PolicyServer"]),
+        ("Prometheus", ["PolicyServer"]),
         ("ArgumentParser", ["policy-run"]),
         ("Yams", ["PolicyEngine/Loading"]),
     ]
