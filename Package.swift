@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
         .library(name: "Rules", targets: ["Rules"]),
         .executable(name: "policy-run", targets: ["policy-run"]),
+        // Hummingbird middleware: a policy checked before every route (brings Hummingbird in).
+        .library(name: "PolicyEngineHummingbird", targets: ["PolicyEngineHummingbird"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -93,6 +95,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "PolicyEngineHummingbird",
+            dependencies: [
+                "PolicyEngine", "PolicyServer", "Rules",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "policy-run",
             dependencies: [
@@ -159,6 +170,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PolicyEngineHummingbirdTests",
+            dependencies: [
+                "PolicyEngineHummingbird", "PolicyEngine", "Rules",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PolicyAuthoringTests",
             dependencies: ["PolicyAuthoring", "PolicyEngine", "Rules"],
             swiftSettings: swiftSettings
@@ -166,7 +185,7 @@ let package = Package(
         // README.md's and docs/'s Swift blocks, compiled in async and synchronous functions.
         .testTarget(
             name: "DocumentationSnippetTests",
-            dependencies: ["PolicyEngine", "Rules"],
+            dependencies: ["PolicyEngine", "Rules", "PolicyEngineHummingbird", .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

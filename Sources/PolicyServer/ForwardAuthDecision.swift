@@ -1,10 +1,10 @@
 internal import Foundation
-internal import PolicyEngine
+package import PolicyEngine
 
 /// How a forward-auth call answers a verdict (nginx `auth_request`, Caddy `forward_auth`, Envoy
 /// `ext_authz`): 200 with the outputs as headers, 401 when the token is not authentic or current
 /// (RFC 6750 `invalid_token`), 403 when an authentic, current token is denied by the policy.
-struct ForwardAuthDecision {
+package struct ForwardAuthDecision {
     /// Rules whose failure means the token itself is not acceptable: 401, not 403.
     static let authenticationRules: Set<String> = [
         "token.structure", "token.decryption", "token.algorithms", "token.keys", "token.typ", "token.header", "token.crit",
@@ -12,16 +12,16 @@ struct ForwardAuthDecision {
         "token.expires", "token.not_before", "token.issued_at", "token.max_lifetime", "request.bearer",
     ]
 
-    let status: Int
+    package let status: Int
     /// Headers to answer with: outputs on success, `WWW-Authenticate` on a refusal.
-    let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
 
     /// - Parameters:
     ///   - usesBearer: Whether the call's own bearer token is the subject (RFC 6750 headers).
     ///   - authenticates: Whether the policy checks a token at all; a denial of a policy that
     ///     checks none (a request's path, a callback's state) is 403.
     ///   - outputHeaders: Header names for outputs, by output name; others get `X-Auth-<Name>`.
-    init(_ verdict: Verdict, usesBearer: Bool, authenticates: Bool, outputHeaders: [String: String] = [:]) {
+    package init(_ verdict: Verdict, usesBearer: Bool, authenticates: Bool, outputHeaders: [String: String] = [:]) {
         guard !verdict.valid else {
             status = 200
             headers = verdict.outputs.keys.sorted().map { name in (outputHeaders[name] ?? Self.headerName(name), Self.headerValue(verdict.outputs[name]!)) }

@@ -1,14 +1,14 @@
 internal import Foundation
-internal import Hummingbird
+package import Hummingbird
 internal import HTTPTypes
-internal import PolicyEngine
+package import PolicyEngine
 internal import Rules
 
 /// `/v1/authz/{policy}`: may the original request pass? The request is the call itself, or the
 /// one a proxy describes in `X-Forwarded-Method`, `-Proto`, `-Host` and `-Uri` (nginx
 /// `auth_request`, Caddy `forward_auth`, Traefik); its bearer token is the `Authorization`
 /// header, which every such proxy passes on.
-enum ForwardAuthEndpoint {
+package enum ForwardAuthEndpoint {
     static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
@@ -49,7 +49,7 @@ enum ForwardAuthEndpoint {
     }
 
     /// The request to judge, as `{method, url, headers}`, and its absolute URL.
-    static func originalRequest(_ request: Request) -> (object: JSONObject, url: String) {
+    package static func originalRequest(_ request: Request) -> (object: JSONObject, url: String) {
         let fields = request.headers
         let method = fields[forwardedMethod] ?? request.method.rawValue
         let scheme = fields[forwardedProto] ?? "http"

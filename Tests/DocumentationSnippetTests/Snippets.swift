@@ -1,6 +1,8 @@
 // Generated from the ```swift blocks of README.md and docs/*.md by DocumentationSnippetTests
 // (SNIPPETS_UPDATE=1 swift test --filter DocumentationSnippetTests); compiling this file is the test.
+import Hummingbird
 import PolicyEngine
+import PolicyEngineHummingbird
 import Rules
 
 /// README.md, snippet 1, in an async function.
@@ -23,4 +25,17 @@ func readme2Async(token: String, nonce: String) async throws {
     let policy = try Policy.load(file: "my-idp.yaml", keyCache: cache)
     try await policy.prefetch()                                    // at start-up: fail early, first requests don't wait
     let verdict = try await policy.evaluate(token: token)          // fetches only on expiry or an unknown kid
+}
+
+/// README.md, snippet 3, in an async function.
+func readme3Async(token: String, nonce: String) async throws {
+    struct OrdersContext: PolicyRequestContext {
+        var coreContext: CoreRequestContextStorage
+        var policyVerdict: Verdict?
+        init(source: ApplicationRequestContextSource) { coreContext = .init(source: source) }
+    }
+    let router = Router(context: OrdersContext.self)
+    router.add(middleware: PolicyMiddleware(policy: try Policy.load(file: "Policies/rfc9068-access-token.yaml")))
+    router.get("/orders") { _, context in "orders of \(context.policyOutputs["subject"]?.stringValue ?? "")" }
+    try await Application(router: router).runService()   // 401 or 403 before the route when the token fails
 }

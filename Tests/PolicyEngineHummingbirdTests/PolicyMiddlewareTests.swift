@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hummingbird
+import PolicyEngine
+import PolicyEngineHummingbird
+import Rules
+import Testing
+
+/// A Hummingbird application guarded by `PolicyMiddleware`, served on loopback and called over HTTP.
+@Suite("Hummingbird middleware")
+struct PolicyMiddlewareTests {
+    struct Context: PolicyRequestContext {
+        var coreContext: CoreRequestContextStorage
+        var policyVerdict: Verdict?
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+        }
+    }
+
+    static let key = try! JWK(secret: Array("a-secret-of-thirty-two-bytes-or-more!".utf8))
+
+    static func token(scope: String, expires: Int64 = 600) throws -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims = JSONObject(["iss": .string("https://issuer.example"), "aud": .string("api"), "sub": .string("alice"),
+                                 "scope": .string(scope), "exp": .number(.integer(now + expires))])
+        return try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(), algorithm: .hs256, key: key)
+    }
+
+    @Test("a valid token reaches the route with the policy's outputs; others get 401 or 403")
+    func guardedRoute() async throws {
+        let secret = String(decoding: Base64URL.encodeBytes(Array("a-secret-of-thirty-two-bytes-or-more!".utf8)), as: UTF8.self)
+        let policy = try Policy.load(text: """
+        policy: api
+        token:
+          algorithms: [HS256]
+          keys: {secret: '${env:API_SECRET}'}
+          issuer: https://issuer.example
+          audience: api
+          claims:
+            scope: {contains: read}
+        outputs:
+          user: claims.sub
+        """, file: "api.yaml", environment: ["API_SECRET": secret])
+        let router = Router(context: Context.self)
+        router.add(middleware: PolicyMiddleware(policy: policy))
+        router.get("/orders") { _, context in "orders of \(context.policyOutputs["user"]?.stringValue ?? "nobody")" }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let task = Task { try await app.run() }
+        defer { task.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+
+        func get(_ token: String?) async throws -> (Int, String, String?) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/orders")!)
+            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = try #require(response as? HTTPURLResponse)
+            return (http.statusCode, String(decoding: data, as: UTF8.self), http.value(forHTTPHeaderField: "WWW-Authenticate"))
+        }
+        let ok = try await get(try Self.token(scope: "read"))
+        #expect(ok.0 == 200 && ok.1 == "orders of alice")
+        let denied = try await get(try Self.token(scope: "write"))
+        #expect(denied.0 == 403 && denied.2 == #"Bearer error="insufficient_scope", error_description="claim_mismatch""#)
+        let expired = try await get(try Self.token(scope: "read", expires: -3600))
+        #expect(expired.0 == 401 && expired.2 == #"Bearer error="invalid_token", error_description="token_expired""#)
+        let missing = try await get(nil)
+        #expect(missing.0 == 401 && missing.2 == "Bearer")
+        task.cancel()
+        _ = await task.result
+    }
+}
