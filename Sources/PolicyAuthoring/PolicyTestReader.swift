@@ -261,15 +261,8 @@ struct TestFileReading {
     // MARK: - Values
 
     private mutating func checkKeys(_ node: YAMLNode, allowed: [String], what: String) -> Bool {
-        guard let pairs = node.pairs else {
-            error(.wrongType, "\(what) must be a mapping, found \(node.shapeDescription)", at: node)
-            return false
-        }
-        for pair in pairs where !allowed.contains(pair.name) {
-            diagnostics.append(Diagnostic(.error, .unknownKey, "\(what) has no key '\(pair.name)'", at: pair.keyLocation, path: pair.value.path,
-                                          hint: "allowed: \(allowed.joined(separator: ", "))"))
-        }
-        return true
+        for problem in node.mappingProblems(allowed: allowed, what: what) where !diagnostics.contains(problem) { diagnostics.append(problem) }
+        return node.pairs != nil
     }
 
     private mutating func string(_ node: YAMLNode, what: String) -> String? {

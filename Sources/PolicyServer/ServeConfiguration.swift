@@ -179,15 +179,8 @@ private struct ConfigurationReading {
     }
 
     mutating func mapping(_ node: YAMLNode, allowed: [String], what: String) -> [YAMLPair]? {
-        guard let pairs = node.pairs else {
-            error(.wrongType, "\(what) is a mapping, found \(node.shapeDescription)", at: node)
-            return nil
-        }
-        for pair in pairs where !allowed.contains(pair.name) {
-            diagnostics.append(Diagnostic(.error, .unknownKey, "\(what) has no key '\(pair.name)'", at: pair.keyLocation, path: pair.value.path,
-                                          hint: "allowed: \(allowed.joined(separator: ", "))"))
-        }
-        return pairs
+        diagnostics += node.mappingProblems(allowed: allowed, what: what)
+        return node.pairs
     }
 
     mutating func string(_ node: YAMLNode, what: String) -> String? {
