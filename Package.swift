@@ -98,9 +98,8 @@ let package = Package(
         .target(
             name: "PolicyEngineHummingbird",
             dependencies: [
-                "PolicyEngine", "PolicyServer", "Rules",
+                "PolicyEngine", "PolicyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

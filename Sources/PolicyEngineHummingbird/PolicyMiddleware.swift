@@ -1,9 +1,6 @@
 public import Hummingbird
 public import PolicyEngine
-internal import Foundation
-internal import HTTPTypes
 internal import PolicyServer
-internal import Rules
 
 /// A request context that carries the verdict of the policy a `PolicyMiddleware` checked, so a
 /// route reads the caller's identity from the policy's outputs instead of parsing the token again.
@@ -40,36 +37,22 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var token: String?
-        let usesBearer = policy.subjects.contains("token")
-        if usesBearer {
-            guard let authorization = request.headers[.authorization], authorization.prefix(7).lowercased() == "bearer ",
-                  !authorization.dropFirst(7).isEmpty else {
-                return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
-            }
-            token = String(authorization.dropFirst(7))
-        }
-        var subjects: [any PolicySubject] = []
-        if policy.subjects.contains("request") { subjects.append(RequestSubject(object: ForwardAuthEndpoint.originalRequest(request).object)) }
-        let verdict: Verdict
+        let judgement: ForwardAuthEndpoint.Judgement
         do {
-            verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970,
-                                                clockSource: "server clock", signatureCache: signatureCache)
+            judgement = try await ForwardAuthEndpoint.judge(policy: policy, request: request, inputs: inputs, signatureCache: signatureCache)
         } catch {
-            // A caller mistake of the service itself (an input the policy requires), not of the client.
+            // A mistake of the service itself (an input the policy requires), not of the client.
             throw HTTPError(.internalServerError, message: "the policy \(policy.name) cannot judge requests: \(error.message)")
         }
-        guard verdict.valid else {
-            let authenticates = usesBearer || policy.root.rules.contains { $0.id == "request.bearer" }
-            let decision = ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates)
-            var headers = HTTPFields()
-            for header in decision.headers {
-                if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
-            }
-            return Response(status: HTTPResponse.Status(code: decision.status), headers: headers)
+        switch judgement {
+        case .noToken:
+            return ForwardAuthEndpoint.tokenChallenge
+        case let .judged(verdict, usesBearer, authenticates) where !verdict.valid:
+            return ForwardAuthEndpoint.response(ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates))
+        case let .judged(verdict, _, _):
+            var context = context
+            context.policyVerdict = verdict
+            return try await next(request, context)
         }
-        var context = context
-        context.policyVerdict = verdict
-        return try await next(request, context)
     }
 }

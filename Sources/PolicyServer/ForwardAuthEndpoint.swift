@@ -14,38 +14,66 @@ package enum ForwardAuthEndpoint {
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
 
-    /// The answer, and the verdict when the request was judged.
-    static func answer(policy: Policy, request: Request, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:],
-                       signatureCache: SignatureCache? = nil) async -> (Response, Verdict?) {
+    /// What judging a request under a policy came to.
+    package enum Judgement {
+        /// The policy checks a bearer token and the request has none.
+        case noToken
+        /// The verdict, and how a refusal answers it.
+        case judged(Verdict, usesBearer: Bool, authenticates: Bool)
+    }
+
+    /// Judges `request` under `policy`: its bearer token, the request itself, its URL as a
+    /// callback, as the policy's sections ask.
+    ///
+    /// - Throws: `EvaluationError` when the policy cannot judge requests as configured (an
+    ///   input it requires and the caller does not give).
+    package static func judge(policy: Policy, request: Request, inputs: [String: JSONValue] = [:],
+                              signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Judgement {
         var token: String?
-        var subjects: [any PolicySubject] = []
         let usesBearer = policy.subjects.contains("token")
         if usesBearer {
             guard let authorization = request.headers[.authorization], authorization.prefix(7).lowercased() == "bearer ",
-                  !authorization.dropFirst(7).isEmpty else {
-                // RFC 6750 §3.1: a request without a token gets the challenge, without an error code.
-                return (Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"]), nil)
-            }
+                  !authorization.dropFirst(7).isEmpty else { return .noToken }
             token = String(authorization.dropFirst(7))
         }
+        var subjects: [any PolicySubject] = []
         let original = originalRequest(request)
         if policy.subjects.contains("request") { subjects.append(RequestSubject(object: original.object)) }
         if policy.subjects.contains("callback") { subjects.append(CallbackSubject(url: original.url)) }
-        let verdict: Verdict
-        do {
-            verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970, clockSource: "server clock",
-                                                signatureCache: signatureCache)
-        } catch {
-            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
-        }
+        let verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970,
+                                                clockSource: "server clock", signatureCache: signatureCache)
         let authenticates = usesBearer || policy.root.rules.contains { $0.id == "request.bearer" }
-        let decision = ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates, outputHeaders: outputHeaders)
+        return .judged(verdict, usesBearer: usesBearer, authenticates: authenticates)
+    }
+
+    /// The answer to a request without the token its policy needs: the RFC 6750 §3.1 challenge,
+    /// without an error code.
+    package static let tokenChallenge = Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
+
+    /// The answer a decision makes: its status and headers.
+    package static func response(_ decision: ForwardAuthDecision) -> Response {
         var headers = HTTPFields()
         for header in decision.headers {
             guard let name = HTTPField.Name(header.name) else { continue }
             headers.append(HTTPField(name: name, value: header.value))
         }
-        return (Response(status: HTTPResponse.Status(code: decision.status), headers: headers), verdict)
+        return Response(status: HTTPResponse.Status(code: decision.status), headers: headers)
+    }
+
+    /// The answer, and the verdict when the request was judged.
+    static func answer(policy: Policy, request: Request, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:],
+                       signatureCache: SignatureCache? = nil) async -> (Response, Verdict?) {
+        do {
+            switch try await judge(policy: policy, request: request, inputs: inputs, signatureCache: signatureCache) {
+            case .noToken:
+                return (tokenChallenge, nil)
+            case let .judged(verdict, usesBearer, authenticates):
+                let decision = ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates, outputHeaders: outputHeaders)
+                return (response(decision), verdict)
+            }
+        } catch {
+            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
+        }
     }
 
     /// The request to judge, as `{method, url, headers}`, and its absolute URL.

@@ -12,7 +12,7 @@ struct LayerImportTests {
         ("CSodium", ["PolicyCrypto"]),
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
-        ("Rules", ["policy-run", "PolicyAuthoring", "PolicyServer", "PolicyEngineHummingbird"]),
+        ("Rules", ["policy-run", "PolicyAuthoring", "PolicyServer"]),
         ("Hummingbird", ["PolicyServer", "PolicyEngineHummingbird"]),
         ("Prometheus", ["PolicyServer"]),
         ("ArgumentParser", ["policy-run"]),
