@@ -20,16 +20,26 @@ public struct DecisionLog: Sendable {
     public let sampleValid: Double
     private let sink: Sink
 
-    /// Where lines go, one writer at a time.
+    /// Where lines go, one writer at a time; a file can be reopened after rotation.
     final class Sink: Sendable {
-        private let handle: Mutex<FileHandle>
+        private let target: Mutex<(handle: FileHandle, path: String?)>
 
-        init(_ handle: FileHandle) {
-            self.handle = Mutex(handle)
+        init(_ handle: FileHandle, path: String?) {
+            target = Mutex((handle, path))
         }
 
         func write(_ line: [UInt8]) {
-            handle.withLock { $0.write(Data(line)) }
+            target.withLock { $0.handle.write(Data(line)) }
+        }
+
+        /// Opens the file at the log's path again (a rotated file is left to its new name).
+        func reopen() throws(DecisionLogError) {
+            try target.withLock { target throws(DecisionLogError) in
+                guard let path = target.path else { return }
+                let handle = try DecisionLog.open(path)
+                try? target.handle.close()
+                target.handle = handle
+            }
         }
     }
 
@@ -37,7 +47,31 @@ public struct DecisionLog: Sendable {
     public init(level: Level, sampleValid: Double = 1, handle: FileHandle = .standardOutput) {
         self.level = level
         self.sampleValid = min(max(sampleValid, 0), 1)
-        sink = Sink(handle)
+        sink = Sink(handle, path: nil)
+    }
+
+    /// A log at `level` appending to the file at `path`, created when missing; `reopen()` opens
+    /// it again after a log rotation renamed it.
+    ///
+    /// - Throws: `DecisionLogError` when the file cannot be opened for writing.
+    public init(level: Level, sampleValid: Double = 1, file path: String) throws(DecisionLogError) {
+        self.level = level
+        self.sampleValid = min(max(sampleValid, 0), 1)
+        sink = Sink(try Self.open(path), path: path)
+    }
+
+    /// Opens the log file again at its path (SIGHUP, after logrotate); nothing for standard output.
+    ///
+    /// - Throws: `DecisionLogError` when the file cannot be opened; the previous one stays in use.
+    public func reopen() throws(DecisionLogError) {
+        try sink.reopen()
+    }
+
+    static func open(_ path: String) throws(DecisionLogError) -> FileHandle {
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw DecisionLogError(path: path) }
+        handle.seekToEndOfFile()
+        return handle
     }
 
     /// Writes the line of one decision, unless the level or the sampling leaves it out.
@@ -72,4 +106,12 @@ public struct DecisionLog: Sendable {
         let base = UnixTime.iso8601(seconds.rounded(.down))
         return base.dropLast() + ".\(String(repeating: "0", count: 3 - String(millis).count))\(millis)Z"
     }
+}
+
+/// A decision log file that cannot be opened for writing.
+public struct DecisionLogError: Error, Sendable, CustomStringConvertible {
+    /// The file.
+    public let path: String
+
+    public var description: String { "cannot write the decision log '\(path)'" }
 }

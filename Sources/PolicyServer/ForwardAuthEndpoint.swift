@@ -76,13 +76,22 @@ package enum ForwardAuthEndpoint {
         }
     }
 
+    /// The original request's target when a proxy appended it to the endpoint's path (Envoy's
+    /// `ext_authz` with `path_prefix: /v1/authz/NAME`): what follows `/v1/authz/NAME`.
+    static func unprefixed(_ target: String) -> String {
+        guard target.hasPrefix("/v1/authz/") else { return target }
+        let rest = target.dropFirst("/v1/authz/".count)
+        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        return rest[slash] == "?" ? "/" + rest[slash...] : String(rest[slash...])
+    }
+
     /// The request to judge, as `{method, url, headers}`, and its absolute URL.
     package static func originalRequest(_ request: Request) -> (object: JSONObject, url: String) {
         let fields = request.headers
         let method = fields[forwardedMethod] ?? request.method.rawValue
         let scheme = fields[forwardedProto] ?? "http"
         let host = fields[forwardedHost] ?? request.head.authority ?? "localhost"
-        let target = fields[forwardedURI] ?? request.uri.description
+        let target = fields[forwardedURI] ?? unprefixed(request.uri.description)
         let url = "\(scheme)://\(host)\(target.hasPrefix("/") ? target : "/" + target)"
         var headers = JSONObject()
         for field in fields {

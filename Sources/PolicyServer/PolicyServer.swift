@@ -57,6 +57,18 @@ public struct PolicyServer: Sendable {
         return response
     }
 
+    /// What SIGHUP does: the decision log file is opened again (after a rotation) and the
+    /// policies are reloaded.
+    @discardableResult
+    public func hangUp(logger: Logger = Logger(label: "policy-engine.serve")) -> ServedPolicies.ReloadStatus {
+        do {
+            try decisionLog.reopen()
+        } catch {
+            logger.error("the decision log could not be reopened; it is still written where it was", metadata: ["error": "\(error)"])
+        }
+        return reload(logger: logger)
+    }
+
     /// Compiles the policy directory again and serves it if every file compiles (SIGHUP); a
     /// failure keeps the previous policies serving. Either way it is logged and counted.
     @discardableResult
@@ -149,12 +161,12 @@ public struct PolicyServer: Sendable {
                                                      signatureCache: self.signatureCache)
                 }
             }
-            router.on("/v1/authz/{policy}", method: method) { request, context in
+            for path in ["/v1/authz/{policy}", "/v1/authz/{policy}/**"] { router.on(RouterPath(path), method: method) { request, context in
                 guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
                     return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
                 }
                 return await self.judged(policy, endpoint: "authz") { await ForwardAuthEndpoint.answer(policy: policy, request: request, signatureCache: self.signatureCache) }
-            }
+            } }
         }
         return Application(
             router: router,

@@ -143,6 +143,11 @@ struct PolicyServerTests {
             elsewhere["X-Forwarded-Uri"] = "/admin/%2F..%2Fsecrets"
             let (undecided, _, _) = try await Self.call(authz, method: "POST", headers: elsewhere)
             #expect(undecided == 403)
+            // Envoy's ext_authz with path_prefix appends the original path to the endpoint's.
+            let (envoyAllowed, _, _) = try await Self.call(base.appendingPathComponent("v1/authz/admin-paths/admin/users"))
+            #expect(envoyAllowed == 200)
+            let (envoyDenied, _, _) = try await Self.call(base.appendingPathComponent("v1/authz/admin-paths/public/page"))
+            #expect(envoyDenied == 403)
         }
     }
 
@@ -241,6 +246,27 @@ struct PolicyServerTests {
         } catch {
             #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.code.rawValue)" } == ["1:9 wrong_type", "3:8 invalid_value", "4:1 unknown_key"])
         }
+    }
+
+    @Test("a decision log file reopens after a rotation renamed it: old lines stay in the old file, new ones go to a new file")
+    func logRotation() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rotation-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/decisions.jsonl"
+        let log = try DecisionLog(level: .timing, file: path)
+        try await Self.withServer(decisionLog: log) { base, fixture in
+            let check = base.appendingPathComponent("v1/check/api")
+            _ = try await Self.call(check, method: "POST", body: #"{"token": "\#(try fixture.token())"}"#)
+            try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+            try log.reopen()
+            _ = try await Self.call(check, method: "POST", body: #"{"token": "\#(try fixture.token(["aud": .string("x")]))"}"#)
+        }
+        let rotated = try String(contentsOfFile: path + ".1", encoding: .utf8).split(separator: "\n")
+        let fresh = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(rotated.count == 1 && rotated[0].contains(#""valid":true"#))
+        #expect(fresh.count == 1 && fresh[0].contains(#""valid":false"#))
+        #expect(throws: DecisionLogError.self) { try DecisionLog(level: .timing, file: directory + "/missing/dir/log.jsonl") }
     }
 
     /// Polls `/readyz` until its last reload satisfies `done`, for at most ten seconds.

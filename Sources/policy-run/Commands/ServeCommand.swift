@@ -102,21 +102,23 @@ struct ServeCommand: AsyncParsableCommand {
             return
         }
 
-        var logHandle = FileHandle.standardOutput
+        let log: DecisionLog
         if let path = decisionLogFile ?? file?.decisionLogFile {
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-            guard let handle = FileHandle(forWritingAtPath: path) else { throw ValidationError("cannot write the decision log '\(path)'") }
-            handle.seekToEndOfFile()
-            logHandle = handle
+            do {
+                log = try DecisionLog(level: level, sampleValid: sample, file: path)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        } else {
+            log = DecisionLog(level: level, sampleValid: sample)
         }
-        let server = PolicyServer(policies: set, configuration: configuration,
-                                  decisionLog: DecisionLog(level: level, sampleValid: sample, handle: logHandle))
+        let server = PolicyServer(policies: set, configuration: configuration, decisionLog: log)
         var logger = Logger(label: "policy-engine.serve")
         logger.logLevel = .info
-        // SIGHUP reloads the policies, as daemons do.
+        // SIGHUP reopens the decision log and reloads the policies, as daemons do.
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP)
-        hangup.setEventHandler { [logger] in server.reload(logger: logger) }
+        hangup.setEventHandler { [logger] in server.hangUp(logger: logger) }
         hangup.resume()
         defer { hangup.cancel() }
         let host = configuration.host
