@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the Swift test suite, the policy tests of Policies/ with their coverage, lint of
 # every policy and test file, the policies and test files checked against schema/ by an
-# independent validator (Python jsonschema), real nginx in front of `policy-run serve`, and the
+# independent validator (Python jsonschema), real nginx and Caddy in front of `policy-run serve`, and the
 # Hummingbird example package built against this checkout.
 # The README's test command, and what .ci/run runs after installing what it needs.
 set -euo pipefail
@@ -10,6 +10,6 @@ swift test
 swift run policy-run test --coverage Policies/
 swift run policy-run lint Policies/*.yaml
 python3 Scripts/validate-schemas.py
-bash Scripts/nginx-integration.sh
+bash Scripts/proxy-integration.sh
 # The Hummingbird example builds against this checkout (its own build folder: another package).
 swift build --package-path Examples/hummingbird-service --scratch-path .build-examples

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Real nginx (Debian's nginx-light, with auth_request) in front of a tiny upstream, with
-# `policy-run serve` deciding each request: allowed and denied requests end to end, with the
-# user the policy's output names forwarded to the upstream. Run by Scripts/test.sh.
+# Real proxies in front of a tiny upstream, with `policy-run serve` deciding each request:
+# nginx (Debian's nginx-light, auth_request) and Caddy (Debian's caddy, forward_auth). Allowed
+# and denied requests end to end, with the user the policy's output names forwarded to the
+# upstream. Run by Scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${POLICY_RUN:-$PWD/.build/debug/policy-run}
-command -v nginx >/dev/null || { echo "nginx integration: nginx is not installed (apt-get install nginx-light)" >&2; exit 1; }
+command -v nginx >/dev/null || { echo "proxy integration: nginx is not installed (apt-get install nginx-light)" >&2; exit 1; }
+command -v caddy >/dev/null || { echo "proxy integration: caddy is not installed (apt-get install caddy)" >&2; exit 1; }
 
 work=$(mktemp -d)
 serve_pid=""
 cleanup() {
     [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    [ -n "${caddy_pid:-}" ] && kill "$caddy_pid" 2>/dev/null || true
     [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
     rm -rf "$work"
 }
@@ -102,7 +105,7 @@ nginx -c "$work/nginx.conf" -p "$work"
 for _ in $(seq 1 50); do [ -f "$work/nginx.pid" ] && break; sleep 0.1; done
 
 passed=0 failed=0
-# check NAME EXPECTED_STATUS EXPECTED_TEXT [curl arguments...]
+# check NAME EXPECTED_STATUS EXPECTED_TEXT [curl arguments...], against $proxy_port
 check() {
     local name=$1 status=$2 text=$3; shift 3
     local answer
@@ -120,5 +123,30 @@ check "expired token" 401 'error="invalid_token", error_description="token_expir
 check "token without the read scope" 403 "403 Forbidden" -H "Authorization: Bearer $no_scope"
 check "forged token" 401 'error="invalid_token"' -H "Authorization: Bearer ${valid}x"
 check "no token" 401 "WWW-Authenticate: Bearer"
-echo "nginx integration: $passed passed, $failed failed"
+
+# Caddy: forward_auth copies the output header to the upstream request.
+caddy_port=$(free_port)
+cat > "$work/Caddyfile" <<CADDY
+{
+    auto_https off
+    admin off
+    storage file_system $work/caddy
+}
+http://127.0.0.1:$caddy_port {
+    forward_auth 127.0.0.1:$serve_port {
+        uri /v1/authz/api
+        copy_headers X-Auth-User>X-User
+    }
+    reverse_proxy 127.0.0.1:$upstream_port
+}
+CADDY
+HOME=$work XDG_DATA_HOME=$work XDG_CONFIG_HOME=$work caddy run --config "$work/Caddyfile" --adapter caddyfile > "$work/caddy.log" 2>&1 &
+caddy_pid=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$caddy_port/" && break; sleep 0.1; done
+proxy_port=$caddy_port
+check "caddy: valid token reaches the upstream" 200 "for user alice" -H "Authorization: Bearer $valid"
+check "caddy: expired token" 401 'error="invalid_token", error_description="token_expired"' -H "Authorization: Bearer $expired"
+check "caddy: token without the read scope" 403 'error="insufficient_scope"' -H "Authorization: Bearer $no_scope"
+check "caddy: no token" 401 "Www-Authenticate: Bearer"
+echo "proxy integration: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
