@@ -28,18 +28,21 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
     public let signatureCache: SignatureCache
     /// Inputs given to every evaluation (a client ID, an expected audience).
     public var inputs: [String: JSONValue]
+    /// Whether the policy checks a token, read once.
+    let authenticates: Bool
 
     /// A middleware checking `policy`, with `inputs` for every request.
     public init(policy: Policy, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache = SignatureCache()) {
         self.policy = policy
         self.inputs = inputs
         self.signatureCache = signatureCache
+        authenticates = ForwardAuthEndpoint.authenticates(policy)
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let judgement: ForwardAuthEndpoint.Judgement
         do {
-            judgement = try await ForwardAuthEndpoint.judge(policy: policy, request: request, inputs: inputs, signatureCache: signatureCache)
+            judgement = try await ForwardAuthEndpoint.judge(policy: policy, authenticates: authenticates, request: request, inputs: inputs, signatureCache: signatureCache)
         } catch {
             // A mistake of the service itself (an input the policy requires), not of the client.
             throw HTTPError(.internalServerError, message: "the policy \(policy.name) cannot judge requests: \(error.message)")

@@ -27,7 +27,13 @@ package enum ForwardAuthEndpoint {
     ///
     /// - Throws: `EvaluationError` when the policy cannot judge requests as configured (an
     ///   input it requires and the caller does not give).
-    package static func judge(policy: Policy, request: Request, inputs: [String: JSONValue] = [:],
+    /// Whether `policy` checks a token, its own or a request's bearer: then a refusal may be a
+    /// 401. Read once per policy (it walks the chain), not per request.
+    package static func authenticates(_ policy: Policy) -> Bool {
+        policy.subjects.contains("token") || policy.root.rules.contains { $0.id == "request.bearer" }
+    }
+
+    package static func judge(policy: Policy, authenticates: Bool, request: Request, inputs: [String: JSONValue] = [:],
                               signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Judgement {
         var token: String?
         let usesBearer = policy.subjects.contains("token")
@@ -42,7 +48,6 @@ package enum ForwardAuthEndpoint {
         if policy.subjects.contains("callback") { subjects.append(CallbackSubject(url: original.url)) }
         let verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970,
                                                 clockSource: "server clock", signatureCache: signatureCache)
-        let authenticates = usesBearer || policy.root.rules.contains { $0.id == "request.bearer" }
         return .judged(verdict, usesBearer: usesBearer, authenticates: authenticates)
     }
 
@@ -61,10 +66,10 @@ package enum ForwardAuthEndpoint {
     }
 
     /// The answer, and the verdict when the request was judged.
-    static func answer(policy: Policy, request: Request, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:],
+    static func answer(policy: Policy, authenticates: Bool, request: Request, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:],
                        signatureCache: SignatureCache? = nil) async -> (Response, Verdict?) {
         do {
-            switch try await judge(policy: policy, request: request, inputs: inputs, signatureCache: signatureCache) {
+            switch try await judge(policy: policy, authenticates: authenticates, request: request, inputs: inputs, signatureCache: signatureCache) {
             case .noToken:
                 return (tokenChallenge, nil)
             case let .judged(verdict, usesBearer, authenticates):

@@ -1,6 +1,6 @@
 internal import Hummingbird
 internal import HTTPTypes
-public import PolicyEngine
+internal import PolicyEngine
 internal import Foundation
 public import Logging
 
@@ -144,9 +144,10 @@ public struct PolicyServer: Sendable {
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
             router.on("/v1/authz", method: method) { request, _ in
                 let original = ForwardAuthEndpoint.originalRequest(request)
-                let path = URLComponents(string: original.url)?.percentEncodedPath ?? "/"
-                guard let route = routes.first(where: { $0.matches(host: URLComponents(string: original.url)?.host, path: path) }),
-                      let policy = served.current.policies[route.policy] else {
+                let url = URLComponents(string: original.url)
+                let set = served.current
+                guard let route = routes.first(where: { $0.matches(host: url?.host, path: url?.percentEncodedPath ?? "/") }),
+                      let policy = set.policies[route.policy] else {
                     return ServerResponses.error(.forbidden, code: "no_route", "no route takes this request")
                 }
                 var inputs: [String: JSONValue] = [:]
@@ -157,15 +158,20 @@ public struct PolicyServer: Sendable {
                     }
                 }
                 return await self.judged(policy, endpoint: "authz") {
-                    await ForwardAuthEndpoint.answer(policy: policy, request: request, inputs: inputs, outputHeaders: route.outputHeaders,
+                    await ForwardAuthEndpoint.answer(policy: policy, authenticates: set.authenticating.contains(policy.name), request: request,
+                                                     inputs: inputs, outputHeaders: route.outputHeaders,
                                                      signatureCache: self.signatureCache)
                 }
             }
             for path in ["/v1/authz/{policy}", "/v1/authz/{policy}/**"] { router.on(RouterPath(path), method: method) { request, context in
-                guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
+                let set = served.current
+                guard let name = context.parameters.get("policy"), let policy = set.policies[name] else {
                     return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
                 }
-                return await self.judged(policy, endpoint: "authz") { await ForwardAuthEndpoint.answer(policy: policy, request: request, signatureCache: self.signatureCache) }
+                return await self.judged(policy, endpoint: "authz") {
+                    await ForwardAuthEndpoint.answer(policy: policy, authenticates: set.authenticating.contains(name), request: request,
+                                                     signatureCache: self.signatureCache)
+                }
             } }
         }
         return Application(

@@ -9,6 +9,8 @@ public struct PolicySet: Sendable {
     public let policies: [String: Policy]
     /// The directory they came from.
     public let directory: String
+    /// The names of the policies that check a token (forward auth answers their refusals 401).
+    let authenticating: Set<String>
 
     /// Compiles every policy of `directory`.
     ///
@@ -38,5 +40,6 @@ public struct PolicySet: Sendable {
         guard problems.isEmpty else { throw PolicyDiagnostics(problems) }
         self.policies = policies
         self.directory = directory
+        authenticating = Set(policies.filter { ForwardAuthEndpoint.authenticates($0.value) }.keys)
     }
 }

@@ -163,11 +163,6 @@ public struct ServeConfiguration: Sendable {
         }
         return problems
     }
-
-    /// The first route that takes a request to `host` at `path`.
-    func route(host: String?, path: String) -> Route? {
-        routes.first { $0.matches(host: host, path: path) }
-    }
 }
 
 /// One pass over a configuration's YAML, collecting located diagnostics.
