@@ -39,6 +39,7 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
         authenticates = ForwardAuthEndpoint.authenticates(policy)
     }
 
+    /// Judges `request`; runs `next` with the verdict in the context when it is valid.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let judgement: ForwardAuthEndpoint.Judgement
         do {

@@ -113,5 +113,6 @@ public struct DecisionLogError: Error, Sendable, CustomStringConvertible {
     /// The file.
     public let path: String
 
+    /// What failed, naming the file.
     public var description: String { "cannot write the decision log '\(path)'" }
 }

@@ -12,6 +12,7 @@ package struct ForwardAuthDecision {
         "token.expires", "token.not_before", "token.issued_at", "token.max_lifetime", "request.bearer",
     ]
 
+    /// The HTTP status: 200, 401 or 403.
     package let status: Int
     /// Headers to answer with: outputs on success, `WWW-Authenticate` on a refusal.
     package let headers: [(name: String, value: String)]

@@ -22,17 +22,17 @@ package enum ForwardAuthEndpoint {
         case judged(Verdict, usesBearer: Bool, authenticates: Bool)
     }
 
-    /// Judges `request` under `policy`: its bearer token, the request itself, its URL as a
-    /// callback, as the policy's sections ask.
-    ///
-    /// - Throws: `EvaluationError` when the policy cannot judge requests as configured (an
-    ///   input it requires and the caller does not give).
     /// Whether `policy` checks a token, its own or a request's bearer: then a refusal may be a
     /// 401. Read once per policy (it walks the chain), not per request.
     package static func authenticates(_ policy: Policy) -> Bool {
         policy.subjects.contains("token") || policy.root.rules.contains { $0.id == "request.bearer" }
     }
 
+    /// Judges `request` under `policy`: its bearer token, the request itself, its URL as a
+    /// callback, as the policy's sections ask; `authenticates` is `authenticates(policy)`.
+    ///
+    /// - Throws: `EvaluationError` when the policy cannot judge requests as configured (an
+    ///   input it requires and the caller does not give).
     package static func judge(policy: Policy, authenticates: Bool, request: Request, inputs: [String: JSONValue] = [:],
                               signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Judgement {
         var token: String?
