@@ -1,4 +1,6 @@
 internal import Hummingbird
+internal import NIOCore
+internal import HummingbirdCore
 internal import HTTPTypes
 internal import PolicyEngine
 internal import Foundation
@@ -17,11 +19,25 @@ public struct PolicyServer: Sendable {
         public var port = 8181
         /// The largest call body read; a larger one is answered 413.
         public var maxBodyBytes = 1 << 20
+        /// The most bytes of request headers (all fields together, and any one field); a
+        /// larger head is refused. 32 KiB holds a bearer token with a certificate chain.
+        public var maxHeaderBytes = 32 << 10
+        /// The most header fields in one request.
+        public var maxHeaderFields = 100
+        /// The most connections open at once; one more is answered 503 and closed.
+        public var maxConnections = 1024
+        /// How long a connection may wait for its next request head, or take to send one,
+        /// before it is closed.
+        public var idleTimeout: Duration = .seconds(30)
+        /// How long a request may take from its head to its last byte; a slower one is
+        /// answered 408 and its connection closed.
+        public var requestTimeout: Duration = .seconds(10)
         /// Forward-auth routes at `/v1/authz`: the original request's host and path choose the
         /// policy, its headers supply inputs; a request no route takes is denied (403).
         public var routes: [ServeConfiguration.Route] = []
 
-        /// The defaults: 127.0.0.1:8181, bodies up to 1 MiB.
+        /// The defaults: 127.0.0.1:8181, bodies up to 1 MiB, headers up to 32 KiB in 100
+        /// fields, 1,024 connections, 30 s idle, 10 s per request.
         public init() {}
     }
 
@@ -174,8 +190,16 @@ public struct PolicyServer: Sendable {
                 }
             } }
         }
+        let limits = configuration
+        let connections = OpenConnections(limit: limits.maxConnections)
+        var http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionCap(connections: connections), RequestDeadline(timeout: TimeAmount(limits.requestTimeout))],
+            idleTimeout: TimeAmount(limits.idleTimeout))
+        http1.httpDecoder = .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,
+                                  maxHeaderFieldCount: limits.maxHeaderFields)
         return Application(
             router: router,
+            server: .http1(configuration: http1),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "policy-run"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger

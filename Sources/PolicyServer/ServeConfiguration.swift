@@ -47,14 +47,10 @@ public struct ServeConfiguration: Sendable {
 
     /// The configuration file's path, as given.
     public var file: String
-    /// The address to listen on.
-    public var host = "127.0.0.1"
-    /// The port to listen on.
-    public var port = 8181
     /// The policy directory, resolved against the configuration file's directory.
     public var policies: String
-    /// The largest call body accepted.
-    public var maxBodyBytes = 1 << 20
+    /// Where to listen, the limits and the routes: the server's own configuration.
+    public var server = PolicyServer.Configuration()
     /// Decision logs.
     public var decisionLogLevel = DecisionLog.Level.none
     /// Where decision logs go; nil is standard output.
@@ -63,8 +59,6 @@ public struct ServeConfiguration: Sendable {
     public var sampleValid = 1.0
     /// How often the policy directory is checked for changes; nil: never (SIGHUP still reloads).
     public var watchEvery: Duration? = .seconds(1)
-    /// Forward-auth routes, in order; the first that matches decides.
-    public var routes: [Route] = []
 
     static let keys = ["listen", "policies", "limits", "decision_log", "watch", "routes"]
 
@@ -80,8 +74,8 @@ public struct ServeConfiguration: Sendable {
         _ = pairs
         if let node = root["listen"], let text = reading.string(node, what: "'listen'") {
             if let colon = text.lastIndex(of: ":"), colon > text.startIndex, let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) {
-                host = String(text[..<colon])
-                self.port = port
+                server.host = String(text[..<colon])
+                server.port = port
             } else {
                 reading.error(.invalidValue, "'listen' is HOST:PORT, found '\(text)'", at: node)
             }
@@ -91,13 +85,8 @@ public struct ServeConfiguration: Sendable {
         } else if root["policies"] == nil {
             reading.error(.missingKey, "a serve configuration needs 'policies': the directory of policies to serve", at: root)
         }
-        if let node = root["limits"], reading.mapping(node, allowed: ["max_body_bytes"], what: "'limits'") != nil,
-           let value = node["max_body_bytes"] {
-            if case let .integer(bytes)? = value.scalar?.value, bytes > 0, bytes <= 64 << 20 {
-                maxBodyBytes = Int(bytes)
-            } else {
-                reading.error(.invalidValue, "'max_body_bytes' is a number of bytes from 1 to 67108864", at: value)
-            }
+        if let node = root["limits"] {
+            reading.limits(node, into: &server)
         }
         if let node = root["decision_log"], reading.mapping(node, allowed: ["level", "file", "sample_valid"], what: "'decision_log'") != nil {
             if let value = node["level"], let text = reading.string(value, what: "'level'") {
@@ -122,7 +111,7 @@ public struct ServeConfiguration: Sendable {
         if let node = root["watch"] {
             if case .bool(false)? = node.scalar?.value {
                 watchEvery = nil
-            } else if let text = node.scalar?.text, let seconds = Self.seconds(text), seconds >= 1 {
+            } else if let text = node.scalar?.text, let seconds = ConfigurationReading.seconds(text), seconds >= 1 {
                 watchEvery = .seconds(seconds)
             } else {
                 reading.error(.invalidValue, "'watch' is false or a duration of at least 1s (1s, 5s, 1m)", at: node)
@@ -130,7 +119,7 @@ public struct ServeConfiguration: Sendable {
         }
         if let node = root["routes"] {
             if let items = node.items {
-                routes = items.compactMap { reading.route($0) }
+                server.routes = items.compactMap { reading.route($0) }
             } else {
                 reading.error(.wrongType, "'routes' is a list of routes", at: node)
             }
@@ -138,20 +127,10 @@ public struct ServeConfiguration: Sendable {
         guard reading.diagnostics.isEmpty else { throw PolicyDiagnostics(reading.diagnostics) }
     }
 
-    static func seconds(_ text: String) -> Int64? {
-        if let whole = Int64(text) { return whole }
-        guard let unit = text.last, let amount = Int64(text.dropLast()) else { return nil }
-        switch unit {
-        case "s": return amount
-        case "m": return amount * 60
-        default: return nil
-        }
-    }
-
     /// Checks that every route names a served policy, whose inputs it can supply.
     public func problems(with policies: PolicySet) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        for route in routes {
+        for route in server.routes {
             guard let policy = policies.policies[route.policy] else {
                 problems.append(Diagnostic(.error, .baseMissing, "the route names policy '\(route.policy)', which \(self.policies) does not hold",
                                            at: route.location, hint: "serve has \(policies.policies.keys.sorted().joined(separator: ", "))"))
@@ -184,6 +163,45 @@ private struct ConfigurationReading {
             return nil
         }
         return text
+    }
+
+    /// Reads `limits:`: sizes as whole numbers within bounds, times as durations.
+    mutating func limits(_ node: YAMLNode, into server: inout PolicyServer.Configuration) {
+        guard mapping(node, allowed: ["max_body_bytes", "max_header_bytes", "max_header_fields", "max_connections", "idle_timeout", "request_timeout"],
+                      what: "'limits'") != nil else { return }
+        if let value = count(node["max_body_bytes"], in: 1...(64 << 20), what: "'max_body_bytes' is a number of bytes") { server.maxBodyBytes = value }
+        if let value = count(node["max_header_bytes"], in: 1024...(1 << 20), what: "'max_header_bytes' is a number of bytes") { server.maxHeaderBytes = value }
+        if let value = count(node["max_header_fields"], in: 8...10_000, what: "'max_header_fields' is a number of fields") { server.maxHeaderFields = value }
+        if let value = count(node["max_connections"], in: 1...1_000_000, what: "'max_connections' is a number of connections") { server.maxConnections = value }
+        if let value = duration(node["idle_timeout"], in: 1...3600, what: "'idle_timeout'") { server.idleTimeout = .seconds(value) }
+        if let value = duration(node["request_timeout"], in: 1...3600, what: "'request_timeout'") { server.requestTimeout = .seconds(value) }
+    }
+
+    /// A whole number within `range`, or nil (reported) when the node is present and is not one.
+    mutating func count(_ node: YAMLNode?, in range: ClosedRange<Int>, what: String) -> Int? {
+        guard let node else { return nil }
+        if case let .integer(value)? = node.scalar?.value, let value = Int(exactly: value), range.contains(value) { return value }
+        error(.invalidValue, "\(what) from \(range.lowerBound) to \(range.upperBound)", at: node)
+        return nil
+    }
+
+    /// A duration written `30`, `30s` or `2m`, within `range` seconds, or nil (reported).
+    mutating func duration(_ node: YAMLNode?, in range: ClosedRange<Int64>, what: String) -> Int64? {
+        guard let node else { return nil }
+        if let text = node.scalar?.text, let seconds = Self.seconds(text), range.contains(seconds) { return seconds }
+        error(.invalidValue, "\(what) is a duration from \(range.lowerBound)s to \(range.upperBound)s (10s, 1m)", at: node)
+        return nil
+    }
+
+    /// Seconds written `30`, `30s` or `2m`.
+    static func seconds(_ text: String) -> Int64? {
+        if let whole = Int64(text) { return whole }
+        guard let unit = text.last, let amount = Int64(text.dropLast()) else { return nil }
+        switch unit {
+        case "s": return amount
+        case "m": return amount.multipliedReportingOverflow(by: 60).overflow ? nil : amount * 60
+        default: return nil
+        }
     }
 
     mutating func route(_ node: YAMLNode) -> ServeConfiguration.Route? {

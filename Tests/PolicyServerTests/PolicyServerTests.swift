@@ -56,13 +56,15 @@ struct PolicyServerTests {
 
     /// Runs `body` against a server of the fixture's policies, then stops the server.
     static func withServer(maxBodyBytes: Int = 1 << 20, decisionLog: DecisionLog = DecisionLog(level: .none),
-                           routes: [ServeConfiguration.Route] = [], _ body: (URL, Fixture) async throws -> Void) async throws {
+                           routes: [ServeConfiguration.Route] = [], limits: (inout PolicyServer.Configuration) -> Void = { _ in },
+                           _ body: (URL, Fixture) async throws -> Void) async throws {
         let fixture = try Fixture()
         let cache = JWKSCache()
         var configuration = PolicyServer.Configuration()
         configuration.port = 0
         configuration.maxBodyBytes = maxBodyBytes
         configuration.routes = routes
+        limits(&configuration)
         let server = PolicyServer(policies: try ServedPolicies(directory: fixture.directory, keyCache: cache), configuration: configuration,
                                   decisionLog: decisionLog)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -109,6 +111,63 @@ struct PolicyServerTests {
             #expect(missingStatus == 404)
             let (largeStatus, _, _) = try await Self.call(check, method: "POST", body: #"{"token": "\#(String(repeating: "a", count: 5000))"}"#)
             #expect(largeStatus == 413)
+        }
+    }
+
+    @Test("limits: an oversized head is answered 400, a slow head and a slow body are cut off, a connection past the cap gets 503")
+    func limits() async throws {
+        try await Self.withServer(limits: {
+            $0.maxHeaderBytes = 4096
+            $0.maxHeaderFields = 20
+            $0.idleTimeout = .seconds(1)
+            $0.requestTimeout = .seconds(1)
+            $0.maxConnections = 3
+        }) { base, _ in
+            let port = try #require(base.port)
+            let big = try RawConnection(port: port)
+            big.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 5000))\r\n\r\n")
+            let bigAnswer = try #require(big.readUntilClosed(), "the server neither answered nor closed an oversized head")
+            #expect(bigAnswer.hasPrefix("HTTP/1.1 400") && !bigAnswer.contains("alive"))
+            let many = try RawConnection(port: port)
+            many.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + (1...30).map { "X-F\($0): v\r\n" }.joined() + "\r\n")
+            let manyAnswer = try #require(many.readUntilClosed())
+            #expect(manyAnswer.hasPrefix("HTTP/1.1 400") && !manyAnswer.contains("alive"))
+
+            // A head sent a byte at a time is closed an idle timeout after the connection opened.
+            let started = ContinuousClock.now
+            let slowHead = try RawConnection(port: port)
+            slowHead.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            for _ in 0..<8 {
+                try await Task.sleep(for: .milliseconds(200))
+                slowHead.send("X")
+            }
+            #expect(slowHead.readUntilClosed() == "")
+            #expect(ContinuousClock.now - started < .seconds(4))
+
+            // A body sent a byte at a time is answered 408 a request timeout after its head.
+            let slowBody = try RawConnection(port: port)
+            slowBody.send("POST /v1/check/api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"token\":")
+            for _ in 0..<8 {
+                try await Task.sleep(for: .milliseconds(200))
+                slowBody.send(" ")
+            }
+            let slowAnswer = try #require(slowBody.readUntilClosed())
+            #expect(slowAnswer.hasPrefix("HTTP/1.1 408") && slowAnswer.contains(#""code":"request_timeout""#))
+
+            // Three connections held; a fourth is told so, and closed.
+            let held = try (0..<3).map { _ in try RawConnection(port: port) }
+            for connection in held { connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") }
+            for connection in held { #expect(connection.readHead()?.hasPrefix("HTTP/1.1 200") == true) }
+            let extra = try RawConnection(port: port)
+            extra.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            let refused = try #require(extra.readUntilClosed())
+            #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("too_many_connections") && refused.lowercased().contains("connection: close"))
+            // A place freed is a place taken again.
+            held[0].close()
+            try await Task.sleep(for: .milliseconds(100))
+            let next = try RawConnection(port: port)
+            next.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(next.readHead()?.hasPrefix("HTTP/1.1 200") == true)
         }
     }
 
@@ -226,6 +285,7 @@ struct PolicyServerTests {
         listen: 127.0.0.1:9000
         policies: \(fixture.directory)
         decision_log: {level: data, sample_valid: 0.5}
+        limits: {max_header_bytes: 8192, max_header_fields: 50, max_connections: 16, idle_timeout: 2m, request_timeout: 5s}
         watch: false
         routes:
           - match: {host: api.example.com}
@@ -234,17 +294,23 @@ struct PolicyServerTests {
           - policy: nowhere
         """.write(toFile: file, atomically: true, encoding: .utf8)
         let configuration = try ServeConfiguration(file: file)
-        #expect(configuration.port == 9000 && configuration.decisionLogLevel == .data && configuration.sampleValid == 0.5 && configuration.watchEvery == nil)
-        #expect(configuration.routes.map(\.policy) == ["api", "nowhere"])
+        #expect(configuration.server.port == 9000 && configuration.decisionLogLevel == .data && configuration.sampleValid == 0.5 && configuration.watchEvery == nil)
+        #expect(configuration.server.routes.map(\.policy) == ["api", "nowhere"])
+        #expect(configuration.server.maxHeaderBytes == 8192 && configuration.server.maxHeaderFields == 50 && configuration.server.maxConnections == 16)
+        #expect(configuration.server.idleTimeout == .seconds(120) && configuration.server.requestTimeout == .seconds(5)
+                && configuration.server.maxBodyBytes == 1 << 20)
         let problems = configuration.problems(with: try PolicySet(directory: fixture.directory, keyCache: JWKSCache()))
         #expect(problems.map(\.message) == ["policy 'api' declares no input 'tenant'", "the route names policy 'nowhere', which \(fixture.directory) does not hold"])
 
-        try "listen: 9000\npolicies: x\nwatch: 0s\nextra: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "listen: 9000\npolicies: x\nwatch: 0s\nextra: 1\nlimits: {max_connections: 0, idle_timeout: 2h, request_timeout: soon, max_header_bytes: 1.5}\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
         do {
             _ = try ServeConfiguration(file: file)
             Issue.record("a broken configuration was read")
         } catch {
-            #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.code.rawValue)" } == ["1:9 wrong_type", "3:8 invalid_value", "4:1 unknown_key"])
+            #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.code.rawValue)" }
+                    == ["1:9 wrong_type", "3:8 invalid_value", "4:1 unknown_key", "5:27 invalid_value", "5:44 invalid_value", "5:65 invalid_value", "5:89 invalid_value"])
+            #expect(error.sorted.contains { $0.message == "'max_connections' is a number of connections from 1 to 1000000" })
         }
     }
 

@@ -60,11 +60,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         guard (policies == nil) != (config == nil) else { throw ValidationError("give either --policies DIR or --config FILE") }
         let file = try settings()
-        var configuration = PolicyServer.Configuration()
-        configuration.host = file?.host ?? configuration.host
-        configuration.port = file?.port ?? configuration.port
-        configuration.maxBodyBytes = maxBodyBytes ?? file?.maxBodyBytes ?? configuration.maxBodyBytes
-        configuration.routes = file?.routes ?? []
+        var configuration = file?.server ?? PolicyServer.Configuration()
+        configuration.maxBodyBytes = maxBodyBytes ?? configuration.maxBodyBytes
         if let listen {
             guard let colon = listen.lastIndex(of: ":"), colon > listen.startIndex, let port = Int(listen[listen.index(after: colon)...]),
                   (0...65535).contains(port) else {
