@@ -171,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyServerTests",
-            dependencies: ["PolicyServer", "PolicyEngine", "Rules"],
+            dependencies: ["PolicyServer", "PolicyEngine", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

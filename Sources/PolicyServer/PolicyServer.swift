@@ -95,6 +95,9 @@ public struct PolicyServer: Sendable {
     private func record(_ status: ServedPolicies.ReloadStatus, logger: Logger) -> ServedPolicies.ReloadStatus {
         metrics.recordReload(succeeded: status.succeeded)
         if status.succeeded {
+            // Key sets the new policies name are fetched before calls need them.
+            let set = policies.current
+            Task { await set.prefetch() }
             logger.info("policies reloaded", metadata: ["policies": "\(policies.current.policies.keys.sorted().joined(separator: ","))"])
         } else {
             logger.error("reload failed; the previous policies keep serving",
@@ -104,13 +107,15 @@ public struct PolicyServer: Sendable {
     }
 
     /// Serves until SIGTERM or SIGINT (or the task is cancelled), then stops after the calls in
-    /// flight; `onRunning` gets the bound port once the server listens. With `watchEvery`, the
+    /// flight; `onRunning` gets the bound port once the server listens. Remote key sets are
+    /// fetched at once; `/readyz` answers 503 until every one is available. With `watchEvery`, the
     /// policy directory is checked that often and reloaded when a file below it changed.
     ///
     /// - Throws: the server's error when it cannot bind or fails.
     public func run(logger: Logger = Logger(label: "policy-engine.serve"), watchEvery: Duration? = .seconds(1),
                     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await policies.current.prefetch() }
             if let watchEvery {
                 group.addTask {
                     while !Task.isCancelled {
@@ -131,18 +136,28 @@ public struct PolicyServer: Sendable {
         let maxBodyBytes = configuration.maxBodyBytes
         router.get("/healthz") { _, _ in ServerResponses.json(#"{"status":"alive"}"#) }
         let metrics = metrics
+        let signatureCache = signatureCache
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))
+            let text = metrics.text(keyCache: served.keyCache, signatureCache: signatureCache)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
         router.get("/readyz") { _, _ in
-            var object = JSONObject(["status": .string("ready"), "policies": .array(served.current.policies.keys.sorted().map { .string($0) })])
+            let set = served.current
+            let withoutKeys = set.sourcesWithoutKeys()
+            var object = JSONObject(["status": .string(withoutKeys.isEmpty ? "ready" : "waiting_for_keys"),
+                                     "policies": .array(set.policies.keys.sorted().map { .string($0) })])
+            if !withoutKeys.isEmpty {
+                object.set("keys_unavailable", .array(withoutKeys.map {
+                    .object(JSONObject(["source": .string($0.source.description), "problem": .string($0.problem)]))
+                }))
+            }
             if let reload = served.lastReload {
                 object.set("last_reload", .object(JSONObject([
                     "time": .string(UnixTime.iso8601(reload.time.timeIntervalSince1970.rounded(.down))), "succeeded": .bool(reload.succeeded),
                     "problems": .array(reload.problems.map { .string($0.description) }),
                 ])))
             }
-            return ServerResponses.json(JSONValue.object(object).serializedText)
+            return ServerResponses.json(JSONValue.object(object).serializedText, status: withoutKeys.isEmpty ? .ok : .serviceUnavailable)
         }
         router.post("/v1/check/{policy}") { request, context in
             guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {

@@ -1,5 +1,5 @@
 public import PolicyEngine
-internal import Foundation
+public import Foundation
 internal import Rules
 
 /// The policies a server serves, by name: every `*.yaml` of a directory except test files,
@@ -11,6 +11,10 @@ public struct PolicySet: Sendable {
     public let directory: String
     /// The names of the policies that check a token (forward auth answers their refusals 401).
     let authenticating: Set<String>
+    /// The remote key sources the policies name, each once.
+    public let remoteKeySources: [RemoteKeySource]
+    /// The cache they are fetched through.
+    let keyCache: JWKSCache
 
     /// Compiles every policy of `directory`.
     ///
@@ -41,5 +45,30 @@ public struct PolicySet: Sendable {
         self.policies = policies
         self.directory = directory
         authenticating = Set(policies.filter { ForwardAuthEndpoint.authenticates($0.value) }.keys)
+        remoteKeySources = policies.keys.sorted().flatMap { policies[$0]!.remoteKeySources }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        self.keyCache = keyCache
+    }
+
+    /// Fetches every remote key set not yet cached, so the first calls need not wait and
+    /// `/readyz` can say ready. A source that fails is logged by the cache and retried by the
+    /// next call that needs it.
+    public func prefetch() async {
+        await withDiscardingTaskGroup { group in
+            for source in remoteKeySources { group.addTask { _ = await keyCache.resolve(source, kid: nil) } }
+        }
+    }
+
+    /// The remote sources with no key set to serve: never fetched, or failed past
+    /// `stale_if_error`. Asks no provider, so a probe costs nothing.
+    public func sourcesWithoutKeys(at now: Date = Date()) -> [(source: RemoteKeySource, problem: String)] {
+        remoteKeySources.compactMap { source in
+            let statistics = keyCache.statistics(for: source)
+            guard let fetchedAt = statistics.fetchedAt else {
+                return (source, statistics.lastFailure?.message ?? "not fetched yet")
+            }
+            let age = now.timeIntervalSince(fetchedAt)
+            guard age >= source.cacheTTL.seconds + source.staleIfError.seconds else { return nil }
+            return (source, "its last key set is \(Int(age)) s old, past stale_if_error" + (statistics.lastFailure.map { " (\($0.message))" } ?? ""))
+        }
     }
 }

@@ -1,8 +1,11 @@
 internal import Prometheus
 internal import PolicyEngine
+internal import Foundation
+internal import Synchronization
 
 /// The server's metrics in Prometheus' text format at `/metrics`: decisions by policy, endpoint
-/// and result, findings by code, evaluation latency, and calls in flight.
+/// and result, findings by code, evaluation latency, calls in flight, reloads, and the key and
+/// signature caches' fetches, lookups and stale serving.
 ///
 /// A registry of its own, not swift-metrics' process-wide bootstrap: two servers in one process
 /// (tests) keep separate counts, and nothing global is mutated.
@@ -50,6 +53,56 @@ final class ServerMetrics: Sendable {
         registry.makeCounter(descriptor: Self.reloads, labels: [("result", succeeded ? "succeeded" : "failed")]).increment()
     }
 
-    /// The exposition text.
-    var text: String { registry.emitToString() }
+    static var keyFetches: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_fetches", unitName: "total",
+                                                                      helpText: "Fetches of remote key sets, by source and result.") }
+    static var keyLookups: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_cache_lookups", unitName: "total",
+                                                                      helpText: "Key set lookups, by source: hit (from memory) or miss (waited for a fetch).") }
+    static var staleServes: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_stale_serves", unitName: "total",
+                                                                       helpText: "Key sets served past their TTL while the provider failed, by source.") }
+    static var keyAge: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_set_age", unitName: "seconds",
+                                                                  helpText: "Age of the key set being served, by source.") }
+    static var signatureLookups: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "signature_cache_lookups", unitName: "total",
+                                                                            helpText: "Signature checks: hit (remembered) or miss (verified).") }
+
+    /// Serializes scrapes: the cache-derived counters are set from the caches' own counts.
+    private let scraping = Mutex(())
+
+    /// The exposition text, with the key cache's and the signature cache's counts as of now.
+    func text(keyCache: JWKSCache, signatureCache: SignatureCache, now: Date = Date()) -> String {
+        scraping.withLock { _ in
+            // Two sources written alike but with different cache settings count as one.
+            var bySource: [String: (fetches: Int, failures: Int, hits: Int, misses: Int, stale: Int, fetchedAt: Date?)] = [:]
+            for (source, statistics) in keyCache.statistics() {
+                var row = bySource[source.description] ?? (0, 0, 0, 0, 0, nil)
+                row.fetches += statistics.fetches
+                row.failures += statistics.failures
+                row.hits += statistics.hits
+                row.misses += statistics.misses
+                row.stale += statistics.staleServes
+                if let fetchedAt = statistics.fetchedAt { row.fetchedAt = max(row.fetchedAt ?? fetchedAt, fetchedAt) }
+                bySource[source.description] = row
+            }
+            for (source, row) in bySource {
+                set(Self.keyFetches, [("source", source), ("result", "succeeded")], to: row.fetches)
+                set(Self.keyFetches, [("source", source), ("result", "failed")], to: row.failures)
+                set(Self.keyLookups, [("source", source), ("result", "hit")], to: row.hits)
+                set(Self.keyLookups, [("source", source), ("result", "miss")], to: row.misses)
+                set(Self.staleServes, [("source", source)], to: row.stale)
+                if let fetchedAt = row.fetchedAt {
+                    registry.makeGauge(descriptor: Self.keyAge, labels: [("source", source)]).set(to: now.timeIntervalSince(fetchedAt))
+                }
+            }
+            let signatures = signatureCache.statistics
+            set(Self.signatureLookups, [("result", "hit")], to: signatures.hits)
+            set(Self.signatureLookups, [("result", "miss")], to: signatures.misses)
+            return registry.emitToString()
+        }
+    }
+
+    /// Sets a counter to a count kept elsewhere (it only ever grows there).
+    private func set(_ descriptor: MetricNameDescriptor, _ labels: [(String, String)], to count: Int) {
+        let counter = registry.makeCounter(descriptor: descriptor, labels: labels)
+        counter.reset()
+        counter.increment(by: Int64(count))
+    }
 }

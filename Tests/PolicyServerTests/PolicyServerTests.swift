@@ -1,7 +1,9 @@
+import struct FlyingFox.HTTPStatusCode
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import KeyServer
 import PolicyEngine
 import PolicyServer
 import Testing
@@ -57,8 +59,9 @@ struct PolicyServerTests {
     /// Runs `body` against a server of the fixture's policies, then stops the server.
     static func withServer(maxBodyBytes: Int = 1 << 20, decisionLog: DecisionLog = DecisionLog(level: .none),
                            routes: [ServeConfiguration.Route] = [], limits: (inout PolicyServer.Configuration) -> Void = { _ in },
-                           _ body: (URL, Fixture) async throws -> Void) async throws {
+                           prepare: (Fixture) throws -> Void = { _ in }, _ body: (URL, Fixture) async throws -> Void) async throws {
         let fixture = try Fixture()
+        try prepare(fixture)
         let cache = JWKSCache()
         var configuration = PolicyServer.Configuration()
         configuration.port = 0
@@ -222,6 +225,59 @@ struct PolicyServerTests {
             #expect(text.contains(#"policy_findings_total{policy="api",code="audience_mismatch"} 1"#))
             #expect(text.contains(#"policy_evaluation_duration_seconds_count{policy="api"} 2"#))
         }
+    }
+
+    @Test("remote keys: /readyz is 503 until the key set is fetched, then ready; key and signature caches are counted in /metrics")
+    func remoteKeysReadinessAndMetrics() async throws {
+        let keyServer = try await KeyServer()
+        let document = await keyServer.document("/jwks", #"{"error": "down"}"#, status: .serviceUnavailable)
+        try await Self.withServer(prepare: { fixture in
+            try """
+            policy: remote
+            token:
+              algorithms: [ES256]
+              keys: {jwks_uri: "\(keyServer.url("/jwks").absoluteString)", allow_http: true, min_refresh_interval: 1s}
+              issuer: https://issuer.example
+              audience: api
+            """.write(toFile: fixture.directory + "/remote.yaml", atomically: true, encoding: .utf8)
+        }) { base, fixture in
+            let source = "jwks_uri \(keyServer.url("/jwks").absoluteString)"
+            let waiting = try await Self.eventually(base.appendingPathComponent("readyz")) { status, _ in status == 503 }
+            #expect(waiting.contains(#""status":"waiting_for_keys""#) && waiting.contains(source) && waiting.contains("503"))
+
+            document.set(try String(contentsOfFile: fixture.directory + "/keys.json", encoding: .utf8))
+            try await Task.sleep(for: .milliseconds(1100))
+            let token = try fixture.token()
+            let check = base.appendingPathComponent("v1/check/remote")
+            for _ in 0..<2 {
+                let (_, _, verdict) = try await Self.call(check, method: "POST", body: #"{"token": "\#(token)"}"#)
+                #expect(verdict.contains(#""valid":true"#))
+            }
+            let ready = try await Self.eventually(base.appendingPathComponent("readyz")) { status, _ in status == 200 }
+            #expect(ready.contains(#""status":"ready""#) && !ready.contains("keys_unavailable"))
+
+            let (_, _, metrics) = try await Self.call(base.appendingPathComponent("metrics"))
+            #expect(metrics.contains(#"policy_key_fetches_total{source="\#(source)",result="succeeded"} 1"#))
+            #expect(metrics.contains(#"policy_key_fetches_total{source="\#(source)",result="failed"} 1"#))
+            #expect(metrics.contains(#"policy_key_cache_lookups_total{source="\#(source)",result="miss"} 2"#))
+            #expect(metrics.contains(#"policy_key_cache_lookups_total{source="\#(source)",result="hit"} 1"#))
+            #expect(metrics.contains(#"policy_key_stale_serves_total{source="\#(source)"} 0"#))
+            #expect(metrics.contains(#"policy_key_set_age_seconds{source="\#(source)"} "#))
+            #expect(metrics.contains(#"policy_signature_cache_lookups_total{result="hit"} 1"#))
+            #expect(metrics.contains(#"policy_signature_cache_lookups_total{result="miss"} 1"#))
+        }
+        await keyServer.stop()
+    }
+
+    /// Polls `url` until `done` holds for its answer, for at most ten seconds; returns the body.
+    static func eventually(_ url: URL, _ done: (Int, String) -> Bool) async throws -> String {
+        for _ in 0..<100 {
+            let (status, _, text) = try await Self.call(url)
+            if done(status, text) { return text }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("\(url) never answered as expected")
+        return ""
     }
 
     @Test("decision logs: a JSON line per decision at timing and data, none at none, never the token")

@@ -28,7 +28,7 @@ public final class JWKSCache: Sendable {
     public func resolve(_ source: RemoteKeySource, kid: String?) async -> KeyResolution {
         var fetched = false
         while true {
-            switch step(source, kid: kid, fetched: fetched) {
+            switch step(source, kid: kid, fetched: fetched, waits: true) {
             case let .serve(keys): return .available(keys)
             case let .fail(error): return .unavailable(error)
             case let .wait(task):
@@ -43,7 +43,7 @@ public final class JWKSCache: Sendable {
     /// The keys for `kid` if they can be had without waiting for a fetch, else nil. A fetch the
     /// answer needed is started in the background, so a later call may succeed.
     public func cachedResolution(_ source: RemoteKeySource, kid: String?) -> KeyResolution? {
-        switch step(source, kid: kid, fetched: false) {
+        switch step(source, kid: kid, fetched: false, waits: false) {
         case let .serve(keys): .available(keys)
         case let .fail(error): .unavailable(error)
         case .wait, .fetch: nil
@@ -52,21 +52,23 @@ public final class JWKSCache: Sendable {
 
     /// Counts and times for one source, for health checks and dashboards.
     public func statistics(for source: RemoteKeySource) -> KeyCacheStatistics {
-        entries.withLock { entries in
-            let entry = entries[source] ?? KeyCacheEntry()
-            return KeyCacheStatistics(fetches: entry.fetches, failures: entry.failures,
-                                      fetchedAt: entry.snapshot?.fetchedAt, lastFailure: entry.lastFailure)
-        }
+        entries.withLock { KeyCacheStatistics($0[source] ?? KeyCacheEntry()) }
+    }
+
+    /// Counts and times for every source the cache has been asked for, for metrics.
+    public func statistics() -> [RemoteKeySource: KeyCacheStatistics] {
+        entries.withLock { $0.mapValues(KeyCacheStatistics.init) }
     }
 
     /// Decides under the lock and, when the decision is to fetch, starts the one fetch and
     /// returns it as something to wait on.
-    private func step(_ source: RemoteKeySource, kid: String?, fetched: Bool) -> KeyCacheEntry.Decision {
+    private func step(_ source: RemoteKeySource, kid: String?, fetched: Bool, waits: Bool) -> KeyCacheEntry.Decision {
         let now = now()
         return entries.withLock { entries in
             var entry = entries[source] ?? KeyCacheEntry()
             defer { entries[source] = entry }
             let decision = entry.decide(kid: kid, now: now, fetched: fetched, source: source)
+            entry.count(decision, afterFetch: fetched, waits: waits)
             switch decision {
             case .fetch:
                 let task = startFetch(source, in: &entry, at: now)
@@ -132,11 +134,28 @@ public final class JWKSCache: Sendable {
 public struct KeyCacheStatistics: Sendable, Equatable {
     /// Successful fetches.
     public let fetches: Int
+    /// Failed fetches.
     public let failures: Int
+    /// Lookups answered from memory, without waiting for a fetch.
+    public let hits: Int
+    /// Lookups that waited for a fetch.
+    public let misses: Int
+    /// Lookups answered with a set past its TTL while the provider could not be reached.
+    public let staleServes: Int
     /// When the set being served was fetched.
     public let fetchedAt: Date?
     /// The failure of the last fetch, if it failed.
     public let lastFailure: KeyFetchError?
+
+    init(_ entry: KeyCacheEntry) {
+        fetches = entry.fetches
+        failures = entry.failures
+        hits = entry.hits
+        misses = entry.misses
+        staleServes = entry.staleServes
+        fetchedAt = entry.snapshot?.fetchedAt
+        lastFailure = entry.lastFailure
+    }
 
     /// The age of the set being served at `now`.
     public func age(at now: Date = Date()) -> TimeInterval? {

@@ -15,6 +15,26 @@ struct KeyCacheEntry {
     var lastFailure: KeyFetchError?
     var fetches = 0
     var failures = 0
+    /// Lookups answered from memory, without waiting for a fetch.
+    var hits = 0
+    /// Lookups that had to wait for a fetch.
+    var misses = 0
+    /// Lookups answered with a set past its TTL because the provider could not be reached.
+    var staleServes = 0
+
+    /// Counts a decision: a hit or a miss when it is a lookup's first (`afterFetch` false), and
+    /// a stale set served either way. A lookup that will not wait (`waits` false) is no miss:
+    /// its caller asks again, by waiting or later, and that lookup counts.
+    mutating func count(_ decision: Decision, afterFetch: Bool, waits: Bool) {
+        switch decision {
+        case let .serve(keys):
+            if !afterFetch { hits += 1 }
+            if keys.freshness == .stale { staleServes += 1 }
+        case .fetch, .wait:
+            if !afterFetch, waits { misses += 1 }
+        case .fail: break
+        }
+    }
 
     /// What a caller should do.
     enum Decision {

@@ -36,7 +36,9 @@ struct JWKSCacheTests {
         }
         #expect(cache.cachedResolution(source, kid: "b")?.kids == ["a", "b"])
         #expect(await server.requests("/jwks") == 1)
-        #expect(cache.statistics(for: source).fetches == 1)
+        let statistics = cache.statistics(for: source)
+        #expect(statistics.fetches == 1 && statistics.misses == 1 && statistics.hits == 4 && statistics.staleServes == 0)
+        #expect(cache.statistics() == [source: statistics])
         let fetched = try #require(log.all.first { $0.message == "fetched key set" })
         #expect(fetched.level == .info)
         #expect(fetched.metadata["keys"] == "2" && fetched.metadata["fetches"] == "1")
@@ -109,7 +111,8 @@ struct JWKSCacheTests {
         let gone = await cache.resolve(source, kid: "a")
         #expect(gone.failure?.code == .transport)
         #expect(gone.failure?.message.contains("past stale_if_error") == true)
-        #expect(cache.statistics(for: source).failures == 2)
+        let statistics = cache.statistics(for: source)
+        #expect(statistics.failures == 2 && statistics.staleServes == 2 && statistics.hits == 1 && statistics.misses == 3)
     }
 
     @Test("a provider that answers after the timeout is a timeout, and nothing is cached")
