@@ -38,17 +38,26 @@ package enum ForwardAuthEndpoint {
         var token: String?
         let usesBearer = policy.subjects.contains("token")
         if usesBearer {
-            guard let authorization = request.headers[.authorization], authorization.prefix(7).lowercased() == "bearer ",
-                  !authorization.dropFirst(7).isEmpty else { return .noToken }
-            token = String(authorization.dropFirst(7))
+            guard let authorization = request.headers[.authorization], let bearer = bearerToken(authorization) else { return .noToken }
+            token = bearer
         }
         var subjects: [any PolicySubject] = []
-        let original = originalRequest(request)
-        if policy.subjects.contains("request") { subjects.append(RequestSubject(object: original.object)) }
-        if policy.subjects.contains("callback") { subjects.append(CallbackSubject(url: original.url)) }
+        if policy.subjects.contains("request") || policy.subjects.contains("callback") {
+            let original = originalRequest(request)
+            if policy.subjects.contains("request") { subjects.append(RequestSubject(object: original.object)) }
+            if policy.subjects.contains("callback") { subjects.append(CallbackSubject(url: original.url)) }
+        }
         let verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970,
                                                 clockSource: "server clock", signatureCache: signatureCache)
         return .judged(verdict, usesBearer: usesBearer, authenticates: authenticates)
+    }
+
+    /// The token of an `Authorization: Bearer TOKEN` value (the scheme in any case, RFC 6750
+    /// §2.1), compared as ASCII bytes; nil for another scheme or an empty token.
+    package static func bearerToken(_ authorization: String) -> String? {
+        let bytes = authorization.utf8
+        guard bytes.count > 7, zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) == $1 }) else { return nil }
+        return String(Substring(authorization.utf8.dropFirst(7)))
     }
 
     /// The answer to a request without the token its policy needs: the RFC 6750 §3.1 challenge,

@@ -201,7 +201,7 @@ public struct PolicyServer: Sendable {
                 }
                 return await self.judged(policy, endpoint: "authz") {
                     await ForwardAuthEndpoint.answer(policy: policy, authenticates: set.authenticating.contains(name), request: request,
-                                                     signatureCache: self.signatureCache)
+                                                     outputHeaders: set.outputHeaders[name] ?? [:], signatureCache: self.signatureCache)
                 }
             } }
         }

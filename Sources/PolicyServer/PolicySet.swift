@@ -11,6 +11,8 @@ public struct PolicySet: Sendable {
     public let directory: String
     /// The names of the policies that check a token (forward auth answers their refusals 401).
     let authenticating: Set<String>
+    /// Each policy's output headers by output name (`user` → `X-Auth-User`), named once.
+    let outputHeaders: [String: [String: String]]
     /// The remote key sources the policies name, each once.
     public let remoteKeySources: [RemoteKeySource]
     /// The cache they are fetched through.
@@ -45,6 +47,9 @@ public struct PolicySet: Sendable {
         self.policies = policies
         self.directory = directory
         authenticating = Set(policies.filter { ForwardAuthEndpoint.authenticates($0.value) }.keys)
+        outputHeaders = policies.mapValues { policy in
+            Dictionary(policy.outputs.map { ($0.name, ForwardAuthDecision.headerName($0.name)) }) { first, _ in first }
+        }
         remoteKeySources = policies.keys.sorted().flatMap { policies[$0]!.remoteKeySources }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         self.keyCache = keyCache
     }

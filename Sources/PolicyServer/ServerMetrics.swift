@@ -35,14 +35,37 @@ final class ServerMetrics: Sendable {
         return await body()
     }
 
-    /// Records one decision.
+    /// One policy's decision counters and latency histogram, made once: the registry builds
+    /// names and label strings on every lookup, which a busy endpoint should not pay for.
+    private struct PolicyMetrics {
+        let decisions: [String: Counter]
+        let latency: DurationHistogram
+    }
+
+    private let byPolicy = Mutex<[String: PolicyMetrics]>([:])
+    static let endpoints = ["check", "authz"]
+
+    /// Records one decision at `endpoint` (`check` or `authz`).
     func record(policy: String, endpoint: String, verdict: Verdict, duration: Duration) {
-        registry.makeCounter(descriptor: Self.decisions,
-                             labels: [("policy", policy), ("endpoint", endpoint), ("result", verdict.valid ? "valid" : "invalid")]).increment()
+        let metrics = byPolicy.withLock { byPolicy in
+            if let metrics = byPolicy[policy] { return metrics }
+            var decisions: [String: Counter] = [:]
+            for endpoint in Self.endpoints {
+                for result in ["valid", "invalid"] {
+                    decisions[endpoint + result] = registry.makeCounter(descriptor: Self.decisions,
+                                                                        labels: [("policy", policy), ("endpoint", endpoint), ("result", result)])
+                }
+            }
+            let metrics = PolicyMetrics(decisions: decisions,
+                                        latency: registry.makeDurationHistogram(descriptor: Self.latency, labels: [("policy", policy)], buckets: Self.buckets))
+            byPolicy[policy] = metrics
+            return metrics
+        }
+        metrics.decisions[endpoint + (verdict.valid ? "valid" : "invalid")]?.increment()
         for code in Set(verdict.findings.map(\.code.rawValue)) {
             registry.makeCounter(descriptor: Self.findings, labels: [("policy", policy), ("code", code)]).increment()
         }
-        registry.makeDurationHistogram(descriptor: Self.latency, labels: [("policy", policy)], buckets: Self.buckets).record(duration)
+        metrics.latency.record(duration)
     }
 
     static var reloads: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "reloads", unitName: "total",

@@ -191,6 +191,17 @@ struct PolicyServerTests {
         }
     }
 
+    @Test("the bearer scheme is matched in any case, as ASCII; another scheme or an empty token is no token")
+    func bearerScheme() {
+        #expect(ForwardAuthEndpoint.bearerToken("Bearer abc.def") == "abc.def")
+        #expect(ForwardAuthEndpoint.bearerToken("bEARER abc") == "abc")
+        #expect(ForwardAuthEndpoint.bearerToken("Bearer ") == nil)
+        #expect(ForwardAuthEndpoint.bearerToken("Basic YWJj") == nil)
+        #expect(ForwardAuthEndpoint.bearerToken("Bearerabc") == nil)
+        #expect(ForwardAuthEndpoint.bearerToken("Beare\u{212A} abc") == nil)
+        #expect(ForwardAuthEndpoint.bearerToken("Bearer é") == "é")
+    }
+
     @Test("forward auth of a request policy reads the original request from X-Forwarded-* headers")
     func forwardedRequest() async throws {
         try await Self.withServer { base, _ in
@@ -242,8 +253,11 @@ struct PolicyServerTests {
             """.write(toFile: fixture.directory + "/remote.yaml", atomically: true, encoding: .utf8)
         }) { base, fixture in
             let source = "jwks_uri \(keyServer.url("/jwks").absoluteString)"
-            let waiting = try await Self.eventually(base.appendingPathComponent("readyz")) { status, _ in status == 503 }
-            #expect(waiting.contains(#""status":"waiting_for_keys""#) && waiting.contains(source) && waiting.contains("503"))
+            let notFetched = try await Self.call(base.appendingPathComponent("readyz"))
+            #expect(notFetched.0 == 503 && notFetched.2.contains(#""status":"waiting_for_keys""#) && notFetched.2.contains(source))
+            // The fetch at start fails: the provider answers 503, and /readyz says so.
+            let waiting = try await Self.eventually(base.appendingPathComponent("readyz")) { status, text in status == 503 && text.contains("503") }
+            #expect(waiting.contains(#""status":"waiting_for_keys""#))
 
             document.set(try String(contentsOfFile: fixture.directory + "/keys.json", encoding: .utf8))
             try await Task.sleep(for: .milliseconds(1100))

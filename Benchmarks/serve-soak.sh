@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Soak of `policy-run serve` (a benchmark, not a test): wrk holds 64 connections of forward-auth
+# calls with RS256 tokens for SECONDS (default 600) while the policy is reloaded every 10 s
+# (alternately by a changed file and by SIGHUP) and, half-way, the JWKS server rotates to a new
+# key and the tokens switch to it (an unknown kid: one refetch). The server's RSS is sampled
+# every 10 s. Prints the wrk totals, errors and non-2xx answers (the target is none), the
+# reloads the server counted, the key fetches, and the RSS samples.
+#
+# Needs: wrk, python3 with `cryptography`, and a release build of policy-run. Usage:
+#   Benchmarks/serve-soak.sh [SECONDS] [CONNECTIONS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-600}
+connections=${2:-64}
+run=${POLICY_RUN:-$PWD/.build/release/policy-run}
+[ -x "$run" ] || { echo "build first: swift build -c release --product policy-run" >&2; exit 2; }
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+jwks_port=$(free_port)
+mkdir -p "$work/jwks" "$work/policies"
+rotate_at=$(( $(date +%s) + 20 + seconds / 2 ))
+
+# Two RSA keys: the first published now, the second added at rotation; one token per key;
+# a wrk script that switches to the second token at the rotation time.
+python3 - "$work" "$rotate_at" "$seconds" <<'PY'
+import base64, json, sys, time
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+work, rotate_at, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+keys = {kid: rsa.generate_private_key(public_exponent=65537, key_size=2048) for kid in ("soak-1", "soak-2")}
+def jwk(kid):
+    numbers = keys[kid].public_key().public_numbers()
+    as_bytes = lambda n: n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return {"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256", "n": b64(as_bytes(numbers.n)), "e": b64(as_bytes(numbers.e))}
+json.dump({"keys": [jwk("soak-1")]}, open(f"{work}/jwks/jwks.json", "w"))
+json.dump({"keys": [jwk("soak-1"), jwk("soak-2")]}, open(f"{work}/rotated.json", "w"))
+now = int(time.time())
+def token(kid):
+    header = b64(json.dumps({"alg": "RS256", "typ": "JWT", "kid": kid}).encode())
+    claims = {"iss": "https://soak.example", "aud": "api", "sub": "soak-user", "iat": now - 60, "exp": now + seconds + 3600}
+    signing_input = header + "." + b64(json.dumps(claims).encode())
+    return signing_input + "." + b64(keys[kid].sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256()))
+with open(f"{work}/soak.lua", "w") as lua:
+    lua.write(f'first = "Bearer {token("soak-1")}"\nsecond = "Bearer {token("soak-2")}"\nrotate_at = {rotate_at}\n')
+    lua.write("request = function()\n  local token = first\n  if os.time() >= rotate_at then token = second end\n"
+              "  return wrk.format(nil, nil, {['Authorization'] = token})\nend\n")
+PY
+
+write_policy() {
+    cat > "$work/policies/soak.yaml" <<EOF
+# reload $1
+policy: soak
+token:
+  algorithms: [RS256]
+  keys: {jwks_uri: "http://127.0.0.1:$jwks_port/jwks.json", allow_http: true, cache_ttl: 1h, min_refresh_interval: 1s}
+  issuer: https://soak.example
+  audience: api
+outputs:
+  user: claims.sub
+EOF
+}
+write_policy 0
+
+(cd "$work/jwks" && exec python3 -m http.server "$jwks_port" --bind 127.0.0.1 > "$work/jwks.log" 2>&1) &
+pids+=($!)
+port=$(free_port)
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$jwks_port/jwks.json" > /dev/null && break; sleep 0.1; done
+"$run" serve --policies "$work/policies" --listen "127.0.0.1:$port" 2> "$work/serve.log" &
+serve_pid=$!
+pids+=("$serve_pid")
+base="http://127.0.0.1:$port"
+for _ in $(seq 1 100); do [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/readyz")" = 200 ] && break; sleep 0.1; done
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/readyz")" = 200 ] || { cat "$work/serve.log" >&2; echo "the server never became ready" >&2; exit 1; }
+
+rss() { awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status"; }
+echo "Serve soak, $(nproc) cores, wrk -t2 -c$connections -d${seconds}s, reload every 10 s, key rotation at +$(( rotate_at - $(date +%s) ))s, $(date -u +%FT%TZ)"
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/soak.lua" "$base/v1/authz/soak" > "$work/wrk.out" &
+wrk_pid=$!
+pids+=("$wrk_pid")
+samples=("0 $(rss)")
+started=$(date +%s)
+reloads=0
+rotated=no
+while kill -0 "$wrk_pid" 2>/dev/null; do
+    sleep 10
+    kill -0 "$wrk_pid" 2>/dev/null || break
+    reloads=$(( reloads + 1 ))
+    if (( reloads % 2 )); then write_policy "$reloads"; else kill -HUP "$serve_pid"; fi
+    if [ "$rotated" = no ] && (( $(date +%s) >= rotate_at - 5 )); then
+        mv "$work/rotated.json" "$work/jwks/jwks.json"
+        rotated=yes
+    fi
+    samples+=("$(( $(date +%s) - started )) $(rss)")
+done
+wait "$wrk_pid" || true
+
+out=$(cat "$work/wrk.out")
+requests=$(echo "$out" | awk '/requests in/ {print $1}')
+rate=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
+p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+errors=$(echo "$out" | awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}')
+non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
+metrics=$(curl -s "$base/metrics")
+echo "| requests | requests/s | p50 | p99 | socket errors | non-2xx |"
+echo "|---:|---:|---:|---:|---:|---:|"
+echo "| $requests | $rate | $p50 | $p99 | ${errors:-0} | ${non2xx:-0} |"
+echo
+echo "reloads asked: $reloads; the server counted:"
+echo "$metrics" | grep -E '^policy_reloads_total' || echo "(none)"
+echo "key fetches and lookups:"
+echo "$metrics" | grep -E '^policy_key_(fetches|cache_lookups)_total' | sed 's/source="[^"]*",//'
+echo "decisions:"
+echo "$metrics" | grep -E '^policy_decisions_total'
+echo
+echo "RSS (KiB) by second: ${samples[*]}" | sed 's/ \([0-9]*\) \([0-9]*\)/ \1s=\2/g'
+python3 - "${samples[@]}" <<'PY'
+import sys
+values = [int(sample.split()[1]) for sample in sys.argv[1:]]
+settled = values[len(values) // 10:] or values
+print(f"RSS: start {values[0]} KiB, after the first tenth {settled[0]} KiB, max {max(values)} KiB, end {values[-1]} KiB; "
+      f"growth over the last nine tenths {settled[-1] - settled[0]:+d} KiB")
+PY
