@@ -93,7 +93,8 @@ while kill -0 "$wrk_pid" 2>/dev/null; do
     kill -0 "$wrk_pid" 2>/dev/null || break
     reloads=$(( reloads + 1 ))
     if (( reloads % 2 )); then write_policy "$reloads"; else kill -HUP "$serve_pid"; fi
-    if [ "$rotated" = no ] && (( $(date +%s) >= rotate_at - 5 )); then
+    # Published 5 to 15 s before the tokens switch: the provider rotates before its tokens do.
+    if [ "$rotated" = no ] && (( $(date +%s) >= rotate_at - 15 )); then
         mv "$work/rotated.json" "$work/jwks/jwks.json"
         rotated=yes
     fi

@@ -23,9 +23,6 @@ final class OpenConnections: Sendable {
     func leave() {
         count.subtract(1, ordering: .relaxed)
     }
-
-    /// Connections open now.
-    var current: Int { count.load(ordering: .relaxed) }
 }
 
 /// Holds a connection's place among `OpenConnections` while it is open; a connection past the

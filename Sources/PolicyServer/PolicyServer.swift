@@ -98,7 +98,7 @@ public struct PolicyServer: Sendable {
             // Key sets the new policies name are fetched before calls need them.
             let set = policies.current
             Task { await set.prefetch() }
-            logger.info("policies reloaded", metadata: ["policies": "\(policies.current.policies.keys.sorted().joined(separator: ","))"])
+            logger.info("policies reloaded", metadata: ["policies": "\(set.policies.keys.sorted().joined(separator: ","))"])
         } else {
             logger.error("reload failed; the previous policies keep serving",
                          metadata: ["problems": "\(status.problems.map(\.description).joined(separator: " | "))"])
