@@ -13,14 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 connections=${2:-64}
-run=${POLICY_RUN:-$PWD/.build/release/policy-run}
-[ -x "$run" ] || { echo "build first: swift build -c release --product policy-run" >&2; exit 2; }
-command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
-
-work=$(mktemp -d)
-serve_pid=""
-cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+source Benchmarks/serve-prelude.sh
 
 # Access tokens for the bundled rfc9068 policy, signed with its test key, valid for an hour.
 python3 - "$work" <<'PY'
@@ -47,9 +40,9 @@ with open(f"{work}/check.lua", "w") as lua:
     lua.write(f'wrk.body = \'{{"token": "{tokens[0]}"}}\'\n')
 PY
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 "$run" serve --policies Policies --listen "127.0.0.1:$port" 2> "$work/serve.log" &
-serve_pid=$!
+pids+=($!)
 for _ in $(seq 1 100); do grep -q "serving " "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
 base="http://127.0.0.1:$port"
 token=$(cat "$work/token")

@@ -12,15 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 connections=${2:-64}
-run=${POLICY_RUN:-$PWD/.build/release/policy-run}
-[ -x "$run" ] || { echo "build first: swift build -c release --product policy-run" >&2; exit 2; }
-command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
-
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source Benchmarks/serve-prelude.sh
 
 jwks_port=$(free_port)
 mkdir -p "$work/jwks" "$work/policies"

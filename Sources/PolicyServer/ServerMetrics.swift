@@ -13,14 +13,23 @@ final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let inFlight: Gauge
 
-    static var decisions: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "decisions", unitName: "total",
-                                                helpText: "Decisions by policy, endpoint and result.") }
-    static var findings: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "findings", unitName: "total",
-                                               helpText: "Findings of invalid verdicts by policy and finding code.") }
-    static var latency: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "evaluation_duration", unitName: "seconds",
-                                              helpText: "Time to judge one call, keys fetched included.") }
-    static var calls: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "calls_in_flight", unitName: "",
-                                            helpText: "Calls being judged now.") }
+    static var decisions: MetricNameDescriptor { named("decisions", "total", "Decisions by policy, endpoint and result.") }
+    static var findings: MetricNameDescriptor { named("findings", "total", "Findings of invalid verdicts by policy and finding code.") }
+    static var latency: MetricNameDescriptor { named("evaluation_duration", "seconds", "Time to judge one call, keys fetched included.") }
+    static var calls: MetricNameDescriptor { named("calls_in_flight", "", "Calls being judged now.") }
+    static var reloads: MetricNameDescriptor { named("reloads", "total", "Reloads of the policy directory, by result.") }
+    static var keyFetches: MetricNameDescriptor { named("key_fetches", "total", "Fetches of remote key sets, by source and result.") }
+    static var keyLookups: MetricNameDescriptor { named("key_cache_lookups", "total", "Key set lookups, by source: hit (from memory) or miss (waited for a fetch).") }
+    static var staleServes: MetricNameDescriptor { named("key_stale_serves", "total", "Key sets served past their TTL while the provider failed, by source.") }
+    static var keyAge: MetricNameDescriptor { named("key_set_age", "seconds", "Age of the key set being served, by source.") }
+    static var signatureLookups: MetricNameDescriptor { named("signature_cache_lookups", "total", "Signature checks: hit (remembered) or miss (verified).") }
+
+    /// A metric of the `policy` namespace. The descriptors are made on use: the type is not
+    /// `Sendable`, so it cannot be a stored static.
+    private static func named(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "policy", metricName: metric, unitName: unit, helpText: help)
+    }
+
     static let buckets: [Duration] = [.microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
                                       .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .seconds(1)]
 
@@ -68,24 +77,10 @@ final class ServerMetrics: Sendable {
         metrics.latency.record(duration)
     }
 
-    static var reloads: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "reloads", unitName: "total",
-                                                                   helpText: "Reloads of the policy directory, by result.") }
-
     /// Counts a reload.
     func recordReload(succeeded: Bool) {
         registry.makeCounter(descriptor: Self.reloads, labels: [("result", succeeded ? "succeeded" : "failed")]).increment()
     }
-
-    static var keyFetches: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_fetches", unitName: "total",
-                                                                      helpText: "Fetches of remote key sets, by source and result.") }
-    static var keyLookups: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_cache_lookups", unitName: "total",
-                                                                      helpText: "Key set lookups, by source: hit (from memory) or miss (waited for a fetch).") }
-    static var staleServes: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_stale_serves", unitName: "total",
-                                                                       helpText: "Key sets served past their TTL while the provider failed, by source.") }
-    static var keyAge: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "key_set_age", unitName: "seconds",
-                                                                  helpText: "Age of the key set being served, by source.") }
-    static var signatureLookups: MetricNameDescriptor { MetricNameDescriptor(namespace: "policy", metricName: "signature_cache_lookups", unitName: "total",
-                                                                            helpText: "Signature checks: hit (remembered) or miss (verified).") }
 
     /// Serializes scrapes: the cache-derived counters are set from the caches' own counts.
     private let scraping = Mutex(())

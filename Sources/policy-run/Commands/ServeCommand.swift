@@ -95,7 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let names = set.current.policies.keys.sorted().joined(separator: ", ")
         if check {
-            print("ok: \(config ?? policies!) serves \(names)\(configuration.routes.isEmpty ? "" : " (\(configuration.routes.count) routes)")")
+            print("ok: \(config ?? policies!) serves \(names)\(configuration.routes.isEmpty ? "" : " (\(configuration.routes.count) route\(configuration.routes.count == 1 ? "" : "s"))")")
             return
         }
 
