@@ -51,9 +51,9 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
         switch judgement {
         case .noToken:
             return ForwardAuthEndpoint.tokenChallenge
-        case let .judged(verdict, usesBearer, authenticates) where !verdict.valid:
+        case let .judged(verdict, usesBearer, authenticates, _) where !verdict.valid:
             return ForwardAuthEndpoint.response(ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates))
-        case let .judged(verdict, _, _):
+        case let .judged(verdict, _, _, _):
             var context = context
             context.policyVerdict = verdict
             return try await next(request, context)

@@ -5,8 +5,8 @@ internal import PolicyEngine
 /// `POST /v1/check/{policy}`: the verdict of docs/policy-format.md §8, status 200 whatever it
 /// says; 400 only for a call that cannot be judged.
 enum CheckEndpoint {
-    /// The answer, and the verdict when the call was judged.
-    static func answer(policy: Policy, body: [UInt8], signatureCache: SignatureCache? = nil) async -> (Response, Verdict?) {
+    /// The answer, and the decision when the call was judged.
+    static func answer(policy: Policy, body: [UInt8], signatureCache: SignatureCache? = nil) async -> (Response, Decision?) {
         let call: CheckCall
         do {
             call = try CheckCall(json: body)
@@ -14,10 +14,11 @@ enum CheckEndpoint {
             return (ServerResponses.error(.badRequest, code: "call_invalid", error.message), nil)
         }
         do {
-            let verdict = try await policy.evaluate(token: call.token, subjects: call.subjects, inputs: call.inputs,
-                                                     now: call.now ?? Date().timeIntervalSince1970,
-                                                     clockSource: call.now == nil ? "server clock" : "the call's now", signatureCache: signatureCache)
-            return (ServerResponses.json(verdict.jsonText()), verdict)
+            let (verdict, decoded) = try await policy.evaluateDecoding(token: call.token, subjects: call.subjects, inputs: call.inputs,
+                                                                       now: call.now ?? Date().timeIntervalSince1970,
+                                                                       clockSource: call.now == nil ? "server clock" : "the call's now",
+                                                                       signatureCache: signatureCache)
+            return (ServerResponses.json(verdict.jsonText()), Decision(verdict: verdict, claims: decoded?.claims, request: call.request))
         } catch {
             return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
         }

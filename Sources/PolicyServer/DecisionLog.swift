@@ -3,22 +3,58 @@ public import PolicyEngine
 internal import Synchronization
 
 /// Decision logs: a JSON line per decision, at a chosen level (Authentication Hub's
-/// RequestLoggingType): `none`, `timing` (policy, result, codes, duration, key) or `data` (also
-/// the policy's outputs and the rules that refused, with their locations).
+/// RequestLoggingType): `none`, `timing` (policy, route, result, codes, duration, key) or `data`
+/// (also the policy's outputs, the rules that refused with their locations, and the claims and
+/// request fields `fields` names).
 ///
-/// Never a token, a secret or a finding's message: a message may echo what the token said.
-/// Valid decisions can be sampled; invalid ones are always written.
+/// Never a token, a secret or a finding's message: a message may echo what the token said, and
+/// the headers that carry credentials cannot be named. A request's body is never written, so
+/// fields a policy requires encrypted never appear. Valid decisions can be sampled; invalid
+/// ones are always written.
 public struct DecisionLog: Sendable {
     /// How much a line says.
     public enum Level: String, Sendable, CaseIterable {
         case none, timing, data
     }
 
+    /// What a `data` line adds of the token's claims and the request judged.
+    public struct Fields: Sendable, Equatable {
+        /// Claim names written when the token has them (`sub`, `client_id`).
+        public var claims: [String]
+        /// Request fields: `method`, `path` (without the query), `url` (with it), or
+        /// `headers.NAME`.
+        public var request: [String]
+
+        /// Nothing beyond outputs and findings, by default.
+        public init(claims: [String] = [], request: [String] = []) {
+            self.claims = claims
+            self.request = request
+        }
+
+        /// Headers that carry credentials: never written, even when named.
+        static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "dpop"]
+
+        /// Why `field` cannot be a request field, or nil when it can.
+        public static func problem(requestField field: String) -> String? {
+            if ["method", "path", "url"].contains(field) { return nil }
+            guard field.hasPrefix("headers."), field.count > 8 else {
+                return "'\(field)' is not a request field: write method, path, url or headers.NAME"
+            }
+            let header = field.dropFirst(8).lowercased()
+            return credentialHeaders.contains(header) ? "'\(field)' carries credentials and is never logged" : nil
+        }
+    }
+
     /// How much a line says.
     public let level: Level
     /// The share of valid decisions written, from 0 to 1.
     public let sampleValid: Double
+    /// The claims and request fields a `data` line adds.
+    public let fields: Fields
     private let sink: Sink
+
+    /// Whether a line will want the request judged (built only then: it costs a call).
+    var wantsRequest: Bool { level == .data && !fields.request.isEmpty }
 
     /// Where lines go, one writer at a time; a file can be reopened after rotation.
     final class Sink: Sendable {
@@ -44,9 +80,10 @@ public struct DecisionLog: Sendable {
     }
 
     /// A log at `level` writing to `handle` (standard output by default).
-    public init(level: Level, sampleValid: Double = 1, handle: FileHandle = .standardOutput) {
+    public init(level: Level, sampleValid: Double = 1, fields: Fields = Fields(), handle: FileHandle = .standardOutput) {
         self.level = level
         self.sampleValid = min(max(sampleValid, 0), 1)
+        self.fields = fields
         sink = Sink(handle, path: nil)
     }
 
@@ -54,9 +91,10 @@ public struct DecisionLog: Sendable {
     /// it again after a log rotation renamed it.
     ///
     /// - Throws: `DecisionLogError` when the file cannot be opened for writing.
-    public init(level: Level, sampleValid: Double = 1, file path: String) throws(DecisionLogError) {
+    public init(level: Level, sampleValid: Double = 1, fields: Fields = Fields(), file path: String) throws(DecisionLogError) {
         self.level = level
         self.sampleValid = min(max(sampleValid, 0), 1)
+        self.fields = fields
         sink = Sink(try Self.open(path), path: path)
     }
 
@@ -75,14 +113,16 @@ public struct DecisionLog: Sendable {
     }
 
     /// Writes the line of one decision, unless the level or the sampling leaves it out.
-    func record(policy: String, endpoint: String, verdict: Verdict, duration: Duration, at time: Date = Date()) {
+    func record(policy: String, endpoint: String, decision: Decision, duration: Duration, at time: Date = Date()) {
         guard level != .none else { return }
+        let verdict = decision.verdict
         if verdict.valid, sampleValid < 1, Double.random(in: 0..<1) >= sampleValid { return }
         var line = JSONObject([
             "time": .string(Self.timestamp(time)), "policy": .string(policy), "endpoint": .string(endpoint), "valid": .bool(verdict.valid),
             "codes": .array(Array(Set(verdict.findings.map(\.code.rawValue))).sorted().map { .string($0) }),
             "duration_ms": .number(.decimal(Self.milliseconds(duration))),
         ])
+        if let route = decision.route { line.set("route", .string(route)) }
         if let key = verdict.proof?.key {
             line.set("kid", key.kid.map { .string($0) } ?? .null)
             line.set("key_freshness", .string(key.freshness.rawValue))
@@ -90,10 +130,36 @@ public struct DecisionLog: Sendable {
         if level == .data {
             line.set("findings", .array(verdict.findings.map { .object(JSONObject(["rule": .string($0.rule), "code": .string($0.code.rawValue), "at": .string($0.at)])) }))
             line.set("outputs", .object(JSONObject(members: verdict.outputs.keys.sorted().map { JSONMember(name: $0, value: verdict.outputs[$0]!) })))
+            if !fields.claims.isEmpty, let claims = decision.claims {
+                line.set("claims", .object(JSONObject(members: fields.claims.compactMap { name in claims[name].map { JSONMember(name: name, value: $0) } })))
+            }
+            if !fields.request.isEmpty, let request = decision.request {
+                line.set("request", .object(requestFields(of: request)))
+            }
         }
         sink.write(JSONValue.object(line).serializedBytes() + [0x0A])
     }
 
+    /// The named fields of a request `{method, url, headers}`; header names match in any case.
+    func requestFields(of request: JSONObject) -> JSONObject {
+        var selected = JSONObject()
+        var headers = JSONObject()
+        let url = request["url"]?.stringValue
+        for field in fields.request {
+            switch field {
+            case "method": if let method = request["method"] { selected.set("method", method) }
+            case "url": if let url { selected.set("url", .string(url)) }
+            case "path": if let url { selected.set("path", .string(URLComponents(string: url)?.percentEncodedPath ?? url)) }
+            default:
+                let name = field.dropFirst(8).lowercased()
+                guard Fields.problem(requestField: field) == nil,
+                      let value = request["headers"]?.objectValue?.members.first(where: { $0.name.lowercased() == name })?.value else { continue }
+                headers.set(name, value)
+            }
+        }
+        if !headers.members.isEmpty { selected.set("headers", .object(headers)) }
+        return selected
+    }
     /// A duration in milliseconds, to the microsecond.
     static func milliseconds(_ duration: Duration) -> Double {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
@@ -106,6 +172,18 @@ public struct DecisionLog: Sendable {
         let base = UnixTime.iso8601(seconds.rounded(.down))
         return base.dropLast() + ".\(String(repeating: "0", count: 3 - String(millis).count))\(millis)Z"
     }
+}
+
+/// What a decision log line is written from.
+struct Decision {
+    /// The verdict.
+    let verdict: Verdict
+    /// The token's claims as decoded, when there was a token.
+    var claims: JSONObject?
+    /// The request judged, `{method, url, headers}`, when the log wants it.
+    var request: JSONObject?
+    /// Where the serve configuration's route that chose the policy is written.
+    var route: String?
 }
 
 /// A decision log file that cannot be opened for writing.

@@ -18,8 +18,8 @@ package enum ForwardAuthEndpoint {
     package enum Judgement {
         /// The policy checks a bearer token and the request has none.
         case noToken
-        /// The verdict, and how a refusal answers it.
-        case judged(Verdict, usesBearer: Bool, authenticates: Bool)
+        /// The verdict, how a refusal answers it, and the token's claims as decoded.
+        case judged(Verdict, usesBearer: Bool, authenticates: Bool, claims: JSONObject?)
     }
 
     /// Whether `policy` checks a token, its own or a request's bearer: then a refusal may be a
@@ -47,9 +47,9 @@ package enum ForwardAuthEndpoint {
             if policy.subjects.contains("request") { subjects.append(RequestSubject(object: original.object)) }
             if policy.subjects.contains("callback") { subjects.append(CallbackSubject(url: original.url)) }
         }
-        let verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970,
-                                                clockSource: "server clock", signatureCache: signatureCache)
-        return .judged(verdict, usesBearer: usesBearer, authenticates: authenticates)
+        let (verdict, decoded) = try await policy.evaluateDecoding(token: token, subjects: subjects, inputs: inputs, now: Date().timeIntervalSince1970,
+                                                                   clockSource: "server clock", signatureCache: signatureCache)
+        return .judged(verdict, usesBearer: usesBearer, authenticates: authenticates, claims: decoded?.claims)
     }
 
     /// The token of an `Authorization: Bearer TOKEN` value (the scheme in any case, RFC 6750
@@ -74,16 +74,16 @@ package enum ForwardAuthEndpoint {
         return Response(status: HTTPResponse.Status(code: decision.status), headers: headers)
     }
 
-    /// The answer, and the verdict when the request was judged.
+    /// The answer, and the decision when the request was judged.
     static func answer(policy: Policy, authenticates: Bool, request: Request, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:],
-                       signatureCache: SignatureCache? = nil) async -> (Response, Verdict?) {
+                       signatureCache: SignatureCache? = nil) async -> (Response, Decision?) {
         do {
             switch try await judge(policy: policy, authenticates: authenticates, request: request, inputs: inputs, signatureCache: signatureCache) {
             case .noToken:
                 return (tokenChallenge, nil)
-            case let .judged(verdict, usesBearer, authenticates):
+            case let .judged(verdict, usesBearer, authenticates, claims):
                 let decision = ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates, outputHeaders: outputHeaders)
-                return (response(decision), verdict)
+                return (response(decision), Decision(verdict: verdict, claims: claims))
             }
         } catch {
             return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)

@@ -61,14 +61,18 @@ public struct PolicyServer: Sendable {
         self.decisionLog = decisionLog
     }
 
-    /// Judges one call with `body`, then counts and logs the decision.
-    private func judged(_ policy: Policy, endpoint: String, _ body: () async -> (Response, Verdict?)) async -> Response {
+    /// Judges one call with `body`, then counts and logs the decision. `request` is the request
+    /// judged, for a log that writes its fields; `route` the location of the configured route.
+    private func judged(_ policy: Policy, endpoint: String, request: @autoclosure () -> JSONObject? = nil, route: String? = nil,
+                        _ body: () async -> (Response, Decision?)) async -> Response {
         let started = ContinuousClock.now
-        let (response, verdict) = await metrics.measuring(body)
-        if let verdict {
+        let (response, decision) = await metrics.measuring(body)
+        if var decision {
             let duration = ContinuousClock.now - started
-            metrics.record(policy: policy.name, endpoint: endpoint, verdict: verdict, duration: duration)
-            decisionLog.record(policy: policy.name, endpoint: endpoint, verdict: verdict, duration: duration)
+            metrics.record(policy: policy.name, endpoint: endpoint, verdict: decision.verdict, duration: duration)
+            if decisionLog.wantsRequest, decision.request == nil { decision.request = request() }
+            decision.route = route
+            decisionLog.record(policy: policy.name, endpoint: endpoint, decision: decision, duration: duration)
         }
         return response
     }
@@ -188,7 +192,7 @@ public struct PolicyServer: Sendable {
                     case let .header(header): if let field = HTTPField.Name(header), let value = request.headers[field] { inputs[name] = .string(value) }
                     }
                 }
-                return await self.judged(policy, endpoint: "authz") {
+                return await self.judged(policy, endpoint: "authz", request: original.object, route: "\(route.location.file):\(route.location.line)") {
                     await ForwardAuthEndpoint.answer(policy: policy, authenticates: set.authenticating.contains(policy.name), request: request,
                                                      inputs: inputs, outputHeaders: route.outputHeaders,
                                                      signatureCache: self.signatureCache)
@@ -199,7 +203,7 @@ public struct PolicyServer: Sendable {
                 guard let name = context.parameters.get("policy"), let policy = set.policies[name] else {
                     return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
                 }
-                return await self.judged(policy, endpoint: "authz") {
+                return await self.judged(policy, endpoint: "authz", request: ForwardAuthEndpoint.originalRequest(request).object) {
                     await ForwardAuthEndpoint.answer(policy: policy, authenticates: set.authenticating.contains(name), request: request,
                                                      outputHeaders: set.outputHeaders[name] ?? [:], signatureCache: self.signatureCache)
                 }

@@ -57,6 +57,8 @@ public struct ServeConfiguration: Sendable {
     public var decisionLogFile: String?
     /// The share of valid decisions logged.
     public var sampleValid = 1.0
+    /// The claims and request fields a `data` line adds.
+    public var decisionLogFields = DecisionLog.Fields()
     /// How often the policy directory is checked for changes; nil: never (SIGHUP still reloads).
     public var watchEvery: Duration? = .seconds(1)
 
@@ -88,7 +90,16 @@ public struct ServeConfiguration: Sendable {
         if let node = root["limits"] {
             reading.limits(node, into: &server)
         }
-        if let node = root["decision_log"], reading.mapping(node, allowed: ["level", "file", "sample_valid"], what: "'decision_log'") != nil {
+        if let node = root["decision_log"],
+           reading.mapping(node, allowed: ["level", "file", "sample_valid", "claims", "request_fields"], what: "'decision_log'") != nil {
+            if let value = node["claims"] { decisionLogFields.claims = reading.strings(value, what: "'claims'") }
+            if let value = node["request_fields"] {
+                decisionLogFields.request = reading.strings(value, what: "'request_fields'").filter { field in
+                    guard let problem = DecisionLog.Fields.problem(requestField: field) else { return true }
+                    reading.error(.invalidValue, problem, at: value.items?.first { $0.scalar?.text == field } ?? value)
+                    return false
+                }
+            }
             if let value = node["level"], let text = reading.string(value, what: "'level'") {
                 if let level = DecisionLog.Level(rawValue: text) { decisionLogLevel = level } else {
                     reading.error(.invalidValue, "'level' is none, timing or data, found '\(text)'", at: value)
@@ -155,6 +166,15 @@ private struct ConfigurationReading {
     mutating func mapping(_ node: YAMLNode, allowed: [String], what: String) -> [YAMLPair]? {
         diagnostics += node.mappingProblems(allowed: allowed, what: what)
         return node.pairs
+    }
+
+    /// A list of strings, or [] (reported) when the node is not one.
+    mutating func strings(_ node: YAMLNode, what: String) -> [String] {
+        guard let items = node.items else {
+            error(.wrongType, "\(what) is a list of names, found \(node.shapeDescription)", at: node)
+            return []
+        }
+        return items.compactMap { string($0, what: "an entry of \(what)") }
     }
 
     mutating func string(_ node: YAMLNode, what: String) -> String? {

@@ -325,6 +325,39 @@ struct PolicyServerTests {
         }
     }
 
+    @Test("decision logs at data add the claims and request fields named, never credentials or the query; a routed decision names its route")
+    func decisionLogFields() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fields-\(UUID().uuidString).jsonl").path
+        FileManager.default.createFile(atPath: path, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let fields = DecisionLog.Fields(claims: ["sub", "scope", "absent"], request: ["method", "path", "headers.x-tenant", "headers.authorization"])
+        let route = ServeConfiguration.Route(pathPrefix: "/orders/", policy: "api", location: SourceLocation(file: "serve.yaml", line: 7, column: 5))
+        var token = ""
+        try await Self.withServer(decisionLog: DecisionLog(level: .data, fields: fields, handle: handle), routes: [route]) { base, fixture in
+            token = try fixture.token()
+            let (direct, _, _) = try await Self.call(base.appendingPathComponent("v1/authz/api"), headers: [
+                "Authorization": "Bearer \(token)", "X-Forwarded-Method": "POST", "X-Forwarded-Uri": "/orders/1?code=secret-code", "X-Tenant": "acme",
+            ])
+            let (routed, _, _) = try await Self.call(base.appendingPathComponent("v1/authz"), headers: [
+                "Authorization": "Bearer \(token)", "X-Forwarded-Uri": "/orders/2", "X-Forwarded-Host": "shop.example",
+            ])
+            let (checked, _, _) = try await Self.call(base.appendingPathComponent("v1/check/api"), method: "POST", body: #"{"token": "\#(token)"}"#)
+            #expect(direct == 200 && routed == 200 && checked == 200)
+        }
+        try handle.close()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let entries = try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        try #require(entries.count == 3)
+        #expect(entries[0]["claims"] as? [String: String] == ["sub": "alice", "scope": "read write"])
+        #expect(entries[0]["request"] as? NSDictionary == ["method": "POST", "path": "/orders/1", "headers": ["x-tenant": "acme"]] as NSDictionary)
+        #expect(entries[0]["route"] == nil && entries[1]["route"] as? String == "serve.yaml:7")
+        #expect((entries[1]["request"] as? [String: Any])?["path"] as? String == "/orders/2")
+        // A check call's token has claims; it gave no request.
+        #expect(entries[2]["claims"] as? [String: String] == ["sub": "alice", "scope": "read write"] && entries[2]["request"] == nil)
+        #expect(!text.contains("secret-code") && !text.contains(token.prefix(40)) && !text.lowercased().contains("bearer"))
+    }
+
     @Test("routes at /v1/authz choose the policy by the original host and path, take inputs from headers, and name output headers")
     func routes() async throws {
         let here = SourceLocation(file: "serve.yaml", line: 1, column: 1)
@@ -381,6 +414,19 @@ struct PolicyServerTests {
             #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.code.rawValue)" }
                     == ["1:9 wrong_type", "3:8 invalid_value", "4:1 unknown_key", "5:27 invalid_value", "5:44 invalid_value", "5:65 invalid_value", "5:89 invalid_value"])
             #expect(error.sorted.contains { $0.message == "'max_connections' is a number of connections from 1 to 1000000" })
+        }
+
+        try "policies: x\ndecision_log: {level: data, claims: sub, request_fields: [method, headers.Cookie, body]}\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        do {
+            _ = try ServeConfiguration(file: file)
+            Issue.record("credentials in the decision log were accepted")
+        } catch {
+            #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.message)" } == [
+                "2:37 'claims' is a list of names, found the string \"sub\"",
+                "2:67 'headers.Cookie' carries credentials and is never logged",
+                "2:83 'body' is not a request field: write method, path, url or headers.NAME",
+            ])
         }
     }
 

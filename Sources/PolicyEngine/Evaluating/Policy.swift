@@ -83,11 +83,21 @@ public struct Policy: Sendable {
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
                          signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Verdict {
+        try await evaluateDecoding(token: token, subjects: supplied, inputs: inputs, now: now, trace: tracing, clockSource: clockSource,
+                                   signatureCache: signatureCache).verdict
+    }
+
+    /// `evaluate`, with the token as it was decoded (its claims after any decryption): for the
+    /// server's decision log, which writes the claims its configuration names without decoding
+    /// the token a second time. Nil when the token could not be decoded.
+    package func evaluateDecoding(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
+                                  trace tracing: Bool = false, clockSource: String = "caller",
+                                  signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> (verdict: Verdict, token: DecodedToken?) {
         let request = EvaluationRequest(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
                                         signatureCache: signatureCache)
         switch try start(request) {
-        case let .finished(verdict, _): return verdict
-        case let .waitingForKeys(pending): return await finish(pending).verdict
+        case let .finished(verdict, token): return (verdict, token)
+        case let .waitingForKeys(pending): return await finish(pending)
         }
     }
 

@@ -46,6 +46,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The share of valid decisions logged, from 0 to 1 (invalid ones always are).", valueName: "RATE"))
     var logSampleValid: Double?
 
+    @Option(help: ArgumentHelp("At --decision-log data, the claims each line adds, comma-separated (e.g. sub,client_id).", valueName: "NAMES"))
+    var logClaims: String?
+
+    @Option(help: ArgumentHelp("At --decision-log data, the request fields each line adds: method, path, url, headers.NAME, comma-separated.",
+                               valueName: "FIELDS"))
+    var logRequestFields: String?
+
     /// The configuration file's settings with the command line's on top.
     private func settings() throws -> ServeConfiguration? {
         guard let config else { return nil }
@@ -75,6 +82,14 @@ struct ServeCommand: AsyncParsableCommand {
         guard let level = DecisionLog.Level(rawValue: levelName) else {
             throw ValidationError("--decision-log must be none, timing or data, got '\(levelName)'")
         }
+        var fields = file?.decisionLogFields ?? DecisionLog.Fields()
+        if let logClaims { fields.claims = logClaims.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        if let logRequestFields {
+            fields.request = logRequestFields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if let problem = fields.request.lazy.compactMap(DecisionLog.Fields.problem(requestField:)).first {
+                throw ValidationError("--log-request-fields: \(problem)")
+            }
+        }
         let sample = logSampleValid ?? file?.sampleValid ?? 1
         guard (0...1).contains(sample) else { throw ValidationError("--log-sample-valid must be from 0 to 1, got \(sample)") }
 
@@ -102,12 +117,12 @@ struct ServeCommand: AsyncParsableCommand {
         let log: DecisionLog
         if let path = decisionLogFile ?? file?.decisionLogFile {
             do {
-                log = try DecisionLog(level: level, sampleValid: sample, file: path)
+                log = try DecisionLog(level: level, sampleValid: sample, fields: fields, file: path)
             } catch {
                 throw ValidationError(error.description)
             }
         } else {
-            log = DecisionLog(level: level, sampleValid: sample)
+            log = DecisionLog(level: level, sampleValid: sample, fields: fields)
         }
         let server = PolicyServer(policies: set, configuration: configuration, decisionLog: log)
         var logger = Logger(label: "policy-engine.serve")
