@@ -1,6 +1,6 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE]]`: prints a Markdown table of
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | instructions [RECORDS]]`: prints a Markdown table of
 /// rates and ratios. `batch` runs the release `policy-run` built beside it (`swift build -c release`).
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
@@ -41,7 +41,29 @@ case "batch":
         FileHandle.standardError.write(Data("batch benchmark: \(error)\n".utf8))
         exit(1)
     }
+case "instructions":
+    let records = arguments.dropFirst().first.flatMap(Int.init) ?? 1000
+    print("Instructions per record (callgrind, batch's per-record path on one thread, \(records) and \(2 * records) records), \(ISO8601DateFormatter().string(from: Date()))")
+    do {
+        print(InstructionsBenchmark.table(try InstructionsBenchmark.run(records: records)))
+    } catch {
+        FileHandle.standardError.write(Data("instructions benchmark: \(error)\n".utf8))
+        exit(1)
+    }
+case "records":
+    // Used by `instructions`, under callgrind: judges the records of a file on this thread.
+    let paths = Array(arguments.dropFirst())
+    guard paths.count == 2 else {
+        FileHandle.standardError.write(Data("usage: Benchmarks records POLICY FILE\n".utf8))
+        exit(2)
+    }
+    do {
+        try InstructionsBenchmark.judgeRecords(policyFile: paths[0], file: paths[1])
+    } catch {
+        FileHandle.standardError.write(Data("records: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, instructions\n".utf8))
     exit(2)
 }

@@ -28,7 +28,7 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         case .head:
             unanswered += 1
             timer?.cancel()
-            timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: timeout) { [self] in expire(context) }
+            timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in expire(context) }
         case .body: break
         case .end:
             timer?.cancel()
@@ -63,6 +63,6 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 public import PolicyEngine
 
 /// A `serve.yaml` file (docs/serve.md): where to listen, which policy directory, limits,

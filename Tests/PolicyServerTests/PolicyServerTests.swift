@@ -130,11 +130,13 @@ struct PolicyServerTests {
             let big = try RawConnection(port: port)
             big.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 5000))\r\n\r\n")
             let bigAnswer = try #require(big.readUntilClosed(), "the server neither answered nor closed an oversized head")
-            #expect(bigAnswer.hasPrefix("HTTP/1.1 400") && !bigAnswer.contains("alive"))
+            // The server answers 400 and closes with the rest of the head unread, so the client's
+            // kernel may take the reset before the answer: refused either way, never served.
+            #expect((bigAnswer.isEmpty || bigAnswer.hasPrefix("HTTP/1.1 400")) && !bigAnswer.contains("alive"))
             let many = try RawConnection(port: port)
             many.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + (1...30).map { "X-F\($0): v\r\n" }.joined() + "\r\n")
             let manyAnswer = try #require(many.readUntilClosed())
-            #expect(manyAnswer.hasPrefix("HTTP/1.1 400") && !manyAnswer.contains("alive"))
+            #expect((manyAnswer.isEmpty || manyAnswer.hasPrefix("HTTP/1.1 400")) && !manyAnswer.contains("alive"))
 
             // A head sent a byte at a time is closed an idle timeout after the connection opened.
             let started = ContinuousClock.now

@@ -16,9 +16,26 @@ struct SignatureCacheTests {
             #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid)
         }
         #expect(cache.statistics == .init(hits: 9, misses: 1))
+        #expect(cache.decodedTokenStatistics == .init(hits: 9, misses: 1))
         let later = try policy.evaluateNow(token: token, now: TokenFixture.now + 86400, signatureCache: cache)
         #expect(later.codes == [.tokenExpired] && later.verified)
-        #expect(cache.statistics.hits == 10)
+        #expect(cache.statistics.hits == 10 && cache.decodedTokenStatistics.hits == 10)
+    }
+
+    @Test("a decoded token answers only for the same limits; verdicts with the cache equal those without")
+    func decodedTokensKeepTheirLimits() throws {
+        let token = try fixture.token(["note": .string(String(repeating: "x", count: 2000))])
+        let roomy = try fixture.policy("")
+        let tight = try fixture.policy("limits: {max_token_bytes: 1024}")
+        let cache = SignatureCache()
+        #expect(try roomy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid)
+        let refused = try tight.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache)
+        let uncached = try tight.evaluateNow(token: token, now: TokenFixture.now)
+        #expect(refused.codes == [.tokenTooLarge] && uncached.codes == [.tokenTooLarge])
+        #expect(cache.decodedTokenStatistics == .init(hits: 0, misses: 2))
+        // A token that does not decode is not remembered: each presentation is judged again.
+        for _ in 0..<2 { #expect(try roomy.evaluateNow(token: "not.a.token", now: TokenFixture.now, signatureCache: cache).codes == [.malformedToken]) }
+        #expect(cache.decodedTokenStatistics.misses == 4)
     }
 
     @Test("a bad signature is remembered as bad; another key set never inherits an answer")

@@ -53,6 +53,16 @@ public struct BatchEvaluator: Sendable {
         }
     }
 
+    /// The verdict on one record if it can be had without waiting (local keys, or remote keys
+    /// cached): the per-record path of `run`, for callers that count its cost on one thread.
+    /// Nil when the record waits for a key fetch; `evaluate` then finishes it.
+    public func evaluateNow(_ record: BatchRecord) -> BatchVerdict? {
+        switch start(record) {
+        case let .judged(verdict): verdict
+        case .waitingForKeys: nil
+        }
+    }
+
     /// How far a record got without suspending.
     enum RecordStart {
         case judged(BatchVerdict)

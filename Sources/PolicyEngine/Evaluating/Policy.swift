@@ -155,7 +155,7 @@ public struct Policy: Sendable {
     /// (or it needs none), judges it; the one path of every evaluation.
     func start(_ request: EvaluationRequest) throws(EvaluationError) -> EvaluationStart {
         switch try prepare(token: request.token, subjects: request.subjects, inputs: request.inputs, now: request.now, tracing: request.tracing,
-                           clockSource: request.clockSource) {
+                           clockSource: request.clockSource, signatureCache: request.signatureCache) {
         case let .refused(verdict):
             return .finished(verdict, nil)
         case let .ready(prepared):
@@ -238,7 +238,7 @@ public struct Policy: Sendable {
     }
 
     private func prepare(token: String?, subjects given: [any PolicySubject], inputs supplied: [String: JSONValue],
-                         now: Double, tracing: Bool, clockSource: String) throws(EvaluationError) -> Preparation {
+                         now: Double, tracing: Bool, clockSource: String, signatureCache: SignatureCache?) throws(EvaluationError) -> Preparation {
         let inputs = try resolveInputs(supplied)
         var bySection: [String: any PolicySubject] = [:]
         for subject in given {
@@ -255,7 +255,13 @@ public struct Policy: Sendable {
             throw EvaluationError(.missingSubject, "the policy checks a \(section), and none was given")
         }
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
-        switch TokenDecoder.decode(token, envelope: envelope) {
+        let decoding: Result<DecodedToken, TokenDecoder.Failure>
+        if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
+            decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope) }
+        } else {
+            decoding = TokenDecoder.decode(token, envelope: envelope)
+        }
+        switch decoding {
         case let .success(decoded):
             return .ready(Prepared(inputs: inputs, token: decoded, subjects: bySection))
         case let .failure(failure):

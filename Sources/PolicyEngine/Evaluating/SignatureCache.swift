@@ -1,8 +1,8 @@
 internal import Synchronization
 
 /// Outcomes of signature checks, so a token seen again — one access token in many log records —
-/// is verified once. Time and claim rules still run for every record; only the cryptography is
-/// remembered.
+/// is verified once, and (through `DecodedTokenCache`) decoded once. Time and claim rules still
+/// run for every record; only the cryptography and the parsing are remembered.
 ///
 /// An entry is keyed by the signed bytes and by the identity of the key set that judged them,
 /// taken from the keys' material (`KeySetIdentity`), never from how a source is written: two
@@ -60,14 +60,20 @@ public final class SignatureCache: Sendable {
     /// The most entries kept.
     public let capacity: Int
     private let state = Mutex(State())
+    /// The signed tokens seen, decoded: a token checked again is not decoded again either.
+    let decodedTokens: DecodedTokenCache
 
-    /// A cache of at most `capacity` checks; when full it starts over.
+    /// A cache of at most `capacity` checks and as many decoded tokens; when full it starts over.
     public init(capacity: Int = 4096) {
         self.capacity = max(1, capacity)
+        decodedTokens = DecodedTokenCache(capacity: capacity)
     }
 
     /// The hits and misses so far.
     public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// How often a signed token was found already decoded (hits) or had to be decoded (misses).
+    public var decodedTokenStatistics: Statistics { decodedTokens.statistics }
 
     /// The remembered outcome of checking `signed` against `keySet`: `.some(index)` for the
     /// candidate that verified, `.some(nil)` for a signature no candidate verified, nil when not seen.

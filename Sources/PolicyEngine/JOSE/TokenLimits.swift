@@ -1,5 +1,5 @@
 /// Size and depth bounds applied to a token before and while it is parsed.
-public struct TokenLimits: Sendable, Equatable {
+public struct TokenLimits: Sendable, Hashable {
     /// The largest compact token accepted, in bytes (policy `limits.max_token_bytes`).
     public var maxTokenBytes: Int
     /// The deepest JSON nesting accepted in a header or payload (policy `limits.max_json_depth`).
