@@ -75,6 +75,8 @@ public struct BatchEvaluator: Sendable {
     /// second. Otherwise the record waits for `finish`, its token decoded once.
     func start(_ record: BatchRecord) -> RecordStart {
         switch record.content {
+        case let .unparsed(line, format):
+            return start(format.parsed(line, input: record.input))
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):

@@ -27,8 +27,17 @@ public struct BatchRecordFormat: Sendable {
 
     /// The record a line holds; nil for a blank line, which is not a record.
     public func record(_ line: LineReader.Line, input: String? = nil) -> BatchRecord? {
+        Self.isBlank(line) ? nil : parsed(line, input: input)
+    }
+
+    /// Whether a line holds nothing but spaces, tabs and a carriage return: not a record.
+    static func isBlank(_ line: LineReader.Line) -> Bool {
+        line.bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+
+    /// The record a line that is not blank holds.
+    func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
         let bytes = line.bytes
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         func malformed(_ code: FindingCode, _ message: String) -> BatchRecord {
             BatchRecord(line: line.number, input: input, content: .malformed(code, message))
         }
@@ -81,6 +90,9 @@ public struct BatchRecord: Sendable {
         case token(String, time: Double?, inputs: [String: JSONValue])
         /// A line that holds no usable record, with the finding it becomes.
         case malformed(FindingCode, String)
+        /// A line not parsed yet (never blank): the worker that judges it parses it with the
+        /// format, so records are parsed in parallel rather than on the task that reads.
+        case unparsed(LineReader.Line, BatchRecordFormat)
     }
 
     /// The 1-based line number in its input.

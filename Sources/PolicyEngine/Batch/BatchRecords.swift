@@ -27,10 +27,11 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
         /// Whether the next record may have to wait for the input (a pipe with no whole line buffered).
         public var mayBlock: Bool { reader.mayBlock }
 
-        /// The next record, skipping blank lines; nil at the end.
+        /// The next record, skipping blank lines; nil at the end. The line is left for the
+        /// worker that judges it to parse.
         public mutating func next() async throws -> BatchRecord? {
             while let line = try reader.next() {
-                if let record = format.record(line, input: input) { return record }
+                if !BatchRecordFormat.isBlank(line) { return BatchRecord(line: line.number, input: input, content: .unparsed(line, format)) }
             }
             return nil
         }

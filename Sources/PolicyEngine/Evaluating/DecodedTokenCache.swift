@@ -7,15 +7,18 @@ internal import Synchronization
 /// Only signed tokens are kept: their decoding depends on nothing but their text and the
 /// limits, which make the key, so a token decoded under one policy's limits never answers for
 /// another's. An encrypted token's decoding depends on the decryption keys and is not kept.
-/// Entries are immutable `DecodedToken`s shared by the evaluations that find them. The cache
-/// is bounded: when full, it starts over, which costs one decoding per token and never a wrong
-/// answer.
+/// Entries are immutable `DecodedToken`s shared by the evaluations that find them.
+///
+/// A token is kept only from its second decoding on: the first leaves just its hash in a set
+/// of the tokens seen, so a log of unique tokens does not fill memory with trees it never reads
+/// again (a decoded token holds about 5 KiB). Both are bounded and start over when full, which
+/// costs a decoding per token and never a wrong answer.
 final class DecodedTokenCache: Sendable {
     struct Key: Hashable {
         let token: String
         let limits: TokenLimits
         /// The hash of the token's bytes, taken once in one block (see `SignatureCache.Key`).
-        private let digest: Int
+        let digest: Int
 
         init(token: String, limits: TokenLimits) {
             self.token = token
@@ -37,7 +40,7 @@ final class DecodedTokenCache: Sendable {
 
     /// The most tokens kept.
     let capacity: Int
-    private let state = Mutex<(entries: [Key: DecodedToken], statistics: SignatureCache.Statistics)>(([:], .init()))
+    private let state = Mutex<(entries: [Key: DecodedToken], seen: Set<Int>, statistics: SignatureCache.Statistics)>(([:], [], .init()))
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -57,6 +60,13 @@ final class DecodedTokenCache: Sendable {
         let result = decode()
         if case let .success(decoded) = result {
             state.withLock { state in
+                // The hash stands for the token until it is seen again; a collision only admits
+                // a token a decoding early, since entries are compared by their text.
+                guard state.seen.remove(key.digest) != nil else {
+                    if state.seen.count >= capacity * 4 { state.seen.removeAll(keepingCapacity: true) }
+                    state.seen.insert(key.digest)
+                    return
+                }
                 if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
                 state.entries[key] = decoded
             }
