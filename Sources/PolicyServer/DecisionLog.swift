@@ -1,5 +1,5 @@
 public import Foundation
-public import PolicyEngine
+internal import PolicyEngine
 internal import Synchronization
 
 /// Decision logs: a JSON line per decision, at a chosen level (Authentication Hub's
@@ -45,16 +45,36 @@ public struct DecisionLog: Sendable {
         }
     }
 
+    /// A request field a `data` line writes, read once from `Fields.request`.
+    enum RequestField: Equatable {
+        case method, path, url
+        /// A header, by its lowercased name.
+        case header(String)
+
+        /// `field` as written, or nil for one `Fields.problem(requestField:)` refuses.
+        init?(_ field: String) {
+            guard Fields.problem(requestField: field) == nil else { return nil }
+            switch field {
+            case "method": self = .method
+            case "path": self = .path
+            case "url": self = .url
+            default: self = .header(field.dropFirst(8).lowercased())
+            }
+        }
+    }
+
     /// How much a line says.
     public let level: Level
     /// The share of valid decisions written, from 0 to 1.
     public let sampleValid: Double
     /// The claims and request fields a `data` line adds.
     public let fields: Fields
+    /// `fields.request` without the ones that may not be written.
+    private let requestFields: [RequestField]
     private let sink: Sink
 
     /// Whether a line will want the request judged (built only then: it costs a call).
-    var wantsRequest: Bool { level == .data && !fields.request.isEmpty }
+    var wantsRequest: Bool { level == .data && !requestFields.isEmpty }
 
     /// Where lines go, one writer at a time; a file can be reopened after rotation.
     final class Sink: Sendable {
@@ -84,6 +104,7 @@ public struct DecisionLog: Sendable {
         self.level = level
         self.sampleValid = min(max(sampleValid, 0), 1)
         self.fields = fields
+        requestFields = fields.request.compactMap(RequestField.init)
         sink = Sink(handle, path: nil)
     }
 
@@ -95,6 +116,7 @@ public struct DecisionLog: Sendable {
         self.level = level
         self.sampleValid = min(max(sampleValid, 0), 1)
         self.fields = fields
+        requestFields = fields.request.compactMap(RequestField.init)
         sink = Sink(try Self.open(path), path: path)
     }
 
@@ -133,7 +155,7 @@ public struct DecisionLog: Sendable {
             if !fields.claims.isEmpty, let claims = decision.claims {
                 line.set("claims", .object(JSONObject(members: fields.claims.compactMap { name in claims[name].map { JSONMember(name: name, value: $0) } })))
             }
-            if !fields.request.isEmpty, let request = decision.request {
+            if !requestFields.isEmpty, let request = decision.request {
                 line.set("request", .object(requestFields(of: request)))
             }
         }
@@ -145,21 +167,21 @@ public struct DecisionLog: Sendable {
         var selected = JSONObject()
         var headers = JSONObject()
         let url = request["url"]?.stringValue
-        for field in fields.request {
+        for field in requestFields {
             switch field {
-            case "method": if let method = request["method"] { selected.set("method", method) }
-            case "url": if let url { selected.set("url", .string(url)) }
-            case "path": if let url { selected.set("path", .string(URLComponents(string: url)?.percentEncodedPath ?? url)) }
-            default:
-                let name = field.dropFirst(8).lowercased()
-                guard Fields.problem(requestField: field) == nil,
-                      let value = request["headers"]?.objectValue?.members.first(where: { $0.name.lowercased() == name })?.value else { continue }
-                headers.set(name, value)
+            case .method: if let method = request["method"] { selected.set("method", method) }
+            case .url: if let url { selected.set("url", .string(url)) }
+            case .path: if let url { selected.set("path", .string(URLComponents(string: url)?.percentEncodedPath ?? url)) }
+            case let .header(name):
+                if let value = request["headers"]?.objectValue?.members.first(where: { $0.name.lowercased() == name })?.value {
+                    headers.set(name, value)
+                }
             }
         }
         if !headers.members.isEmpty { selected.set("headers", .object(headers)) }
         return selected
     }
+
     /// A duration in milliseconds, to the microsecond.
     static func milliseconds(_ duration: Duration) -> Double {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15

@@ -39,6 +39,18 @@ public struct PolicyServer: Sendable {
         /// The defaults: 127.0.0.1:8181, bodies up to 1 MiB, headers up to 32 KiB in 100
         /// fields, 1,024 connections, 30 s idle, 10 s per request.
         public init() {}
+
+        /// Listens on `address`, written HOST:PORT (`127.0.0.1:8181`, `[::1]:8181`).
+        ///
+        /// - Returns: false, leaving the address as it was, when `address` is not HOST:PORT
+        ///   with a port from 0 to 65535.
+        public mutating func listen(on address: String) -> Bool {
+            guard let colon = address.lastIndex(of: ":"), colon > address.startIndex,
+                  let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else { return false }
+            host = String(address[..<colon])
+            self.port = port
+            return true
+        }
     }
 
     /// The policies served, replaced whole on reload.

@@ -72,18 +72,17 @@ public struct ServeConfiguration: Sendable {
         var reading = ConfigurationReading()
         file = path
         policies = ""
-        guard let pairs = reading.mapping(root, allowed: Self.keys, what: "a serve configuration") else { throw PolicyDiagnostics(reading.diagnostics) }
-        _ = pairs
-        if let node = root["listen"], let text = reading.string(node, what: "'listen'") {
-            if let colon = text.lastIndex(of: ":"), colon > text.startIndex, let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) {
-                server.host = String(text[..<colon])
-                server.port = port
-            } else {
-                reading.error(.invalidValue, "'listen' is HOST:PORT, found '\(text)'", at: node)
-            }
+        guard reading.mapping(root, allowed: Self.keys, what: "a serve configuration") != nil else { throw PolicyDiagnostics(reading.diagnostics) }
+        // A path written in the file is relative to the file's directory.
+        func resolved(_ written: String) -> String {
+            let directory = PolicyPath.directory(of: path)
+            return written.hasPrefix("/") ? written : PolicyPath.joined(directory.isEmpty ? "." : directory, written)
+        }
+        if let node = root["listen"], let text = reading.string(node, what: "'listen'"), !server.listen(on: text) {
+            reading.error(.invalidValue, "'listen' is HOST:PORT, found '\(text)'", at: node)
         }
         if let node = root["policies"], let directory = reading.string(node, what: "'policies'") {
-            policies = directory.hasPrefix("/") ? directory : PolicyPath.joined(PolicyPath.directory(of: path).isEmpty ? "." : PolicyPath.directory(of: path), directory)
+            policies = resolved(directory)
         } else if root["policies"] == nil {
             reading.error(.missingKey, "a serve configuration needs 'policies': the directory of policies to serve", at: root)
         }
@@ -106,7 +105,7 @@ public struct ServeConfiguration: Sendable {
                 }
             }
             if let value = node["file"], let text = reading.string(value, what: "'file'") {
-                decisionLogFile = text.hasPrefix("/") ? text : PolicyPath.joined(PolicyPath.directory(of: path).isEmpty ? "." : PolicyPath.directory(of: path), text)
+                decisionLogFile = resolved(text)
             }
             if let value = node["sample_valid"] {
                 let number: Double? = switch value.scalar?.value {

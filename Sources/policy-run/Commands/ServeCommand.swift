@@ -69,13 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
         let file = try settings()
         var configuration = file?.server ?? PolicyServer.Configuration()
         configuration.maxBodyBytes = maxBodyBytes ?? configuration.maxBodyBytes
-        if let listen {
-            guard let colon = listen.lastIndex(of: ":"), colon > listen.startIndex, let port = Int(listen[listen.index(after: colon)...]),
-                  (0...65535).contains(port) else {
-                throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
-            }
-            configuration.host = String(listen[..<colon])
-            configuration.port = port
+        if let listen, !configuration.listen(on: listen) {
+            throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
         }
         guard configuration.maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         let levelName = decisionLog ?? file?.decisionLogLevel.rawValue ?? "none"
