@@ -2,9 +2,10 @@ import Foundation
 import PolicyEngine
 
 /// The JSON parser: what it accepts, Foundation accepts too and reads alike; what it accepts
-/// serializes and parses back to the same value.
+/// serializes and parses back to the same value; the in-place index agrees with it.
 enum JSONFuzzing {
     static func run(_ data: [UInt8]) {
+        indexAgrees(data)
         guard let value = try? JSONParser(maxDepth: 128).parse(data) else { return }
         let again = try? JSONParser(maxDepth: 128).parse(value.serializedBytes())
         invariant(again == value, "a parsed value does not survive serialization")
@@ -15,6 +16,29 @@ enum JSONFuzzing {
             return
         }
         invariant(agrees(value, reference), "a value Foundation reads differently")
+    }
+
+    /// The in-place index (how claims and batch records are read) refuses exactly the texts the
+    /// parser refuses as an object, and reads the same members: names, kinds, values, lookups.
+    static func indexAgrees(_ data: [UInt8]) {
+        let index = try? JSONObjectIndex(data, maxDepth: 128)
+        guard case let .object(object)? = try? JSONParser(maxDepth: 128).parse(data) else {
+            invariant(index == nil, "the index accepts a text the parser refuses as an object")
+            return
+        }
+        guard let index else {
+            invariant(false, "the index refuses an object the parser accepts")
+            return
+        }
+        invariant(index.count == object.count, "the index counts other members than the parser")
+        for (position, member) in object.members.enumerated() where position < index.count {
+            invariant(index.name(at: position).isExactly(member.name), "the index names a member otherwise")
+            invariant(index.position(of: member.name) == position, "the index finds a member elsewhere")
+            invariant(index.kind(at: position) == member.value.kind && index.value(at: position) == member.value, "the index reads a value otherwise")
+            if let text = member.value.stringValue {
+                invariant(index.string(at: position, equals: text) && !index.string(at: position, equals: text + "x"), "the index compares a string otherwise")
+            }
+        }
     }
 
     static func agrees(_ value: JSONValue, _ reference: Any) -> Bool {

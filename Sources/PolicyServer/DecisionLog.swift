@@ -128,7 +128,7 @@ public struct DecisionLog: Sendable {
     }
 
     static func open(_ path: String) throws(DecisionLogError) -> FileHandle {
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let handle = FileHandle(forWritingAtPath: path) else { throw DecisionLogError(path: path) }
         handle.seekToEndOfFile()
         return handle
@@ -201,7 +201,7 @@ struct Decision {
     /// The verdict.
     let verdict: Verdict
     /// The token's claims as decoded, when there was a token.
-    var claims: JSONObject?
+    var claims: JSONObjectView?
     /// The request judged, `{method, url, headers}`, when the log wants it.
     var request: JSONObject?
     /// Where the serve configuration's route that chose the policy is written.

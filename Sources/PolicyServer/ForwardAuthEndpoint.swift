@@ -19,7 +19,7 @@ package enum ForwardAuthEndpoint {
         /// The policy checks a bearer token and the request has none.
         case noToken
         /// The verdict, how a refusal answers it, and the token's claims as decoded.
-        case judged(Verdict, usesBearer: Bool, authenticates: Bool, claims: JSONObject?)
+        case judged(Verdict, usesBearer: Bool, authenticates: Bool, claims: JSONObjectView?)
     }
 
     /// Whether `policy` checks a token, its own or a request's bearer: then a refusal may be a

@@ -62,7 +62,7 @@ public final class LineReader {
     /// The next line, or nil at the end of the input.
     public func next() throws(BatchInputError) -> Line? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = newlineIndex() {
                 var end = newline
                 if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 let lineStart = start
@@ -95,6 +95,15 @@ public final class LineReader {
                 return Line(number: lineNumber, bytes: bytes, tooLong: false)
             }
             try fill()
+        }
+    }
+
+    /// The index of the next newline in the buffer, found with `memchr`.
+    private func newlineIndex() -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            guard start < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -80,15 +80,20 @@ public final class DecodedToken: Sendable {
     public let jws: CompactJWS?
     /// The header rules check: the JWS header, or for `format: jwe` the JWE protected header.
     public let header: JOSEHeader
-    /// The token's claims (of the signed token inside, for `nested`).
-    public let claims: JSONObject
+    /// The token's claims (of the signed token inside, for `nested`), read in place.
+    public let claims: JSONObjectView
     /// The token's size in bytes as presented.
     public let byteCount: Int
     /// The key that decrypted a `jwe` or `nested` token.
     public let decryptedBy: VerifiedKey?
 
-    /// A decoded token, for tests of rules.
-    public init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
+    /// A decoded token whose claims are given as an object: for tests of rules.
+    public convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
+        self.init(jws: jws, header: header, claims: JSONObjectView(claims), byteCount: byteCount, decryptedBy: decryptedBy)
+    }
+
+    /// A decoded token.
+    public init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
         self.jws = jws
         self.header = header
         self.claims = claims

@@ -32,7 +32,7 @@ enum TokenDecoder {
         let decoded: Result<DecodedToken, Failure>
         if envelope.format == .jwe {
             decoded = structure { () throws(JOSEError) in
-                let claims = try CompactJWS.claimsSet(plaintext, limits: limits, what: "the decrypted JWE payload")
+                let claims = try JSONObjectView(claimsPayload: plaintext, limits: limits, what: "the decrypted JWE payload")
                 return DecodedToken(jws: nil, header: jwe.header, claims: claims, byteCount: token.utf8.count, decryptedBy: key)
             }
         } else {
@@ -50,7 +50,7 @@ enum TokenDecoder {
     /// A compact JWS and its claims: the token itself, or a nested token's plaintext.
     private static func signed(_ text: String, byteCount: Int, limits: TokenLimits, decryptedBy key: VerifiedKey?) throws(JOSEError) -> DecodedToken {
         let jws = try CompactJWS(text, limits: limits)
-        return DecodedToken(jws: jws, header: jws.header, claims: try jws.claims(limits: limits), byteCount: byteCount, decryptedBy: key)
+        return DecodedToken(jws: jws, header: jws.header, claims: try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload"), byteCount: byteCount, decryptedBy: key)
     }
 
     /// Checks the JWE's algorithms against the policy, then tries each candidate key.

@@ -46,7 +46,9 @@ public struct JSONParser: Sendable {
     }
 }
 
-private struct JSONCursor {
+/// The parser's position in one JSON text. `JSONObjectIndex` reads with the same cursor, so
+/// building values and indexing them in place apply the same checks.
+struct JSONCursor {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0
@@ -171,6 +173,15 @@ private struct JSONCursor {
     }
 
     mutating func parseString() throws(JOSEError) -> String {
+        let start = index + 1
+        guard try scanString() else { return try parseEscapedString(from: start) }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
+    }
+
+    /// Moves through the string at the cursor up to its closing quote, then past it, and returns
+    /// true: its bytes between the quotes are its text, valid UTF-8. Stops at the first escape
+    /// instead, on the backslash, and returns false.
+    mutating func scanString() throws(JOSEError) -> Bool {
         index += 1
         let start = index
         skipPlainASCII()
@@ -178,15 +189,13 @@ private struct JSONCursor {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                index += 1
-                if asciiOnly { return String(decoding: slice, as: UTF8.self) }
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                if !asciiOnly, String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) == nil {
                     throw JOSEError(.invalidJSON, "string starting at byte \(start) is not valid UTF-8")
                 }
-                return text
+                index += 1
+                return true
             }
-            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
+            if byte == UInt8(ascii: "\\") { return false }
             if byte < 0x20 { throw error("unescaped control character in string") }
             if byte >= 0x80 { asciiOnly = false }
             index += 1

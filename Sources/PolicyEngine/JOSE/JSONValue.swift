@@ -54,14 +54,17 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The JSON type name used in messages and matchers: `string`, `number`, `boolean`, ...
-    public var typeName: String {
+    public var typeName: String { kind.name }
+
+    /// What kind of value this is.
+    public var kind: JSONKind {
         switch self {
-        case .null: "null"
-        case .bool: "boolean"
-        case .number: "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
         }
     }
 }

@@ -54,6 +54,17 @@ public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {
         return current
     }
 
+    /// The value at this path in a token's claims: the first step looks the claim up in place.
+    public func value(in claims: JSONObjectView) -> JSONValue? {
+        guard let first = segments.first, let top = claims[first] else { return nil }
+        var current = top
+        for segment in segments.dropFirst() {
+            guard case let .object(members) = current, let next = members[segment] else { return nil }
+            current = next
+        }
+        return current
+    }
+
     public var description: String {
         var text = ""
         for segment in segments {

@@ -29,8 +29,8 @@ struct RegisteredClaimTypesRule: Rule {
             }
         }
         for name in Self.strings {
-            if let value = claims[name], value.stringValue == nil {
-                return .fail(.claimType, "'\(name)' must be a string, found \(value.typeName)")
+            if let kind = claims.kind(of: name), kind != .string {
+                return .fail(.claimType, "'\(name)' must be a string, found \(kind.name)")
             }
         }
         if let aud = claims["aud"], TokenClaims.audiences(claims) == nil {

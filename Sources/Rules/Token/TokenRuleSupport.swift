@@ -10,7 +10,7 @@ enum TokenClaims {
         case unusable(String)
     }
 
-    static func numericDate(_ name: String, in claims: JSONObject) -> NumericDate {
+    static func numericDate(_ name: String, in claims: JSONObjectView) -> NumericDate {
         guard let value = claims[name] else { return .absent }
         guard case let .number(number) = value else { return .unusable("'\(name)' is \(value.typeName), not a number") }
         let seconds = number.doubleValue
@@ -22,7 +22,7 @@ enum TokenClaims {
     }
 
     /// `aud` as a list: a string is a one-element audience (RFC 7519 §4.1.3).
-    static func audiences(_ claims: JSONObject) -> [String]? {
+    static func audiences(_ claims: JSONObjectView) -> [String]? {
         switch claims["aud"] {
         case let .string(single)?: [single]
         case let .array(items)?:

@@ -1,0 +1,270 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A JSON object read in place: each member's name and value as a byte range of the text,
+/// checked as strictly as `JSONParser` checks a text it builds values from, but without building
+/// any value.
+///
+/// Rules read a handful of a token's claims; building a tree of `String`s and `JSONValue`s for
+/// every claim, then looking members up by `String` and releasing the tree, cost more than the
+/// rest of judging an HMAC token. A member's value is built only when asked for, from its range.
+/// A class, so that handing the index around retains one reference, not its three arrays.
+package final class JSONObjectIndex: Sendable {
+    /// One member: where its name and value lie in `bytes`, and what the value is.
+    struct Member: Sendable {
+        /// The name between its quotes.
+        let nameStart: Int32, nameEnd: Int32
+        /// The whole value, quotes and brackets included.
+        let valueStart: Int32, valueEnd: Int32
+        let kind: JSONKind
+        /// Whether the name, and for a string the value, has no escapes: its bytes are its text.
+        let plainName: Bool, plainValue: Bool
+        /// A number's value when it is an integer that fits, read while indexing: numeric dates
+        /// are read by several rules.
+        let integer: Int64?
+    }
+
+    /// The object's text.
+    let bytes: [UInt8]
+    let members: [Member]
+    /// The names written with escapes, decoded, by member position.
+    let escapedNames: [Int: String]
+
+    /// Indexes `bytes`, which must hold one JSON object and nothing else.
+    ///
+    /// - Throws: `invalid_json`, `duplicate_member` or `json_too_deep`, as `JSONParser` would for
+    ///   the same text (`JSONObjectView` asks the parser itself for the message).
+    package init(_ bytes: [UInt8], maxDepth: Int) throws(JOSEError) {
+        guard bytes.count < Int(Int32.max) else { throw JOSEError(.invalidJSON, "a JSON text of \(bytes.count) bytes is too large to index") }
+        var members: [Member] = []
+        var escapedNames: [Int: String] = [:]
+        try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in
+            var cursor = JSONCursor(bytes: buffer, maxDepth: min(maxDepth, JSONParser.deepestSupported))
+            cursor.skipWhitespace()
+            guard cursor.index < buffer.count, buffer[cursor.index] == UInt8(ascii: "{") else {
+                throw JOSEError(.invalidJSON, "not a JSON object")
+            }
+            members.reserveCapacity(16)
+            try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
+            cursor.skipWhitespace()
+            guard cursor.index == buffer.count else { throw cursor.error("unexpected content after the JSON value") }
+        }
+        self.bytes = bytes
+        self.members = members
+        self.escapedNames = escapedNames
+    }
+
+    /// The number of members.
+    package var count: Int { members.count }
+
+    /// The position of the member named `name` (compared code point for code point), if any.
+    package func position(of name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted in
+            bytes.withUnsafeBufferPointer { buffer in
+                members.withUnsafeBufferPointer { members in
+                    for position in members.indices {
+                        let member = members[position]
+                        let start = Int(member.nameStart), count = Int(member.nameEnd) - start
+                        if member.plainName {
+                            if count == wanted.count, count == 0 || (buffer[start] == wanted[0] && memcmp(buffer.baseAddress! + start, wanted.baseAddress!, count) == 0) {
+                                return position
+                            }
+                        } else if escapedNames[position].map({ Array($0.utf8).elementsEqual(wanted) }) == true {
+                            return position
+                        }
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The kind of the member at `position`.
+    package func kind(at position: Int) -> JSONKind { members[position].kind }
+
+    /// The name of the member at `position`.
+    package func name(at position: Int) -> String {
+        let member = members[position]
+        guard member.plainName else { return escapedNames[position] ?? "" }
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(member.nameStart)..<Int(member.nameEnd)]), as: UTF8.self) }
+    }
+
+    /// The value of the member at `position`, built from its range.
+    package func value(at position: Int) -> JSONValue {
+        let member = members[position]
+        return bytes.withUnsafeBufferPointer { buffer in
+            let range = Int(member.valueStart)..<Int(member.valueEnd)
+            if let integer = member.integer { return .number(.integer(integer)) }
+            if member.kind == .string, member.plainValue {
+                return .string(String(decoding: UnsafeBufferPointer(rebasing: buffer[range.lowerBound + 1..<range.upperBound - 1]), as: UTF8.self))
+            }
+            do {
+                return try JSONParser(maxDepth: JSONParser.deepestSupported).parse(UnsafeBufferPointer(rebasing: buffer[range]))
+            } catch {
+                // The range was checked by the same cursor when the index was made, at a depth
+                // at least as great: parsing it again cannot fail.
+                preconditionFailure("an indexed JSON value failed to parse: \(error)")
+            }
+        }
+    }
+
+    /// Whether the member at `position` is a string equal, code point for code point, to `text`,
+    /// compared without building the member's string when it has no escapes.
+    package func string(at position: Int, equals text: String) -> Bool {
+        let member = members[position]
+        guard member.kind == .string else { return false }
+        guard member.plainValue else { return value(at: position).stringValue?.isExactly(text) == true }
+        var text = text
+        return text.withUTF8 { wanted in
+            bytes.withUnsafeBufferPointer { buffer in
+                let start = Int(member.valueStart) + 1, count = Int(member.valueEnd) - 1 - start
+                return count == wanted.count && (count == 0 || memcmp(buffer.baseAddress! + start, wanted.baseAddress!, count) == 0)
+            }
+        }
+    }
+}
+
+/// What kind of JSON value something is.
+public enum JSONKind: UInt8, Sendable {
+    case null, bool, number, string, array, object
+
+    /// The kind's name in messages: "boolean", "number", "string", …
+    public var name: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
+
+/// Reading a JSON text without building values: the checks of `parseValue`, in the same order,
+/// with the same messages.
+extension JSONCursor {
+    /// Checks the value at the cursor and moves past it. Returns its kind, for a string
+    /// whether it has no escapes, and for an integer that fits its value.
+    mutating func skipValue(depth: Int) throws(JOSEError) -> (kind: JSONKind, plain: Bool, integer: Int64?) {
+        guard index < bytes.count else { throw error("unexpected end of JSON") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            var members: [JSONObjectIndex.Member] = [], escapedNames: [Int: String] = [:]
+            try skipObject(depth: depth + 1, members: &members, escapedNames: &escapedNames)
+            return (.object, true, nil)
+        case UInt8(ascii: "["): try skipArray(depth: depth + 1); return (.array, true, nil)
+        case UInt8(ascii: "\""): return (.string, try skipString(), nil)
+        case UInt8(ascii: "t"): try expectLiteral("true"); return (.bool, true, nil)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return (.bool, true, nil)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return (.null, true, nil)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if case let .integer(value) = try parseNumber() { return (.number, true, value) }
+            return (.number, true, nil)
+        case 0xEF where index == 0: throw error("a byte-order mark is not allowed before JSON")
+        default: throw error("unexpected character \(describe(bytes[index]))")
+        }
+    }
+
+    /// Checks a string and moves past it; true when it has no escapes, so its bytes between the
+    /// quotes are its text.
+    mutating func skipString() throws(JOSEError) -> Bool {
+        let start = index + 1
+        guard try scanString() else {
+            _ = try parseEscapedString(from: start)
+            return false
+        }
+        return true
+    }
+
+    /// Checks an object and moves past it, appending its members to `members`. Duplicate names
+    /// are refused as `parseObject` refuses them: by their decoded bytes.
+    mutating func skipObject(depth: Int, members: inout [JSONObjectIndex.Member], escapedNames: inout [Int: String]) throws(JOSEError) {
+        try enter(depth: depth)
+        let first = members.count
+        var seen: Set<[UInt8]>? = nil
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error("expected a member name in double quotes")
+            }
+            let nameStart = index
+            var decodedName: String? = nil
+            let plainName = try scanString()
+            if !plainName { decodedName = try parseEscapedString(from: nameStart + 1) }
+            let nameRange = nameStart + 1..<index - 1
+            func nameBytes(_ member: JSONObjectIndex.Member, _ position: Int) -> [UInt8] {
+                member.plainName ? Array(bytes[Int(member.nameStart)..<Int(member.nameEnd)]) : Array((escapedNames[position] ?? "").utf8)
+            }
+            let count = members.count - first
+            if count < 16 {
+                for position in first..<members.count {
+                    let other = members[position]
+                    let equal: Bool
+                    if plainName, other.plainName {
+                        equal = Int(other.nameEnd - other.nameStart) == nameRange.count
+                            && bytes[Int(other.nameStart)..<Int(other.nameEnd)].elementsEqual(bytes[nameRange])
+                    } else {
+                        equal = nameBytes(other, position).elementsEqual(decodedName.map { Array($0.utf8) } ?? Array(bytes[nameRange]))
+                    }
+                    if equal { throw duplicate(at: nameStart) }
+                }
+            } else {
+                if seen == nil { seen = Set((first..<members.count).map { nameBytes(members[$0], $0) }) }
+                if !seen!.insert(decodedName.map { Array($0.utf8) } ?? Array(bytes[nameRange])).inserted { throw duplicate(at: nameStart) }
+            }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after member name")
+            }
+            index += 1
+            skipWhitespace()
+            let valueStart = index
+            let (kind, plainValue, integer) = try skipValue(depth: depth)
+            if let decodedName { escapedNames[members.count] = decodedName }
+            members.append(JSONObjectIndex.Member(nameStart: Int32(nameRange.lowerBound), nameEnd: Int32(nameRange.upperBound),
+                                                  valueStart: Int32(valueStart), valueEnd: Int32(index),
+                                                  kind: kind, plainName: plainName, plainValue: plainValue, integer: integer))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of JSON inside an object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            throw error("expected ',' or '}' in object")
+        }
+    }
+
+    /// The duplicate-name error for the name starting at `offset`, worded as `parseObject`'s.
+    mutating func duplicate(at offset: Int) -> JOSEError {
+        index = offset
+        let name = (try? parseString()) ?? ""
+        return duplicate(name, at: offset)
+    }
+
+    /// Checks an array and moves past it.
+    mutating func skipArray(depth: Int) throws(JOSEError) {
+        try enter(depth: depth)
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            _ = try skipValue(depth: depth)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of JSON inside an array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return }
+            throw error("expected ',' or ']' in array")
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// A JSON object read in place: a token's claims, a batch record.
+///
+/// Rules look up a few claims each; the view keeps the text and where each member lies
+/// (`JSONObjectIndex`), and builds a value only when a rule, an output or a message asks for it.
+/// The text is checked as strictly as `JSONParser` checks it: duplicates, depth, UTF-8, numbers.
+public struct JSONObjectView: Sendable {
+    private enum Storage: Sendable {
+        case indexed(JSONObjectIndex)
+        case object(JSONObject)
+    }
+
+    private let storage: Storage
+
+    /// An object already built: claims for tests of rules, tokens made in code.
+    public init(_ object: JSONObject) {
+        storage = .object(object)
+    }
+
+    /// Reads `bytes`, which must hold one JSON object.
+    ///
+    /// - Parameter parse: builds the object with `JSONParser` when the index refuses the text, so
+    ///   every refusal is worded as the parser words it. Should the parser accept what the index
+    ///   refused, its tree serves: the two agree on every test, and a difference must not refuse.
+    /// - Throws: what `parse` throws.
+    package init(_ bytes: [UInt8], maxDepth: Int, parse: ([UInt8]) throws(JOSEError) -> JSONObject) throws(JOSEError) {
+        do {
+            storage = .indexed(try JSONObjectIndex(bytes, maxDepth: maxDepth))
+        } catch {
+            storage = .object(try parse(bytes))
+        }
+    }
+
+    /// Reads a payload as a JWT Claims Set (RFC 7519 §7.2 step 10): one JSON object.
+    ///
+    /// - Parameter what: the payload in messages ("the JWS payload").
+    /// - Throws: what `CompactJWS.claimsSet` throws for the same payload, with the same message:
+    ///   `malformed_token`, or `json_too_deep`.
+    public init(claimsPayload payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) {
+        try self.init(payload, maxDepth: limits.maxJSONDepth) { bytes throws(JOSEError) in try CompactJWS.claimsSet(bytes, limits: limits, what: what) }
+    }
+
+    /// The value of the member named `name` (compared code point for code point), if present.
+    public subscript(name: String) -> JSONValue? {
+        switch storage {
+        case let .indexed(index): index.position(of: name).map(index.value(at:))
+        case let .object(object): object[name]
+        }
+    }
+
+    /// The kind of the member named `name`, without building its value; nil when absent.
+    public func kind(of name: String) -> JSONKind? {
+        switch storage {
+        case let .indexed(index): index.position(of: name).map(index.kind(at:))
+        case let .object(object): object[name]?.kind
+        }
+    }
+
+    /// Whether the member named `name` is a string equal to `text`, code point for code point;
+    /// compared in place when the claim is written without escapes.
+    public func string(_ name: String, equals text: String) -> Bool {
+        switch storage {
+        case let .indexed(index): index.position(of: name).map { index.string(at: $0, equals: text) } ?? false
+        case let .object(object): object[name]?.stringValue?.isExactly(text) == true
+        }
+    }
+
+    /// Every member, built: for outputs, traces and `--include-claims`.
+    public var object: JSONObject {
+        switch storage {
+        case let .indexed(index): JSONObject(members: (0..<index.count).map { JSONMember(name: index.name(at: $0), value: index.value(at: $0)) })
+        case let .object(object): object
+        }
+    }
+
+    /// The member names in the text's order.
+    public var names: [String] {
+        switch storage {
+        case let .indexed(index): (0..<index.count).map(index.name(at:))
+        case let .object(object): object.names
+        }
+    }
+
+    /// The number of members.
+    public var count: Int {
+        switch storage {
+        case let .indexed(index): index.count
+        case let .object(object): object.count
+        }
+    }
+}
