@@ -19,7 +19,7 @@ struct PolicyMiddlewareTests {
         }
     }
 
-    static let key = try! JWK(secret: Array("a-secret-of-thirty-two-bytes-or-more!".utf8))
+    static let key = JWK(secret: Array("a-secret-of-thirty-two-bytes-or-more!".utf8))
 
     static func token(scope: String, expires: Int64 = 600) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)

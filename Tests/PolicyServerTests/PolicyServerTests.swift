@@ -300,7 +300,7 @@ struct PolicyServerTests {
     func decisionLogs() async throws {
         for level in DecisionLog.Level.allCases {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("decisions-\(UUID().uuidString).jsonl").path
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let handle = try #require(FileHandle(forWritingAtPath: path))
             var tokens: [String] = []
@@ -330,7 +330,7 @@ struct PolicyServerTests {
     @Test("decision logs at data add the claims and request fields named, never credentials or the query; a routed decision names its route")
     func decisionLogFields() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fields-\(UUID().uuidString).jsonl").path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let handle = try #require(FileHandle(forWritingAtPath: path))
         let fields = DecisionLog.Fields(claims: ["sub", "scope", "absent"], request: ["method", "path", "headers.x-tenant", "headers.authorization"])
