@@ -49,7 +49,7 @@ public final class EvaluationContext: Sendable {
         }
         // An HMAC check costs less than hashing the token for a cache lookup.
         guard let signatureCache, !jws.algorithm.isSymmetric else { return check().map { candidates[$0] } }
-        let cacheKey = SignatureCache.Key(signed: jws.signedBytes, keySet: keySet)
+        let cacheKey = SignatureCache.Key(jws, keySet: keySet)
         // The same signed bytes (alg and kid among them) and the same set select the same candidates.
         if let known = signatureCache.outcome(for: cacheKey), known.map(candidates.indices.contains) ?? true {
             return known.map { candidates[$0] }

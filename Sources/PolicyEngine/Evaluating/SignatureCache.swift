@@ -29,17 +29,16 @@ public final class SignatureCache: Sendable {
     struct Key: Hashable {
         let signed: [UInt8]
         let keySet: KeySetIdentity
-        /// The hash of the signed bytes, taken once in one block: a miss looks the key up and
-        /// then stores it, and hashing a kilobyte twice (or a byte at a time, as `[UInt8]`
-        /// does) costs a noticeable share of a fast signature check.
+        /// The hash of the signed bytes, taken once in one block when the token was parsed
+        /// (`CompactJWS.signedBytesDigest`): a miss looks the key up and then stores it, and
+        /// hashing a kilobyte twice (or a byte at a time, as `[UInt8]` does) costs a noticeable
+        /// share of a fast signature check.
         private let digest: Int
 
-        init(signed: [UInt8], keySet: KeySetIdentity) {
-            self.signed = signed
+        init(_ jws: CompactJWS, keySet: KeySetIdentity) {
+            signed = jws.signedBytes
             self.keySet = keySet
-            var hasher = Hasher()
-            signed.withUnsafeBytes { hasher.combine(bytes: $0) }
-            digest = hasher.finalize()
+            digest = jws.signedBytesDigest
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
