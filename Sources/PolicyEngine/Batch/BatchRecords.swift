@@ -5,6 +5,7 @@
 /// consumed as it goes.
 public struct BatchRecords: AsyncSequence, @unchecked Sendable {
     // Unchecked: the reader is a reference touched only by the single iterator that owns it.
+    /// One record of the input, in order.
     public typealias Element = BatchRecord
 
     private let reader: LineReader

@@ -365,5 +365,6 @@ public struct EvaluationError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message, as a user reads it.
     public var description: String { message }
 }

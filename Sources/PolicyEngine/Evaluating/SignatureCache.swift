@@ -38,7 +38,14 @@ public final class SignatureCache: Sendable {
         init(_ jws: CompactJWS, keySet: KeySetIdentity) {
             signed = jws.signedBytes
             self.keySet = keySet
-            digest = jws.signedBytesDigest
+            digest = jws.signedBytesDigest ?? Self.digest(of: signed)
+        }
+
+        /// The hash of signed bytes, in one block.
+        static func digest(of signed: [UInt8]) -> Int {
+            var hasher = Hasher()
+            signed.withUnsafeBytes { hasher.combine(bytes: $0) }
+            return hasher.finalize()
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {

@@ -99,6 +99,7 @@ public enum JSONNumber: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The number as JSON writes it: exact for integers, however large.
     public var description: String {
         switch self {
         case let .integer(value): String(value)
@@ -107,6 +108,7 @@ public enum JSONNumber: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether two numbers are the same value; a big integer equals only the same digits.
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
         switch (lhs, rhs) {
         case let (.integer(a), .integer(b)): a == b

@@ -46,17 +46,13 @@ public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The value at this path, walking objects only; nil when any step is absent or not an object.
     public func value(in object: JSONObject) -> JSONValue? {
-        var current = JSONValue.object(object)
-        for segment in segments {
-            guard case let .object(members) = current, let next = members[segment] else { return nil }
-            current = next
-        }
-        return current
+        value(in: JSONObjectView(object))
     }
 
     /// The value at this path in a token's claims: the first step looks the claim up in place.
     public func value(in claims: JSONObjectView) -> JSONValue? {
-        guard let first = segments.first, let top = claims[first] else { return nil }
+        guard let first = segments.first else { return .object(claims.object) }
+        guard let top = claims[first] else { return nil }
         var current = top
         for segment in segments.dropFirst() {
             guard case let .object(members) = current, let next = members[segment] else { return nil }
