@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
         .library(name: "Rules", targets: ["Rules"]),
         .executable(name: "policy-run", targets: ["policy-run"]),
+        // The HTTP server, its own binary so that `policy-run` does not load SwiftNIO and Hummingbird.
+        .executable(name: "policy-serve", targets: ["policy-serve"]),
         // Hummingbird middleware: a policy checked before every route (brings Hummingbird in).
         .library(name: "PolicyEngineHummingbird", targets: ["PolicyEngineHummingbird"]),
     ],
@@ -24,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Test-only: a real HTTP server on 127.0.0.1 for the remote key source tests.
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
-        // `policy-run serve` (PolicyServer only, never the engine's targets). Hummingbird and
+        // `policy-serve` (PolicyServer only, never the engine's targets). Hummingbird and
         // SwiftNIO add 2.5 to 4.5 minutes to a first build on 2 cores; its optional traits
         // (swift-configuration, full Foundation) are left off.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -59,10 +61,17 @@ let package = Package(
             dependencies: ["COpenSSL", "CSodium", "CZlib"],
             swiftSettings: swiftSettings
         ),
+        // libcurl for key documents, loaded with dlopen at the first fetch rather than linked, so
+        // that no process pays at start for a library most never use; curl.h from
+        // libcurl4-openssl-dev at build time only.
+        .target(
+            name: "CCurl",
+            path: "Sources/CCurl"
+        ),
         .target(
             name: "PolicyEngine",
             dependencies: [
-                "PolicyCrypto",
+                "PolicyCrypto", "CCurl",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -109,10 +118,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What both command-line tools share: the entry point and its error style, diagnostics.
+        .target(
+            name: "PolicyCommandLine",
+            dependencies: [
+                "PolicyEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "policy-run",
             dependencies: [
-                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyServer",
+                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `policy-run serve` hands over to this binary (PolicyServer behind the command line).
+        .executableTarget(
+            name: "policy-serve",
+            dependencies: [
+                "PolicyEngine", "PolicyServer", "PolicyCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -200,7 +229,7 @@ let package = Package(
         ),
         .testTarget(
             name: "policy-runTests",
-            dependencies: ["policy-run", "PolicyEngine", "KeyServer"],
+            dependencies: ["policy-run", "policy-serve", "PolicyEngine", "KeyServer"],
             swiftSettings: swiftSettings
         ),
     ],

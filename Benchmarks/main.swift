@@ -1,7 +1,8 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | instructions [RECORDS]]`: prints a Markdown table of
-/// rates and ratios. `batch` runs the release `policy-run` built beside it (`swift build -c release`).
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | instructions [RECORDS] | startup]`: prints a
+/// Markdown table of rates and ratios. `batch` and `startup` run the release `policy-run` built beside it
+/// (`swift build -c release`).
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
 switch suite {
@@ -50,6 +51,14 @@ case "instructions":
         FileHandle.standardError.write(Data("instructions benchmark: \(error)\n".utf8))
         exit(1)
     }
+case "startup":
+    print("Start-up, 40 runs each, \(ISO8601DateFormatter().string(from: Date()))")
+    do {
+        print(StartupBenchmark.table(try StartupBenchmark.run()))
+    } catch {
+        FileHandle.standardError.write(Data("startup benchmark: \(error)\n".utf8))
+        exit(1)
+    }
 case "records":
     // Used by `instructions`, under callgrind: judges the records of a file on this thread.
     let paths = Array(arguments.dropFirst())
@@ -64,6 +73,6 @@ case "records":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, instructions\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, instructions, startup\n".utf8))
     exit(2)
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PolicyCommandLine
 import PolicyEngine
 import Rules
 
@@ -25,7 +26,7 @@ struct PolicyFileOptions: ParsableArguments {
 
     static func compile(file: String, roots: [String]) throws -> Policy {
         let fileRoots = roots.isEmpty ? nil : FileRoots(roots)
-        let keyCache = JWKSCache(logger: PolicyOptions.warningsOnly)
+        let keyCache = JWKSCache(logger: Logger.keyWarningsOnly)
         do {
             let policy: Policy
             if file == "-" {
@@ -68,14 +69,6 @@ struct PolicyOptions: ParsableArguments {
         try file.compiledPolicy()
     }
 
-    /// Key-cache events at `warning` and above (failed fetches) on standard error; a fetch that
-    /// works is not news on a command line.
-    static var warningsOnly: Logger {
-        var logger = Logger(label: "policy-engine.keys")
-        logger.logLevel = .warning
-        return logger
-    }
-
     /// `--var` values as string inputs.
     func inputs() throws -> [String: JSONValue] {
         try Self.inputs(variables)
@@ -110,15 +103,5 @@ enum TimeArgument {
     static func parse(_ text: String) -> Double? {
         if let seconds = Double(text), seconds.isFinite, text.first?.isNumber == true || text.first == "-" { return seconds }
         return UnixTime.parseRFC3339(text)
-    }
-}
-
-/// Prints diagnostics to standard error, each with its source line and caret.
-enum Diagnostics {
-    static func print(_ diagnostics: [Diagnostic]) {
-        for diagnostic in diagnostics.sorted(by: { $0.location < $1.location }) {
-            let source = try? String(contentsOfFile: diagnostic.location.file, encoding: .utf8)
-            FileHandle.standardError.write(Data((diagnostic.rendered(source: source) + "\n").utf8))
-        }
     }
 }

@@ -12,10 +12,12 @@ struct LayerImportTests {
         ("CSodium", ["PolicyCrypto"]),
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
+        ("CCurl", ["PolicyEngine/Keys"]),
         ("Rules", ["policy-run", "PolicyAuthoring", "PolicyServer"]),
         ("Hummingbird", ["PolicyServer", "PolicyEngineHummingbird"]),
         ("Prometheus", ["PolicyServer"]),
-        ("ArgumentParser", ["policy-run"]),
+        ("PolicyServer", ["policy-serve", "PolicyEngineHummingbird"]),
+        ("ArgumentParser", ["policy-run", "policy-serve", "PolicyCommandLine"]),
         ("Yams", ["PolicyEngine/Loading"]),
     ]
 
@@ -38,7 +40,7 @@ struct LayerImportTests {
         return found
     }
 
-    @Test("the C crypto, compression and regex libraries, the catalog and the CLI's parser are imported only where their layer allows")
+    @Test("the C crypto, compression, regex and HTTP libraries, the catalog, the server and the CLI's parser are imported only where their layer allows")
     func confined() throws {
         let imports = try Self.imports()
         #expect(imports.count > 100, "the source tree was not found at \(Self.sources.path)")

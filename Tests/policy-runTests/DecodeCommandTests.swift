@@ -24,9 +24,10 @@ struct DecodeCommandTests {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "policy-run near \(runner.path)"])
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: URL? = nil) throws -> Run {
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: URL? = nil,
+                    binary path: URL? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try path ?? binary()
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = directory ?? packageRoot

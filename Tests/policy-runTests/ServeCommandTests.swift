@@ -66,4 +66,23 @@ struct ServeCommandTests {
         let listen = try DecodeCommandTests.run(["serve", "--policies", "Policies", "--listen", "8181"])
         #expect(listen.status == 2 && listen.stderr.contains("--listen expects HOST:PORT"))
     }
+
+    @Test("serve hands its arguments to policy-serve: the same help and errors; without policy-serve beside it, exit 2 saying so")
+    func handOff() throws {
+        let help = try DecodeCommandTests.run(["serve", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: policy-serve [--policies <DIR>] [--config <FILE>]"))
+        let version = try DecodeCommandTests.run(["serve", "--version"])
+        #expect(version.status == 0 && version.stdout == "0.15.0\n")
+
+        // policy-run alone in a folder: the hand-off has nothing to run.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lone = folder.appendingPathComponent("policy-run")
+        try FileManager.default.copyItem(at: try DecodeCommandTests.binary(), to: lone)
+        let result = try DecodeCommandTests.run(["serve", "--policies", "Policies"], binary: lone)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("error: policy-run serve runs policy-serve, which could not be started from \(folder.path)/policy-serve"))
+        #expect(result.stderr.contains("swift build --product policy-serve"))
+    }
 }

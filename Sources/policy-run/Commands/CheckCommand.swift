@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PolicyCommandLine
 import PolicyEngine
 import Rules
 

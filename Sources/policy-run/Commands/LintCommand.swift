@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import PolicyEngine
 import PolicyAuthoring
+import PolicyCommandLine
+import PolicyEngine
 import Rules
 
 /// `policy-run lint`: compiles policies and reports every error and warning.

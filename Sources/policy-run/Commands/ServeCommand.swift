@@ -1,136 +1,40 @@
 import ArgumentParser
 import Foundation
-import Logging
-import PolicyEngine
-import PolicyServer
 
-/// `policy-run serve`: the policies of a directory behind HTTP, for proxies and services.
-struct ServeCommand: AsyncParsableCommand {
+/// `policy-run serve`: runs `policy-serve`, the HTTP server installed beside `policy-run`.
+///
+/// `PolicyRun.main` hands the arguments over before parsing; this command is here for the list
+/// of subcommands and `policy-run help serve`.
+///
+/// The server is its own binary so that SwiftNIO and Hummingbird are not loaded by every
+/// `check`: they triple the binary's size and add 1–3 ms to each start.
+struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the policies of a directory over HTTP: verdicts, forward auth for nginx, Caddy and Envoy, metrics, health.",
         discussion: """
-        Every policy of the directory (its *.yaml files but tests) is served by its name at \
-        POST /v1/check/NAME (body {token | request | callback, inputs, now}: the verdict as JSON) \
-        and at /v1/authz/NAME (forward auth: 200 with the outputs as X-Auth-* headers, 401 or 403); \
-        a configuration file adds routes at /v1/authz, limits, decision logs and reload settings \
-        (docs/serve.md). GET /healthz, /readyz and /metrics answer probes and scrapes. A changed \
-        policy file, or SIGHUP, reloads the policies; SIGTERM and SIGINT stop the server after \
-        the calls in flight. Exit status: 0 stopped (or, with --check, all is well), 2 usage \
-        error, a configuration or a policy that does not compile.
+        Runs policy-serve, installed beside policy-run, with the same arguments: \
+        'policy-run serve --help' and policy-serve(1) list its options (docs/serve.md).
         """
     )
 
-    @Option(help: ArgumentHelp("The directory of policies to serve (or give --config).", valueName: "DIR"), completion: .directory)
-    var policies: String?
-
-    @Option(help: ArgumentHelp("A serve configuration file (docs/serve.md).", valueName: "FILE"), completion: .file(extensions: ["yaml", "yml"]))
-    var config: String?
-
-    @Flag(help: "Check the configuration and every policy, then exit without serving.")
-    var check = false
-
-    @Option(help: ArgumentHelp("The address to listen on, HOST:PORT (default 127.0.0.1:8181, or the configuration's).", valueName: "HOST:PORT"))
-    var listen: String?
-
-    @Option(help: ArgumentHelp("The largest call body accepted (default 1 MiB).", valueName: "BYTES"))
-    var maxBodyBytes: Int?
-
-    @Option(help: ArgumentHelp("Decision logs: none (default), timing (policy, result, codes, duration, key) or data (also outputs and refusing rules).",
-                               valueName: "LEVEL"))
-    var decisionLog: String?
-
-    @Option(help: ArgumentHelp("Where decision logs go (default: standard output); appended to.", valueName: "FILE"))
-    var decisionLogFile: String?
-
-    @Option(help: ArgumentHelp("The share of valid decisions logged, from 0 to 1 (invalid ones always are).", valueName: "RATE"))
-    var logSampleValid: Double?
-
-    @Option(help: ArgumentHelp("At --decision-log data, the claims each line adds, comma-separated (e.g. sub,client_id).", valueName: "NAMES"))
-    var logClaims: String?
-
-    @Option(help: ArgumentHelp("At --decision-log data, the request fields each line adds: method, path, url, headers.NAME, comma-separated.",
-                               valueName: "FIELDS"))
-    var logRequestFields: String?
-
-    /// The configuration file's settings with the command line's on top.
-    private func settings() throws -> ServeConfiguration? {
-        guard let config else { return nil }
-        do {
-            return try ServeConfiguration(file: config)
-        } catch {
-            Diagnostics.print(error.sorted)
-            throw ExitCode(2)
-        }
+    /// The `policy-serve` beside the running `policy-run`.
+    static func serverBinary() -> String {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("policy-serve").path
     }
 
-    func run() async throws {
-        guard (policies == nil) != (config == nil) else { throw ValidationError("give either --policies DIR or --config FILE") }
-        let file = try settings()
-        var configuration = file?.server ?? PolicyServer.Configuration()
-        configuration.maxBodyBytes = maxBodyBytes ?? configuration.maxBodyBytes
-        if let listen, !configuration.listen(on: listen) {
-            throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
-        }
-        guard configuration.maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
-        let levelName = decisionLog ?? file?.decisionLogLevel.rawValue ?? "none"
-        guard let level = DecisionLog.Level(rawValue: levelName) else {
-            throw ValidationError("--decision-log must be none, timing or data, got '\(levelName)'")
-        }
-        var fields = file?.decisionLogFields ?? DecisionLog.Fields()
-        if let logClaims { fields.claims = logClaims.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        if let logRequestFields {
-            fields.request = logRequestFields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if let problem = fields.request.lazy.compactMap(DecisionLog.Fields.problem(requestField:)).first {
-                throw ValidationError("--log-request-fields: \(problem)")
-            }
-        }
-        let sample = logSampleValid ?? file?.sampleValid ?? 1
-        guard (0...1).contains(sample) else { throw ValidationError("--log-sample-valid must be from 0 to 1, got \(sample)") }
+    /// Replaces this process with `policy-serve arguments`, or exits 2 saying what is missing.
+    static func handOff(_ arguments: [String]) -> Never {
+        let path = serverBinary()
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        execv(path, argv)
+        let reason = String(cString: strerror(errno))
+        FileHandle.standardError.write(Data("""
+            error: policy-run serve runs policy-serve, which could not be started from \(path): \(reason).
+            Install policy-serve beside policy-run (swift build builds both; swift build --product policy-serve builds it alone).
 
-        let keyCache = JWKSCache(logger: PolicyOptions.warningsOnly)
-        let set: ServedPolicies
-        do {
-            set = try ServedPolicies(directory: policies ?? file!.policies, keyCache: keyCache)
-        } catch {
-            Diagnostics.print(error.sorted)
-            throw ExitCode(2)
-        }
-        if let file {
-            let problems = file.problems(with: set.current)
-            guard problems.isEmpty else {
-                Diagnostics.print(problems)
-                throw ExitCode(2)
-            }
-        }
-        let names = set.current.policies.keys.sorted().joined(separator: ", ")
-        if check {
-            print("ok: \(config ?? policies!) serves \(names)\(configuration.routes.isEmpty ? "" : " (\(configuration.routes.count) route\(configuration.routes.count == 1 ? "" : "s"))")")
-            return
-        }
-
-        let log: DecisionLog
-        if let path = decisionLogFile ?? file?.decisionLogFile {
-            do {
-                log = try DecisionLog(level: level, sampleValid: sample, fields: fields, file: path)
-            } catch {
-                throw ValidationError(error.description)
-            }
-        } else {
-            log = DecisionLog(level: level, sampleValid: sample, fields: fields)
-        }
-        let server = PolicyServer(policies: set, configuration: configuration, decisionLog: log)
-        var logger = Logger(label: "policy-engine.serve")
-        logger.logLevel = .info
-        // SIGHUP reopens the decision log and reloads the policies, as daemons do.
-        signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP)
-        hangup.setEventHandler { [logger] in server.hangUp(logger: logger) }
-        hangup.resume()
-        defer { hangup.cancel() }
-        let host = configuration.host
-        try await server.run(logger: logger, watchEvery: file == nil ? .seconds(1) : file!.watchEvery) { port in
-            FileHandle.standardError.write(Data("serving \(names) on \(host):\(port)\n".utf8))
-        }
+            """.utf8))
+        Foundation.exit(2)
     }
 }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
-import PolicyEngine
+import Logging
 import PolicyAuthoring
+import PolicyCommandLine
+import PolicyEngine
 import Rules
 
 /// `policy-run test`: runs policy test files (`NAME.test.yaml`) and reports like a test runner.
@@ -47,7 +49,7 @@ struct TestCommand: AsyncParsableCommand {
     func run() async throws {
         let files = try TestFileSearch.files(in: paths)
         guard !files.isEmpty else { throw ValidationError("no *.test.yaml file in \(paths.joined(separator: ", "))") }
-        var runner = try PolicyTestRunner(keyCache: JWKSCache(logger: PolicyOptions.warningsOnly))
+        var runner = try PolicyTestRunner(keyCache: JWKSCache(logger: Logger.keyWarningsOnly))
         runner.fileRoots = roots.isEmpty ? nil : FileRoots(roots)
         if let casePattern {
             switch CompiledPattern.compile("(?s).*(?:\(casePattern)).*") {

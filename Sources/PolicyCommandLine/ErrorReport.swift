@@ -1,23 +1,23 @@
 import Foundation
-import PolicyEngine
+public import PolicyEngine
 
 /// Errors as a JSON object on standard output, for commands run with `--format json`: a tool
 /// reading that output gets `{"error": {...}}` rather than text it cannot parse.
-enum ErrorReport {
+public enum ErrorReport {
     /// Whether the command line asks for JSON output (`--format json` or `--format=json`).
-    static func wantsJSON(_ arguments: [String] = CommandLine.arguments) -> Bool {
+    public static func wantsJSON(_ arguments: [String] = CommandLine.arguments) -> Bool {
         arguments.contains("--format=json") || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
     }
 
     /// `{"error": {"code", "message", "diagnostics"?}}` on standard output.
-    static func print(code: String, message: String, diagnostics: [Diagnostic] = []) {
+    public static func print(code: String, message: String, diagnostics: [Diagnostic] = []) {
         var error = JSONObject(["code": .string(code), "message": .string(message)])
         if !diagnostics.isEmpty { error.set("diagnostics", .array(diagnostics.map(json))) }
         Swift.print(JSONValue.object(JSONObject(["error": .object(error)])).prettyPrinted())
     }
 
     /// A diagnostic as `lint --format json` and error reports write it.
-    static func json(_ diagnostic: Diagnostic) -> JSONValue {
+    public static func json(_ diagnostic: Diagnostic) -> JSONValue {
         var object = JSONObject([
             "severity": .string(diagnostic.severity.rawValue), "code": .string(diagnostic.code.rawValue),
             "message": .string(diagnostic.message), "at": .string(diagnostic.location.description),

@@ -1,0 +1,49 @@
+public import ArgumentParser
+import Foundation
+
+/// The entry point `policy-run` and `policy-serve` share: parse, run, and end every failure in one
+/// style, `error: ...` with the usage of the command that failed.
+///
+/// Usage errors exit 2, as every verb documents, not ArgumentParser's 64.
+public enum CommandMain {
+    /// Parses the process's arguments as `root` (or one of its subcommands) and runs the command;
+    /// returns when it succeeded.
+    public static func run(_ root: any ParsableCommand.Type) async {
+        var command: any ParsableCommand
+        do {
+            command = try root.parseAsRoot(nil)
+        } catch {
+            fail(error, in: root, root: root)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            fail(error, in: type(of: command), root: root)
+        }
+    }
+
+    /// Ends the process for `error`, raised by `command`'s parsing or run under `root`.
+    static func fail(_ error: any Error, in command: any ParsableCommand.Type, root: any ParsableCommand.Type) -> Never {
+        let code = command.exitCode(for: error)
+        // --help and --version arrive as errors: they print to standard output and succeed.
+        if code == .success { command.exit(withError: error) }
+        var message = command.fullMessage(for: error)
+        if !message.isEmpty, ErrorReport.wantsJSON() {
+            let text = command.message(for: error)
+            ErrorReport.print(code: code == .validationFailure ? "usage" : "error", message: text.hasPrefix("Error: ") ? String(text.dropFirst(7)) : text)
+        } else if !message.isEmpty {
+            if message.hasPrefix("Error: ") { message = "error: " + message.dropFirst("Error: ".count) }
+            // A subcommand's own message names it alone: name it as it is typed.
+            if command != root, let name = command.configuration.commandName, let rootName = root.configuration.commandName {
+                message = message.replacingOccurrences(of: "Usage: \(name) ", with: "Usage: \(rootName) \(name) ")
+                    .replacingOccurrences(of: "'\(name) --help'", with: "'\(rootName) \(name) --help'")
+            }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
+        Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+    }
+}

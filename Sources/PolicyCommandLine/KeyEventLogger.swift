@@ -1,0 +1,11 @@
+public import Logging
+
+extension Logger {
+    /// Key-cache events at `warning` and above (failed fetches) on standard error; a fetch that
+    /// works is not news on a command line.
+    public static var keyWarningsOnly: Logger {
+        var logger = Logger(label: "policy-engine.keys")
+        logger.logLevel = .warning
+        return logger
+    }
+}
