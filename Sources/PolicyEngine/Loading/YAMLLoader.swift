@@ -65,7 +65,9 @@ public struct YAMLLoader: Sendable {
         var duplicates = PolicyDiagnostics()
         while true {
             do {
-                root = try Parser(yaml: source).singleRoot()
+                // Scalars are typed by `convert`, not by Yams: its default resolver would compile
+                // seven ICU regular expressions at the first load (~9 M instructions a process).
+                root = try Parser(yaml: source, resolver: .basic).singleRoot()
                 break
             } catch let error as YamlError {
                 let diagnostic = YAMLLoader.diagnostic(for: error, file: file, text: source)
