@@ -30,16 +30,12 @@ package final class CurlLibrary: @unchecked Sendable {
     }
 
     /// What one GET returned.
-    struct Answer: Sendable {
-        enum Outcome: Sendable {
-            case answered(status: Int, contentType: String?, redirect: String?, body: [UInt8])
-            case timeout
-            case tooLarge
-            case transport(String)
-            case unsupportedScheme(String)
-        }
-
-        let outcome: Outcome
+    enum Answer: Sendable {
+        case answered(status: Int, contentType: String?, redirect: String?, body: [UInt8])
+        case timeout
+        case tooLarge
+        case transport(String)
+        case unsupportedScheme(String)
     }
 
     /// GETs `url` on a thread of its own (the call blocks for up to `timeout`), without following
@@ -51,13 +47,13 @@ package final class CurlLibrary: @unchecked Sendable {
                 var response = CCurlResponse()
                 ccurl_get(self.library, url, accept, milliseconds, maxBytes, allowHTTP ? 1 : 0, &response)
                 defer { ccurl_response_free(&response) }
-                continuation.resume(returning: Answer(outcome: Self.outcome(of: response)))
+                continuation.resume(returning: Self.answer(response))
             }
             thread.start()
         }
     }
 
-    private static func outcome(of response: CCurlResponse) -> Answer.Outcome {
+    private static func answer(_ response: CCurlResponse) -> Answer {
         var message = response.message
         let text = withUnsafeBytes(of: &message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         switch response.outcome {

@@ -37,7 +37,7 @@ public struct KeyDocumentFetcher: Sendable {
             guard remaining > .zero else { throw KeyFetchError(.timeout, "\(name) did not answer in time") }
             let answer = await library.get(current, accept: "application/json, application/jwk-set+json", timeout: remaining,
                                            maxBytes: maxBytes, allowHTTP: allowHTTP)
-            switch answer.outcome {
+            switch answer {
             case .timeout:
                 throw KeyFetchError(.timeout, "\(name) did not answer in time")
             case .tooLarge:
