@@ -131,6 +131,8 @@ public struct PolicySchema: Sendable {
             ("timeout", .duration, "how long a fetch may take"),
             ("stale_if_error", .duration, "how long a set is still used while its source fails"),
             ("allow_http", .boolean, "allow plain http (loopback tests only)"),
+            ("history", .string, "a directory of key snapshots (policy-run keys snapshot): tokens are judged with the keys of their time, never fetched"),
+            ("history_grace", .duration, "how long a key still counts after the first snapshot without it (default 0)"),
         ], required: [])
         return schema(shape)
     }

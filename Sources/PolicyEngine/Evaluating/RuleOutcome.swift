@@ -96,11 +96,14 @@ public struct VerifiedKey: Sendable, Codable, Equatable {
     public let source: String
     /// `stale` when a remote key set was served past its TTL because the source failed.
     public let freshness: KeyFreshness
+    /// For a source judged by its history, the snapshot that stood at the evaluation time.
+    public let snapshot: KeySnapshot?
 
     /// Describes a key; it proves nothing until the engine puts it in a `VerificationProof`.
-    public init(kid: String?, source: String, freshness: KeyFreshness = .fresh) {
+    public init(kid: String?, source: String, freshness: KeyFreshness = .fresh, snapshot: KeySnapshot? = nil) {
         self.kid = kid
         self.source = source
         self.freshness = freshness
+        self.snapshot = snapshot
     }
 }

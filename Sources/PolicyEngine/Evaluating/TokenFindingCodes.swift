@@ -14,6 +14,11 @@ extension FindingCode {
     public static let headerUnsupported = FindingCode("header_unsupported", .undecided)
     /// No key of the policy's set has the token's `kid`.
     public static let kidUnknown = FindingCode("kid_unknown", .mismatch)
+    /// The token's `kid` names a key of the source's history first published after the evaluation time.
+    public static let keyPublishedLater = FindingCode("key_published_later", .mismatch)
+    /// The evaluation time is before the oldest snapshot of the source's key history: which keys
+    /// counted then is not known.
+    public static let keysBeforeHistory = FindingCode("keys_before_history", .undecided)
     /// The key set selects by `kid` and requires one, and the token has none.
     public static let kidMissing = FindingCode("kid_missing", .absent)
     /// The policy's keys cannot be had (a source down with nothing cached), or none can serve the token's algorithm.
@@ -28,6 +33,6 @@ extension FindingCode {
     /// Every code of decoding, verifying and decrypting a token.
     public static let tokenHandlingCodes: [FindingCode] = [
         .malformedToken, .tokenTooLarge, .tokenTooDeep, .algNotAllowed, .critUnsupported, .headerUnsupported,
-        .kidUnknown, .kidMissing, .keyUnavailable, .certificateUntrusted, .signatureInvalid, .decryptionFailed,
+        .kidUnknown, .keyPublishedLater, .keysBeforeHistory, .kidMissing, .keyUnavailable, .certificateUntrusted, .signatureInvalid, .decryptionFailed,
     ]
 }

@@ -9,6 +9,9 @@ public struct Verdict: Sendable, Codable {
     /// For policies with remote keys: whether the keys were `fresh`, served `stale` during a
     /// provider outage, or `unavailable`. Nil when every key is local.
     public let keyFreshness: KeyFreshness?
+    /// For a policy whose keys are judged by their history: the snapshot that stood at the
+    /// evaluation time, when the token verified with a key of it.
+    public let keySnapshot: KeySnapshot?
     /// The failed checks, in the order they ran (for `any_of`, its most specific failure).
     public let findings: [Finding]
     /// Rules that did not run because an optional input was absent: listed, never counted as passed.
@@ -23,17 +26,18 @@ public struct Verdict: Sendable, Codable {
 
     /// The names of section 8, as the writer uses them: `Codable` and the CLI agree.
     private enum CodingKeys: String, CodingKey {
-        case policy, valid, verified, keyFreshness = "key_freshness", findings, skipped, outputs, trace
+        case policy, valid, verified, keyFreshness = "key_freshness", keySnapshot = "key_snapshot", findings, skipped, outputs, trace
     }
 
     /// A verdict, for tests and for tools that build their own; it carries no `proof`, which
     /// only an evaluation makes.
-    public init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness? = nil, findings: [Finding], skipped: [String],
-                outputs: [String: JSONValue], trace: Trace?) {
+    public init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness? = nil, keySnapshot: KeySnapshot? = nil, findings: [Finding],
+                skipped: [String], outputs: [String: JSONValue], trace: Trace?) {
         self.policy = policy
         self.valid = valid
         self.verified = verified
         self.keyFreshness = keyFreshness
+        self.keySnapshot = keySnapshot
         self.findings = findings
         self.skipped = skipped
         self.outputs = outputs
@@ -43,8 +47,8 @@ public struct Verdict: Sendable, Codable {
     /// The verdict of an evaluation, carrying the proof of the key that verified.
     init(policy: String, valid: Bool, provenBy key: VerifiedKey?, keyFreshness: KeyFreshness?, findings: [Finding], skipped: [String],
          outputs: [String: JSONValue], trace: Trace?) {
-        self.init(policy: policy, valid: valid, verified: key != nil, keyFreshness: keyFreshness, findings: findings, skipped: skipped,
-                  outputs: outputs, trace: trace)
+        self.init(policy: policy, valid: valid, verified: key != nil, keyFreshness: keyFreshness, keySnapshot: key?.snapshot, findings: findings,
+                  skipped: skipped, outputs: outputs, trace: trace)
         proof = key.map(VerificationProof.init)
     }
 
@@ -83,6 +87,10 @@ public struct Verdict: Sendable, Codable {
         writer.member("valid", valid)
         writer.member("verified", verified)
         if let keyFreshness { writer.member("key_freshness", keyFreshness.rawValue) }
+        if let keySnapshot {
+            writer.key("key_snapshot")
+            keySnapshot.write(to: &writer)
+        }
         writer.key("findings")
         Finding.write(findings, to: &writer)
         writer.key("skipped")
@@ -235,6 +243,10 @@ public struct Trace: Sendable, Codable {
             writer.member("source", key.source)
             writer.member("freshness", key.freshness.rawValue)
             if let kid = key.kid { writer.member("kid", kid) }
+            if let snapshot = key.snapshot {
+                writer.key("snapshot")
+                snapshot.write(to: &writer)
+            }
             writer.endObject()
         }
         writer.endObject()

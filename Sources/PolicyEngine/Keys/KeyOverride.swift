@@ -34,7 +34,7 @@ public struct KeyOverride: Sendable {
     /// `source` with its keys replaced by the stand-ins of the same kind.
     func standingIn(for source: KeySource) -> KeySource {
         let ownKeysAreSecret = source.localKeys?.keys.first?.isPrivate == true
-        let selectsByKid = source.remote != nil || source.localKeys?.selectsByKid == true
+        let selectsByKid = source.remote != nil || source.history != nil || source.localKeys?.selectsByKid == true
         let candidates = switch (source.purpose == .verification && !ownKeysAreSecret, selectsByKid) {
         case (true, true): publicKeys
         case (true, false): anonymousPublicKeys

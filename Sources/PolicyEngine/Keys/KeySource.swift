@@ -9,6 +9,9 @@ public struct KeySource: Sendable {
         case local(JWKSet)
         /// A `jwks_uri` or `discovery` source, resolved through the policy's `JWKSCache`.
         case remote(RemoteKeySource)
+        /// A remote source judged by its stored snapshots (`history:`) as of each evaluation's
+        /// time, never fetched while evaluating; `keys snapshot` fetches the remote to add one.
+        case history(KeyHistory, of: RemoteKeySource)
         /// Only keys carried in a token's `x5c` chain, under `certificateTrust`.
         case tokenCertificate
     }
@@ -52,9 +55,15 @@ public struct KeySource: Sendable {
         return nil
     }
 
-    /// The remote source behind these keys, if any.
+    /// The remote source resolved for each evaluation, if any (not one judged by its history).
     public var remote: RemoteKeySource? {
         if case let .remote(source) = origin { return source }
+        return nil
+    }
+
+    /// The snapshots this source is judged by, when the policy names a `history`.
+    public var history: KeyHistory? {
+        if case let .history(history, _) = origin { return history }
         return nil
     }
 
@@ -88,9 +97,18 @@ public struct KeySource: Sendable {
             return .keys([leaf], freshness: .fresh, source: certificateTrust.description, keySet: identity)
         }
         let resolved: ResolvedKeys
+        var snapshot: KeySnapshot?
         switch origin {
         case let .local(keys):
             resolved = ResolvedKeys(keys: keys, fetchedAt: nil, freshness: .fresh)
+        case let .history(history, _):
+            switch history.keys(at: now) {
+            case let .keys(keys, served):
+                resolved = ResolvedKeys(keys: keys, fetchedAt: nil, freshness: .fresh)
+                snapshot = served
+            case let .beforeHistory(message):
+                return .refused(.beforeHistory(message))
+            }
         case let .remote(source):
             switch keySets[source] {
             case let .available(keys)?: resolved = keys
@@ -103,8 +121,11 @@ public struct KeySource: Sendable {
         let selectsByKid = resolved.keys.selectsByKid
         do {
             let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
-            return .keys(candidates, freshness: resolved.freshness, source: description, keySet: resolved.keys.identity)
+            return .keys(candidates, freshness: resolved.freshness, source: description, keySet: resolved.keys.identity, snapshot: snapshot)
         } catch {
+            if let kid, selectsByKid, error.code == .keyNotFound, let history {
+                return .refused(history.absence(of: kid, at: now))
+            }
             if let kid, selectsByKid, error.code == .keyNotFound {
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
                 return .refused(.kidUnknown("no key with kid '\(kid)' in \(description)\(fetched)"))
@@ -120,8 +141,9 @@ public struct KeySource: Sendable {
 /// The outcome of choosing keys for one token.
 public enum KeySelection: Sendable {
     /// Keys to try, whether their set is current as of this evaluation, where they came from
-    /// (for the trace), and the identity of the set by content (for remembering signature checks).
-    case keys([JWK], freshness: KeyFreshness, source: String, keySet: KeySetIdentity)
+    /// (for the trace), the identity of the set by content (for remembering signature checks), and
+    /// for a source judged by its history, the snapshot that stood at the evaluation time.
+    case keys([JWK], freshness: KeyFreshness, source: String, keySet: KeySetIdentity, snapshot: KeySnapshot? = nil)
     /// No key may be tried, and why.
     case refused(KeyRefusal)
 }
@@ -136,11 +158,16 @@ public enum KeyRefusal: Sendable, Equatable {
     case kidMissing(String)
     /// The keys are out of reach (a source down, nothing cached), or none can serve the algorithm.
     case unavailable(String)
+    /// The evaluation time is before the oldest snapshot of the source's history.
+    case beforeHistory(String)
+    /// The token's `kid` names a key first published after the evaluation time.
+    case publishedLater(String)
 
     /// What happened, for a person.
     public var message: String {
         switch self {
-        case let .certificateUntrusted(text), let .kidUnknown(text), let .kidMissing(text), let .unavailable(text): text
+        case let .certificateUntrusted(text), let .kidUnknown(text), let .kidMissing(text), let .unavailable(text), let .beforeHistory(text),
+             let .publishedLater(text): text
         }
     }
 }

@@ -8,7 +8,7 @@ internal import Foundation
 extension RuleCompiler {
     static let keySourceKinds = ["jwks_file", "jwks", "jwk", "pem_file", "secret", "jwks_uri", "discovery"]
     static let remoteKeySourceKinds = ["jwks_uri", "discovery"]
-    static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http"]
+    static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http", "history", "history_grace"]
     static let keyOptions = ["min_rsa_bits", "require_kid", "x5c"] + remoteKeyOptions
 
     /// Reads a `keys` mapping. Local keys are loaded now, and their problems (a missing file, a
@@ -67,11 +67,11 @@ extension RuleCompiler {
                     warning(.insecureSetting, "'allow_http: true' lets keys arrive over plain http, where anyone on the path can replace them",
                             at: option.value, hint: "use it for loopback tests only")
                 }
-            case "x5c":
+            case "x5c", "history":
                 break
             default:
                 guard let seconds = duration(option.value, what: "'\(option.name)'") else { continue }
-                let minimum: Int64 = option.name == "stale_if_error" ? 0 : 1
+                let minimum: Int64 = option.name == "stale_if_error" || option.name == "history_grace" ? 0 : 1
                 guard seconds >= minimum, seconds <= 7 * 86400 else {
                     error(.invalidValue, "'\(option.name)' must be from \(minimum) s to 7 days", at: option.value)
                     continue
@@ -95,10 +95,46 @@ extension RuleCompiler {
                 error(.conflict, "'min_refresh_interval' is longer than 'cache_ttl', so the set could not be refreshed when it expires", at: node)
                 return nil
             }
+            if let historyNode = node["history"] {
+                guard let history = keyHistory(historyNode, of: remote, grace: durations["history_grace"] ?? .zero, options: options) else { return nil }
+                return KeySource(origin: .history(history, of: remote), purpose: purpose, description: remote.description, requireKid: requireKid,
+                                 certificateTrust: trust, keyOptions: options)
+            }
+            if let grace = node["history_grace"] {
+                error(.conflict, "'history_grace' applies with 'history', the directory of key snapshots", at: grace)
+                return nil
+            }
             return KeySource(origin: .remote(remote), purpose: purpose, description: remote.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
         }
         guard let (keys, shown) = localKeys(kind.name, kind.value, options: options) else { return nil }
         return KeySource(origin: .local(keys), purpose: purpose, description: shown, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
+    }
+
+    /// `history: DIR`: the snapshots of `remote` stored there, read now through the file roots;
+    /// a directory with none yet is a warning (every evaluation is then `keys_before_history`).
+    private mutating func keyHistory(_ node: YAMLNode, of remote: RemoteKeySource, grace: Duration, options: KeyLoadingOptions) -> KeyHistory? {
+        guard let path = literalString(node, what: "'history'") else { return nil }
+        let directory = resolvePath(path, from: node)
+        let roots = policyCompiler.fileRoots ?? FileRoots.beside(node.location.file)
+        do {
+            let history = try KeyHistory(source: remote.description, directory: directory, grace: grace, options: options) { file, maxBytes throws(KeyHistory.LoadError) in
+                if let refusal = roots.admit(file, for: .keyFile) { throw KeyHistory.LoadError(message: refusal.message) }
+                guard FileManager.default.fileExists(atPath: file) else { return nil }
+                guard let handle = FileHandle(forReadingAtPath: file) else { throw KeyHistory.LoadError(message: "cannot read \(file)") }
+                defer { try? handle.close() }
+                let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
+                guard data.count <= maxBytes else { throw KeyHistory.LoadError(message: "\(file) is larger than \(maxBytes) bytes") }
+                return [UInt8](data)
+            }
+            if history.snapshots.isEmpty {
+                warning(.keySource, "\(directory) holds no snapshot of \(remote.description) yet; every token will be keys_before_history", at: node,
+                        hint: "take one with policy-run keys snapshot --policy \(node.location.file)")
+            }
+            return history
+        } catch {
+            self.error(.keySource, "the key history \(directory): \(error.message)", at: node)
+            return nil
+        }
     }
 
     /// A `jwks_uri` or `discovery` URL: absolute, with a host, https unless `allow_http`.

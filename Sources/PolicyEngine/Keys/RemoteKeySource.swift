@@ -56,6 +56,12 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     /// A set holding private or secret keys is refused: a provider publishing those has leaked
     /// them, and verifying with them would accept tokens anyone could have made.
     public func fetchKeys() async throws(KeyFetchError) -> JWKSet {
+        try await fetchDocument().keys
+    }
+
+    /// Fetches the set as `fetchKeys` does, and also returns the document's bytes as published,
+    /// for `policy-run keys snapshot` to store.
+    public func fetchDocument() async throws(KeyFetchError) -> (bytes: [UInt8], keys: JWKSet) {
         let fetcher = KeyDocumentFetcher(timeout: timeout, allowHTTP: allowHTTP)
         let jwksURL: URL
         switch location {
@@ -76,7 +82,7 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
             let reasons = set.skipped.map { "key \($0.index)\($0.kid.map { " (\($0))" } ?? ""): \($0.error.message)" }
             throw KeyFetchError(.noUsableKey, "\(jwksURL.absoluteString) holds no usable key" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")))
         }
-        return set
+        return (body, set)
     }
 
     /// Reads the discovery document and returns its `jwks_uri`, after checking that the document

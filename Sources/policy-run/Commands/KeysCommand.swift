@@ -9,9 +9,11 @@ struct KeysCommand: AsyncParsableCommand {
         commandName: "keys",
         abstract: "List the keys a policy resolves: kid, type, alg, size, source and when they were fetched.",
         discussion: """
-        Remote sources (jwks_uri, discovery) are fetched now, as the policy would fetch them. \
+        Remote sources (jwks_uri, discovery) are fetched now, as the policy would fetch them; a source \
+        judged by its history lists the keys of its newest snapshot. \
         Exit status: 0 every source supplied keys, 1 a source failed, 2 usage or policy error.
-        """
+        """,
+        subcommands: [KeysSnapshotCommand.self]
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -44,6 +46,14 @@ struct KeysCommand: AsyncParsableCommand {
                     failed = true
                     continue
                 }
+            case let .history(history, _):
+                guard case let .keys(newest, snapshot) = history.keys(at: .infinity) else {
+                    FileHandle.standardError.write(Data("error: \(source.description): \(history.directory) holds no snapshot yet\n".utf8))
+                    failed = true
+                    continue
+                }
+                keys = newest
+                fetchedAt = snapshot.seen
             case .tokenCertificate:
                 keys = try JWKSet(keys: [])
             }

@@ -9,7 +9,8 @@ struct SignatureRule: Rule {
     static let key = "keys"
     static let summary = "the signature verifies with a key from the key source"
     static let phase = RulePhase.signature
-    static let findingCodes: [FindingCode] = [.signatureInvalid, .certificateUntrusted, .kidUnknown, .kidMissing, .keyUnavailable]
+    static let findingCodes: [FindingCode] = [.signatureInvalid, .certificateUntrusted, .kidUnknown, .keyPublishedLater, .keysBeforeHistory, .kidMissing,
+                                              .keyUnavailable]
     static let argumentShape: ArgumentShape = .keySource
     static let runsByDefault = true
 
@@ -40,12 +41,13 @@ struct SignatureRule: Rule {
     var reportableCodes: [FindingCode] {
         var codes: [FindingCode] = [.signatureInvalid]
         if source.certificateTrust != nil { codes.append(.certificateUntrusted) }
-        if source.remote != nil || source.localKeys?.selectsByKid == true { codes.append(.kidUnknown) }
+        if source.remote != nil || source.history != nil || source.localKeys?.selectsByKid == true { codes.append(.kidUnknown) }
+        if source.history != nil { codes += [.keyPublishedLater, .keysBeforeHistory] }
         if source.requireKid { codes.append(.kidMissing) }
         // No usable key: a source out of reach, an x5c leaf of another family, an allowed
         // algorithm no local key verifies, or a kid naming a key that cannot verify one.
         let unavailable = switch source.origin {
-        case .remote, .tokenCertificate: true
+        case .remote, .history, .tokenCertificate: true
         case let .local(keys):
             source.certificateTrust != nil || allowed.contains { algorithm in !keys.keys.contains { $0.canVerify(algorithm) } }
                 || (keys.selectsByKid && keys.keys.contains { key in allowed.contains { !key.canVerify($0) } })
@@ -57,6 +59,9 @@ struct SignatureRule: Rule {
         var text = "the signature verifies with a key from \(source.description)"
         switch source.origin {
         case let .local(keys): text += " [\(keys.keys.map { $0.kid ?? "(no kid)" }.joined(separator: ", "))]"
+        case let .history(history, _):
+            text += " as of the evaluation time, from the \(history.snapshots.count) snapshot\(history.snapshots.count == 1 ? "" : "s") in \(history.directory)"
+                + (history.grace == .zero ? "" : " (a retired key counts \(Int(history.grace.seconds)) s more)")
         case let .remote(remote):
             text += " (cached \(Int(remote.cacheTTL.seconds)) s, refetched on an unknown kid at most every \(Int(remote.minRefreshInterval.seconds)) s, served stale up to \(Int(remote.staleIfError.seconds)) s while it fails)"
         case .tokenCertificate:
@@ -80,9 +85,9 @@ struct SignatureRule: Rule {
         switch source.selectKeys(for: jws, at: context.now, keySets: context.keySets) {
         case let .refused(refusal):
             return .fail(Self.code(refusal), refusal.message)
-        case let .keys(candidates, freshness, shown, keySet):
+        case let .keys(candidates, freshness, shown, keySet, snapshot):
             if let key = context.verifyingKey(jws, among: candidates, keySet: keySet) {
-                let proof = VerificationProof(key: VerifiedKey(kid: key.kid, source: shown, freshness: freshness))
+                let proof = VerificationProof(key: VerifiedKey(kid: key.kid, source: shown, freshness: freshness, snapshot: snapshot))
                 let served = freshness == .stale ? " from a stale key set (the source is failing)" : ""
                 return .verified(by: proof,
                                  detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
@@ -97,6 +102,8 @@ struct SignatureRule: Rule {
         case .kidUnknown: .kidUnknown
         case .kidMissing: .kidMissing
         case .unavailable: .keyUnavailable
+        case .beforeHistory: .keysBeforeHistory
+        case .publishedLater: .keyPublishedLater
         }
     }
 }
