@@ -118,8 +118,11 @@ extension RuleCompiler {
         let roots = policyCompiler.fileRoots ?? FileRoots.beside(node.location.file)
         do {
             let history = try KeyHistory(source: remote.description, directory: directory, grace: grace, options: options) { file, maxBytes throws(KeyHistory.LoadError) in
-                if let refusal = roots.admit(file, for: .keyFile) { throw KeyHistory.LoadError(message: refusal.message) }
-                guard FileManager.default.fileExists(atPath: file) else { return nil }
+                if let refusal = roots.admit(file, for: .keyFile) {
+                    // Missing inside the roots is a history without that file; outside, refused.
+                    if refusal.code != .fileOutsideRoots, !FileManager.default.fileExists(atPath: file) { return nil }
+                    throw KeyHistory.LoadError(message: refusal.message)
+                }
                 guard let handle = FileHandle(forReadingAtPath: file) else { throw KeyHistory.LoadError(message: "cannot read \(file)") }
                 defer { try? handle.close() }
                 let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
