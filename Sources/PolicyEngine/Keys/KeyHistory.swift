@@ -11,9 +11,10 @@ public struct KeyHistory: Sendable {
     public static let indexName = "snapshots.jsonl"
     /// The largest index read.
     static let maxIndexBytes = 16 << 20
-    /// The most snapshots of one source, and distinct key sets, one history holds.
+    /// The most snapshots of one source, distinct key sets and distinct keys one history holds.
     static let maxSnapshots = 10_000
     static let maxDistinctSets = 1_000
+    static let maxDistinctKeys = 1_000
 
     /// The source the snapshots are of, as the policy writes it (`jwks_uri https://…`).
     public let source: String
@@ -110,7 +111,7 @@ public struct KeyHistory: Sendable {
             }
             sets[snapshot.file] = try Self.keySet(snapshot.file, in: directory, options: options, read: read)
         }
-        (periods, spansByKid) = Self.periods(snapshots, sets: sets, grace: grace)
+        (periods, spansByKid) = try Self.periods(snapshots, sets: sets, grace: grace)
     }
 
     /// A stored set, checked against its name and read as a public JWKS.
@@ -132,7 +133,8 @@ public struct KeyHistory: Sendable {
     }
 
     /// Each key's spans, and the periods between the instants where the counting keys change.
-    private static func periods(_ snapshots: [KeySnapshot], sets: [String: JWKSet], grace: Duration) -> ([Period], [String: [Span]]) {
+    private static func periods(_ snapshots: [KeySnapshot], sets: [String: JWKSet], grace: Duration) throws(LoadError) -> ([Period], [String: [Span]]) {
+        guard let oldest = snapshots.first else { return ([], [:]) }
         // A key is its kid and its material: the same kid over new material is a new key.
         var keys: [String: JWK] = [:]
         var spans: [String: [Span]] = [:]
@@ -143,7 +145,13 @@ public struct KeyHistory: Sendable {
             for key in sets[snapshot.file]!.keys {
                 let identity = (key.kid ?? "") + "|" + ((try? key.thumbprint()) ?? "")
                 present.insert(identity)
-                if keys[identity] == nil { keys[identity] = key; order.append(identity) }
+                if keys[identity] == nil {
+                    guard keys.count < maxDistinctKeys else {
+                        throw LoadError(message: "the snapshots of \(snapshot.file) and before hold more than \(maxDistinctKeys) distinct keys")
+                    }
+                    keys[identity] = key
+                    order.append(identity)
+                }
                 if open[identity] == nil { open[identity] = snapshot }
             }
             for (identity, from) in open where !present.contains(identity) {
@@ -158,12 +166,17 @@ public struct KeyHistory: Sendable {
         for span in spans.values.joined() { if let until = span.until { starts.insert(until.seen + graceSeconds) } }
         var periods: [Period] = []
         var latest = 0
-        for start in starts.sorted() where start >= snapshots[0].seen {
+        // Hourly snapshots of an unchanged set make many periods with the same keys: they share one set.
+        var previous: (identities: [String], keys: JWKSet?) = ([], nil)
+        for start in starts.sorted() where start >= oldest.seen {
             while latest + 1 < snapshots.count, snapshots[latest + 1].seen <= start { latest += 1 }
             let counting = order.filter { identity in
                 spans[identity]!.contains { $0.from.seen <= start && ($0.until.map { start < $0.seen + graceSeconds } ?? true) }
-            }.map { keys[$0]! }
-            periods.append(Period(start: start, keys: counting.isEmpty ? nil : try? JWKSet(keys: counting), snapshot: snapshots[latest]))
+            }
+            if counting != previous.identities || periods.isEmpty {
+                previous = (counting, counting.isEmpty ? nil : try? JWKSet(keys: counting.map { keys[$0]! }))
+            }
+            periods.append(Period(start: start, keys: previous.keys, snapshot: snapshots[latest]))
         }
         var byKid: [String: [Span]] = [:]
         for identity in order { if let kid = keys[identity]!.kid { byKid[kid, default: []] += spans[identity]! } }
