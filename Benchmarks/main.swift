@@ -5,60 +5,51 @@ import Foundation
 /// (`swift build -c release`).
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
+let started = ISO8601DateFormatter().string(from: Date())
+
+/// Runs one benchmark: prints `heading`, then what `body` prints; a failure is reported as
+/// `NAME benchmark: ERROR` and ends the process with status 1.
+func benchmark(_ name: String, _ heading: String, _ body: () throws -> Void) {
+    print(heading)
+    do {
+        try body()
+    } catch {
+        FileHandle.standardError.write(Data("\(name) benchmark: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 switch suite {
 case "jose":
-    print("JOSE benchmark, single core, \(ISO8601DateFormatter().string(from: Date()))")
-    print(benchmarkTable(try JOSEBenchmark.run()))
+    benchmark("jose", "JOSE benchmark, single core, \(started)") { print(benchmarkTable(try JOSEBenchmark.run())) }
 case "policy":
-    print("Policy benchmark, single core, \(ISO8601DateFormatter().string(from: Date()))")
-    do {
+    benchmark("policy", "Policy benchmark, single core, \(started)") {
         let result = try PolicyBenchmark.run()
         print(benchmarkTable(result.rows))
         let target = 1000.0
         print("\nCompile after parsing: \(String(format: "%.0f", result.compileMicroseconds)) µs per policy "
               + "(\(result.compileMicroseconds < target ? "meets" : "ABOVE") the < \(Int(target)) µs target)")
-    } catch {
-        FileHandle.standardError.write(Data("policy benchmark: \(error)\n".utf8))
-        exit(1)
     }
 case "patterns":
-    print("Pattern benchmark (RE2), single core, \(ISO8601DateFormatter().string(from: Date()))")
-    do {
+    benchmark("pattern", "Pattern benchmark (RE2), single core, \(started)") {
         print(benchmarkTable(try PatternBenchmark.run()))
         print("\nFor contrast, a backtracking engine (NSRegularExpression, ICU) on ^(a+)+b$:")
         for (size, seconds) in PatternBenchmark.backtrackingContrast() {
             print("- \(size) a's: \(String(format: "%.4f", seconds)) s per match")
         }
-    } catch {
-        FileHandle.standardError.write(Data("pattern benchmark: \(error)\n".utf8))
-        exit(1)
     }
 case "batch":
     let scale = arguments.dropFirst().first.flatMap(Double.init) ?? 1
-    print("Batch benchmark, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ISO8601DateFormatter().string(from: Date()))")
-    do {
+    benchmark("batch", "Batch benchmark, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(started)") {
         print(BatchBenchmark.table(try BatchBenchmark.run(scale: scale)))
-    } catch {
-        FileHandle.standardError.write(Data("batch benchmark: \(error)\n".utf8))
-        exit(1)
     }
 case "instructions":
     let records = arguments.dropFirst().first.flatMap(Int.init) ?? 1000
-    print("Instructions per record (callgrind, batch's per-record path on one thread, \(records) and \(2 * records) records), \(ISO8601DateFormatter().string(from: Date()))")
-    do {
+    benchmark("instructions", "Instructions per record (callgrind, batch's per-record path on one thread, \(records) and \(2 * records) records), \(started)") {
         print(InstructionsBenchmark.table(try InstructionsBenchmark.run(records: records)))
-    } catch {
-        FileHandle.standardError.write(Data("instructions benchmark: \(error)\n".utf8))
-        exit(1)
     }
 case "startup":
-    print("Start-up, 40 runs each, \(ISO8601DateFormatter().string(from: Date()))")
-    do {
-        print(StartupBenchmark.table(try StartupBenchmark.run()))
-    } catch {
-        FileHandle.standardError.write(Data("startup benchmark: \(error)\n".utf8))
-        exit(1)
-    }
+    benchmark("startup", "Start-up, 40 runs each, \(started)") { print(StartupBenchmark.table(try StartupBenchmark.run())) }
 case "records":
     // Used by `instructions`, under callgrind: judges the records of a file on this thread.
     let paths = Array(arguments.dropFirst())

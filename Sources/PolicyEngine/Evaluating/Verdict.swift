@@ -118,6 +118,7 @@ public struct Finding: Sendable, Codable, Equatable {
         case rule, code, message, at, nested = "findings"
     }
 
+    /// Reads a finding as section 8 writes it; absent `findings` are none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(rule: try container.decode(String.self, forKey: .rule), code: try container.decode(FindingCode.self, forKey: .code),
@@ -125,6 +126,7 @@ public struct Finding: Sendable, Codable, Equatable {
                   nested: try container.decodeIfPresent([Finding].self, forKey: .nested) ?? [])
     }
 
+    /// Writes the finding as section 8 names it, leaving out empty nested `findings`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(rule, forKey: .rule)

@@ -31,6 +31,7 @@ public struct KeySnapshot: Sendable, Codable, Equatable, CustomStringConvertible
         self.init(seen: seen, file: try container.decode(String.self, forKey: .file))
     }
 
+    /// Writes `{"seen": RFC 3339, "file": ...}`, as `write(to:)` does.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(UnixTime.iso8601(seen), forKey: .seen)

@@ -123,10 +123,8 @@ public struct KeySource: Sendable {
             let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
             return .keys(candidates, freshness: resolved.freshness, source: description, keySet: resolved.keys.identity, snapshot: snapshot)
         } catch {
-            if let kid, selectsByKid, error.code == .keyNotFound, let history {
-                return .refused(history.absence(of: kid, at: now))
-            }
             if let kid, selectsByKid, error.code == .keyNotFound {
+                if let history { return .refused(history.absence(of: kid, at: now)) }
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
                 return .refused(.kidUnknown("no key with kid '\(kid)' in \(description)\(fetched)"))
             }

@@ -60,10 +60,7 @@ struct DiffCommand: AsyncParsableCommand {
         guard FileManager.default.isReadableFile(atPath: log) else { throw ValidationError("cannot read the log '\(log)'") }
         var diff = PolicyDiff(old: oldPolicy, new: newPolicy, format: try records.recordFormat())
         diff.inputs = try PolicyOptions.inputs(variables)
-        if let now {
-            guard let seconds = TimeArgument.parse(now) else { throw ValidationError("--now expects unix seconds or an RFC 3339 time, got '\(now)'") }
-            diff.defaultTime = seconds
-        }
+        if let now { diff.defaultTime = try TimeArgument.seconds(now, option: "--now") }
         diff.jobs = jobs
         let report: PolicyDiffReport
         do {

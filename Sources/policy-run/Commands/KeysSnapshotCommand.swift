@@ -29,15 +29,7 @@ struct KeysSnapshotCommand: AsyncParsableCommand {
 
     func run() async throws {
         let policy = try options.compiledPolicy()
-        let seenAt: Double
-        if let seen {
-            guard let parsed = TimeArgument.parse(seen) else {
-                throw ValidationError("--seen expects unix seconds or an RFC 3339 time such as 2026-11-21T10:00:00Z, got '\(seen)'")
-            }
-            seenAt = parsed
-        } else {
-            seenAt = Date().timeIntervalSince1970
-        }
+        let seenAt = try seen.map { try TimeArgument.seconds($0, option: "--seen") } ?? Date().timeIntervalSince1970
         var remotes: [(RemoteKeySource, directory: String?)] = []
         for source in policy.keySources {
             switch source.origin {
