@@ -106,7 +106,7 @@ final class BatchTests {
         #expect(bare[1].verdict.findings[0].message == "the line is not UTF-8")
     }
 
-    @Test("verdict lines: the line number first, then the verdict's members, then claims when asked; a transform runs per chunk, in order")
+    @Test("verdict lines: the line number first, the token's iss and kid, then the verdict's members, then claims when asked; a transform runs per chunk, in order")
     func jsonLines() async throws {
         let token = try fixture.token()
         let url = try file((0..<300).map { "{\"token\": \"\($0 % 5 == 4 ? "x.y.z" : token)\", \"ts\": 1795253400}" }.joined(separator: "\n"))
@@ -127,7 +127,9 @@ final class BatchTests {
         #expect(count == 300 && chunks == 5)
         let parsed = try output.split(separator: UInt8(ascii: "\n")).map { try JSONParser().parseObject($0, what: "a verdict line") }
         #expect(parsed.map { $0["line"] } == (1...300).map { .number(.integer(Int64($0))) })
-        #expect(parsed[0].names == ["line", "policy", "valid", "verified", "findings", "skipped", "outputs", "claims"])
+        #expect(parsed[0].names == ["line", "iss", "kid", "policy", "valid", "verified", "findings", "skipped", "outputs", "claims"])
+        #expect(parsed[0]["iss"] == .string("https://issuer.example"))
+        #expect(parsed[4].names.contains("iss") == false && parsed[4].names.contains("kid") == false)
         #expect(parsed[0]["claims"]?.objectValue?["iss"] == .string("https://issuer.example"))
         #expect(parsed[4]["valid"] == .bool(false) && parsed[4]["claims"] == nil)
         #expect(parsed[4]["findings"]?.arrayValue?.first?.objectValue?["code"] == .string("malformed_token"))

@@ -40,6 +40,8 @@ final class BatchCommandTests {
         let lines = run.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         #expect(lines.map { $0["line"] as? Int } == [1, 2, 3, 4, 5])
         #expect(lines.map { $0["valid"] as? Bool } == [true, false, false, false, true])
+        #expect(lines.map { $0["iss"] as? String } == [String?](repeating: "https://dev-123.okta.com/oauth2/default", count: 2) + [nil] + [String?](repeating: "https://dev-123.okta.com/oauth2/default", count: 2))
+        #expect(lines.map { $0["kid"] as? String } == ["test-rs256", "test-rs256", nil, "test-rs256", "test-rs256"])
         #expect(run.stderr.contains("5 records: 2 valid, 3 invalid"))
         #expect(run.stderr.contains("signature cache: 3 repeated tokens answered, 1 verified"))
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile))) as! [String: Any]

@@ -14,12 +14,15 @@ public struct BatchVerdict: Sendable {
     public let claims: JSONObject?
 
     /// The verdict's JSON line, ending in a newline, appended to `writer`: `line` (and
-    /// `input`), the verdict's members, and `claims` when included.
+    /// `input`), the token's `iss` and `kid` as it states them (unverified; left out when it has
+    /// none), the verdict's members, and `claims` when included.
     public func writeJSONLine(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("line")
         writer.integer(Int64(line))
         if let input { writer.member("input", input) }
+        if let issuer { writer.member("iss", issuer) }
+        if let kid { writer.member("kid", kid) }
         verdict.writeMembers(to: &writer)
         if let claims {
             writer.key("claims")
