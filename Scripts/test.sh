@@ -2,7 +2,8 @@
 # Every test: the Swift test suite, the policy tests of Policies/ with their coverage, lint of
 # every policy and test file, the policies and test files checked against schema/ by an
 # independent validator (Python jsonschema), real nginx and Caddy in front of `policy-run serve`, and the
-# Hummingbird example package built against this checkout.
+# Hummingbird example package built against this checkout, and policy_spark on a local[2] Spark
+# against the policy-run built here.
 # The README's test command, and what .ci/run runs after installing what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,5 +12,7 @@ swift run policy-run test --coverage Policies/
 swift run policy-run lint Policies/*.yaml
 python3 Scripts/validate-schemas.py
 bash Scripts/proxy-integration.sh
+POLICY_RUN="$(swift build --show-bin-path)/policy-run" PYTHONPATH=spark:spark/tests \
+    python3 -m unittest discover --start-directory spark/tests --top-level-directory spark/tests
 # The Hummingbird example builds against this checkout (its own build folder: another package).
 swift build --package-path Examples/hummingbird-service --scratch-path .build-examples

@@ -1,0 +1,78 @@
+"""The parts of policy_spark that need no Spark: options, record places, summaries."""
+
+import unittest
+
+from policy_spark.options import RecordOptions
+from policy_spark.partition import _verdict_number, is_blank, record_location
+from policy_spark.summary import TABLE_CAPACITY, PartitionSummaries, merge, render
+
+
+class UnitTests(unittest.TestCase):
+    def test_record_options_become_batch_arguments(self):
+        options = RecordOptions(input_format="lines", token_field="jwt", time_field="when", var_fields=["nonce=n", "a=b"],
+                                variables=["client_id=c"], now="2026-11-01T00:00:00Z", no_cache=True, max_line_bytes=2048)
+        self.assertEqual(options.arguments(), ["--input-format", "lines", "--token-field", "jwt", "--time-field", "when",
+                                               "--now", "2026-11-01T00:00:00Z", "--max-line-bytes", "2048",
+                                               "--var-field", "nonce=n", "--var-field", "a=b", "--var", "client_id=c",
+                                               "--no-cache"])
+        self.assertEqual(RecordOptions().arguments(), [])
+
+    def test_blank_lines_and_places(self):
+        self.assertTrue(is_blank(b" \t\r") and is_blank(b""))
+        self.assertFalse(is_blank(b" x ") or is_blank(b"\x00"))
+        self.assertEqual(record_location("file:/logs/a.gz", 0, 7), "file:/logs/a.gz:7")
+        self.assertEqual(record_location("file:/logs/b", 134217728, 2), "file:/logs/b@134217728:2")
+
+    def test_verdict_numbers(self):
+        self.assertEqual(_verdict_number(b'{"line":42,"policy":"p"}\n'), 42)
+        for line in (b'{"line":"42",', b'{"policy":"p","line":4,', b"Segmentation fault\n", b'{"line":4'):
+            self.assertIsNone(_verdict_number(line), line)
+
+    def test_partition_summaries_count_each_partition_once(self):
+        param = PartitionSummaries()
+        value = param.zero({})
+        value = param.addInPlace(value, {0: {"records": 2}})
+        value = param.addInPlace(value, {1: {"records": 3}})
+        value = param.addInPlace(value, {0: {"records": 2}})  # partition 0 judged again
+        self.assertEqual(value, {0: {"records": 2}, 1: {"records": 3}})
+
+    def test_merge_adds_totals_and_keeps_tables_bounded(self):
+        first = {"records": 5, "valid": 3, "invalid": 2, "codes": {"token_expired": 2},
+                 "issuers": {"https://a": 4, "-": 1}, "kids": {"k1": 4, "-": 1}, "signature_cache": {"hits": 1, "misses": 3},
+                 "max_rss_bytes": 100, "limits": {"max_line_bytes": 1048576}}
+        second = {"records": 4, "valid": 1, "invalid": 3, "codes": {"token_expired": 1, "kid_unknown": 2},
+                  "issuers": {"https://a": 2, "https://b": 2}, "kids": {"k2": 4}, "signature_cache": {"hits": 0, "misses": 4},
+                  "max_rss_bytes": 300}
+        summary = merge([first, second], seconds=2.0)
+        self.assertEqual((summary["records"], summary["valid"], summary["invalid"], summary["partitions"]), (9, 4, 5, 2))
+        self.assertEqual(summary["codes"], {"token_expired": 3, "kid_unknown": 2})
+        self.assertEqual(list(summary["issuers"].items()), [("https://a", 6), ("https://b", 2), ("-", 1)])
+        self.assertEqual((summary["issuers_not_listed"], summary["kids_not_listed"]), (0, 0))
+        self.assertEqual(summary["signature_cache"], {"hits": 1, "misses": 7})
+        self.assertEqual((summary["max_rss_bytes_per_partition"], summary["records_per_second"]), (300, 4))
+        self.assertEqual(summary["limits"], {"max_line_bytes": 1048576})
+
+        # Two partitions of 1,000 distinct kids each, one of them shared: past the capacity every
+        # count drops by the (capacity + 1)-th largest, and the rest is counted as not listed.
+        left = {"records": 1001, "kids": {**{f"a{i}": 1 for i in range(1000)}, "shared": 1}}
+        right = {"records": 1001, "kids": {**{f"b{i}": 1 for i in range(1000)}, "shared": 1}}
+        bounded = merge([left, right])
+        self.assertLessEqual(len(bounded["kids"]), TABLE_CAPACITY)
+        self.assertEqual(bounded["kids"], {"shared": 1})
+        self.assertEqual(bounded["kids_not_listed"], 2001)
+
+    def test_render_lists_ten_rows_then_the_rest(self):
+        kids = {f"kid-{i:02}": 20 - i for i in range(12)}
+        summary = merge([{"records": sum(kids.values()), "valid": 100, "invalid": sum(kids.values()) - 100,
+                          "codes": {"kid_unknown": 3}, "issuers": {"https://a\u001b[31m": sum(kids.values())}, "kids": kids}],
+                        seconds=1.5)
+        text = render(summary)
+        self.assertTrue(text.startswith("174 records: 100 valid, 74 invalid (1.50 s, 116 records/s), 1 partitions\n"), text)
+        self.assertIn("  kid-00  20\n", text)
+        self.assertNotIn("kid-10  10", text)
+        self.assertIn("  (2 more: 19)\n", text)
+        self.assertIn("https://a\\u001b[31m", text)  # a terminal escape from a token is shown, not obeyed
+
+
+if __name__ == "__main__":
+    unittest.main()
