@@ -165,7 +165,7 @@ struct Corpus {
             let jwks = JSONValue.object(JSONObject(["keys": .array([.object(try key.publicKey.publicJSON())])]))
             try Data(jwks.serializedBytes()).write(to: jwksFile)
         }
-        let keys = algorithm == .hs256 ? "{secret: '${env:BENCH_SECRET}'}" : "{jwks_file: \(jwksFile.path)}"
+        let keys = algorithm == .hs256 ? "{secret: '${env:BENCH_SECRET}'}" : "{jwks_file: \(jwksFile.lastPathComponent)}"
         try """
         policy: bench-\(name)
         token:

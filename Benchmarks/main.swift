@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | instructions [RECORDS] | startup]`: prints a
-/// Markdown table of rates and ratios. `batch` and `startup` run the release `policy-run` built beside it
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | instructions [RECORDS] | startup | spark [RECORDS]]`: prints a
+/// Markdown table of rates and ratios. `batch`, `startup` and `spark` run the release `policy-run` built beside it
 /// (`swift build -c release`).
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
@@ -48,6 +48,11 @@ case "instructions":
     benchmark("instructions", "Instructions per record (callgrind, batch's per-record path on one thread, \(records) and \(2 * records) records), \(started)") {
         print(InstructionsBenchmark.table(try InstructionsBenchmark.run(records: records)))
     }
+case "spark":
+    let records = arguments.dropFirst().first.flatMap(Int.init) ?? 500_000
+    benchmark("spark", "Spark benchmark: policy_spark on local[2] against policy-run batch --jobs 2, \(started)") {
+        print(SparkBenchmark.table(try SparkBenchmark.run(records: records)))
+    }
 case "startup":
     benchmark("startup", "Start-up, 40 runs each, \(started)") { print(StartupBenchmark.table(try StartupBenchmark.run())) }
 case "records":
@@ -64,6 +69,6 @@ case "records":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, instructions, startup\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, instructions, startup, spark\n".utf8))
     exit(2)
 }

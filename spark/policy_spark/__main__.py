@@ -41,6 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--installed", action="store_true",
                      help="the binary and policy are at these paths on every node: ship nothing")
     run.add_argument("--master", help="Spark's master (default: spark-submit's, else local[*])")
+    run.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                     help="a Spark setting, as spark-submit's --conf (repeatable)")
     run.add_argument("--only-invalid", action="store_true", help="write only invalid verdicts; the summary counts all")
     run.add_argument("--overwrite", action="store_true", help="replace the output directory if it exists")
     run.add_argument("--summary-json", metavar="FILE", help="also write the summary as JSON ('-': standard output)")
@@ -84,6 +86,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         builder = builder.master(arguments.master)
     elif not SparkConf().contains("spark.master"):
         builder = builder.master("local[*]")
+    for setting in arguments.conf:
+        key, equals, value = setting.partition("=")
+        if not equals or not key:
+            print(f"error: --conf expects KEY=VALUE, got '{setting}'", file=sys.stderr)
+            return 2
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(arguments.log_level)
     options = RecordOptions(input_format=arguments.input_format, token_field=arguments.token_field,

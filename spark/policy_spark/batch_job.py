@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, BooleanType, LongType, StringType, StructField, StructType)
 
 from .options import RecordOptions
-from .partition import BUNDLED_BINARY, BatchCommand, judge_partition
+from .partition import BUNDLED_BINARY, BatchCommand, judge_arrow_partition
 from .summary import PartitionSummaries, merge
 
 # The members of a `policy-run batch` verdict line the DataFrame keeps (section 8 of the policy
@@ -208,12 +208,11 @@ def judge_logs(spark: SparkSession, policy: str, inputs: List[str], options: Rec
         command = BatchCommand(binary, relative, arguments, jobs, root=os.path.dirname(directory))
     summaries = context.accumulator({}, PartitionSummaries())
     lines = read_lines(spark, inputs)
-    piped = lines.rdd.mapPartitionsWithIndex(lambda index, rows: judge_partition(index, rows, command, summaries))
+    piped = lines.mapInArrow(lambda batches: judge_arrow_partition(batches, command, summaries), _PIPED_SCHEMA)
     verdict = F.from_json("verdict", VERDICT_LINE_SCHEMA, {"mode": "FAILFAST"})
-    verdicts = (spark.createDataFrame(piped, _PIPED_SCHEMA, verifySchema=False)
-                .withColumn("verdict", verdict)
+    verdicts = (piped.withColumn("verdict", verdict)
                 .select("file", "block", "line", "verdict.policy", "verdict.valid", "verdict.verified",
                         F.transform("verdict.findings", lambda finding: finding["code"]).alias("codes"),
                         "verdict.findings", "verdict.iss", "verdict.kid", "verdict.key_freshness",
                         "verdict.key_snapshot", "verdict.outputs"))
-    return BatchJob(verdicts, piped.getNumPartitions(), summaries)
+    return BatchJob(verdicts, lines.rdd.getNumPartitions(), summaries)

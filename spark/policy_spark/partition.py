@@ -9,6 +9,7 @@ each verdict's number is mapped back to the file and block its line came from.
 import bisect
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -16,7 +17,7 @@ import subprocess
 import tempfile
 import threading
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 # How much of the binary's standard error a failure quotes.
 _STDERR_TAIL_BYTES = 4096
@@ -86,8 +87,8 @@ def is_blank(line: bytes) -> bool:
 class _Feeder:
     """Writes a partition's lines to the binary, remembering where each file or block starts."""
 
-    def __init__(self, rows: Iterable, stdin):
-        self.rows = rows
+    def __init__(self, chunks: Iterable[Tuple[str, int, List[bytes]]], stdin):
+        self.chunks = chunks
         self.stdin = stdin
         self.starts: List[int] = []  # the binary's line number of each segment's first line
         self.segments: List[Tuple[str, int]] = []  # (file, block) of each segment
@@ -99,15 +100,14 @@ class _Feeder:
         current = None
         write = self.stdin.write
         try:
-            for value, file, block in self.rows:
-                number += 1
+            for file, block, lines in self.chunks:
                 if (file, block) != current:
                     current = (file, block)
                     self.segments.append(current)
-                    self.starts.append(number)
-                if not is_blank(value):
-                    self.records += 1
-                write(value)
+                    self.starts.append(number + 1)
+                number += len(lines)
+                self.records += sum(1 for line in lines if not is_blank(line))
+                write(b"\n".join(lines))
                 write(b"\n")
         except BrokenPipeError:
             pass  # the binary stopped reading: its exit status says why
@@ -124,6 +124,28 @@ class _Feeder:
         index = bisect.bisect_right(self.starts, number) - 1
         file, block = self.segments[index]
         return file, block, number - self.starts[index] + 1
+
+
+def chunks(batches: Iterable) -> Iterator[Tuple[str, int, List[bytes]]]:
+    """The lines of Arrow batches (columns: line bytes, file, block), as (file, block, lines)
+    runs: a batch is cut where its file or block changes, which is rare (rows of one split are
+    contiguous), so most batches are one run and cost no per-row comparison."""
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        lines = batch.column(0).to_pylist()
+        files, blocks = batch.column(1), batch.column(2)
+        first, last = (files[0].as_py(), blocks[0].as_py()), (files[-1].as_py(), blocks[-1].as_py())
+        if first == last:
+            yield first[0], first[1], lines
+            continue
+        places = list(zip(files.to_pylist(), blocks.to_pylist()))
+        start = 0
+        for row in range(1, len(places)):
+            if places[row] != places[row - 1]:
+                yield places[start][0], places[start][1], lines[start:row]
+                start = row
+        yield places[start][0], places[start][1], lines[start:]
 
 
 def _verdict_number(line: bytes) -> Optional[int]:
@@ -171,12 +193,57 @@ def _exit_description(status: int) -> str:
     return f"policy-run batch exited with status {status}"
 
 
-def judge_partition(index: int, rows: Iterable, command: BatchCommand, summaries=None) -> Iterator[Tuple[str, int, int, str]]:
-    """Judges one partition's lines: yields (file, block, line, verdict JSON) per record, in order.
+# What the binary's output is read in, at most.
+_READ_BYTES = 1 << 20
+# Each verdict line's number, found in a whole chunk of output at once.
+_VERDICT_NUMBERS = re.compile(rb'^\{"line":(\d+),', re.MULTILINE)
+
+
+class Verdicts(NamedTuple):
+    """A run of verdicts as columns: where each record is, and its verdict line."""
+
+    files: List[str]
+    blocks: List[int]
+    lines: List[int]
+    verdicts: List[bytes]
+
+
+def _judged(index: int, output: bytes, last: int, feeder: _Feeder) -> Tuple[Verdicts, int]:
+    """The verdicts of `output` (whole lines), checked to be the next ones after the binary's
+    input line `last`, and the input line of the last of them."""
+    lines = output.split(b"\n")
+    lines.pop()
+    numbers = [int(number) for number in _VERDICT_NUMBERS.findall(output)]
+    ordered = len(numbers) == len(lines) and numbers[0] > last and all(a < b for a, b in zip(numbers, numbers[1:]))
+    if not ordered:
+        for line in lines:
+            number = _verdict_number(line)
+            if number is None or number <= last:
+                raise PartitionFailed(index, f"policy-run batch wrote a line that is not the next verdict: {line[:120]!r}")
+            last = number
+    segment = bisect.bisect_right(feeder.starts, numbers[0]) - 1
+    if segment + 1 == len(feeder.starts) or numbers[-1] < feeder.starts[segment + 1]:
+        file, block = feeder.segments[segment]
+        first = feeder.starts[segment] - 1
+        judged = Verdicts([file] * len(numbers), [block] * len(numbers), [number - first for number in numbers], lines)
+    else:
+        places = [feeder.position(number) for number in numbers]
+        judged = Verdicts([place[0] for place in places], [place[1] for place in places], [place[2] for place in places], lines)
+    if _RECORD_RULE in output:
+        for row, verdict in enumerate(lines):
+            if _RECORD_RULE in verdict:
+                location = record_location(judged.files[row], judged.blocks[row], judged.lines[row])
+                lines[row] = _located(verdict.decode("utf-8"), location).encode("utf-8")
+    return judged, numbers[-1]
+
+
+def judge_partition(index: int, lines: Iterable[Tuple[str, int, List[bytes]]], command: BatchCommand,
+                    summaries=None) -> Iterator[Verdicts]:
+    """Judges one partition's lines: yields its verdicts, in order, a chunk of output at a time.
 
     Parameters:
         index: the partition's number, named in failures.
-        rows: (line bytes, file, block start offset) per line, in file order.
+        lines: (file, block start offset, lines as bytes) runs, in file order.
         command: the binary and its arguments.
         summaries: an accumulator taking {index: the binary's summary JSON}, or None.
 
@@ -197,23 +264,26 @@ def judge_partition(index: int, rows: Iterable, command: BatchCommand, summaries
                 process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=root)
             except OSError as error:
                 raise PartitionFailed(index, f"cannot run {argv[0]}: {error.strerror or error}") from None
-        feeder = _Feeder(rows, process.stdin)
+        feeder = _Feeder(lines, process.stdin)
         thread = threading.Thread(target=feeder.run, name=f"policy-spark-feed-{index}", daemon=True)
         thread.start()
         verdicts = 0
         last = 0
-        for raw in process.stdout:
-            number = _verdict_number(raw)
-            if number is None or number <= last:
-                process.kill()
-                raise PartitionFailed(index, f"policy-run batch wrote a line that is not the next verdict: {raw[:120]!r}")
-            last = number
-            verdicts += 1
-            file, block, line = feeder.position(number)
-            verdict = raw.decode("utf-8").rstrip("\n")
-            if _RECORD_RULE in raw:
-                verdict = _located(verdict, record_location(file, block, line))
-            yield file, block, line, verdict
+        pending = b""
+        while True:
+            data = process.stdout.read1(_READ_BYTES)
+            if not data:
+                break
+            data = pending + data
+            cut = data.rfind(b"\n") + 1
+            pending = data[cut:]
+            if cut == 0:
+                continue
+            judged, last = _judged(index, data[:cut], last, feeder)
+            verdicts += len(judged.verdicts)
+            yield judged
+        if pending:
+            raise PartitionFailed(index, f"policy-run batch ended its output inside a line: {pending[:120]!r}")
         thread.join()
         status = process.wait()
         if feeder.error is not None:
@@ -232,3 +302,23 @@ def judge_partition(index: int, rows: Iterable, command: BatchCommand, summaries
         if process is not None:
             process.stdout.close()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+# Verdicts per Arrow batch handed back to Spark.
+_BATCH_VERDICTS = 4096
+
+
+def judge_arrow_partition(batches: Iterable, command: BatchCommand, summaries=None) -> Iterator:
+    """`judge_partition` for `DataFrame.mapInArrow`: lines in and verdicts out as Arrow batches,
+    so that no row is pickled on its way between the JVM and Python."""
+    import pyarrow
+    from pyspark import TaskContext
+
+    index = TaskContext.get().partitionId()
+    for judged in judge_partition(index, chunks(batches), command, summaries):
+        for row in range(0, len(judged.verdicts), _BATCH_VERDICTS):
+            rows = slice(row, row + _BATCH_VERDICTS)
+            yield pyarrow.RecordBatch.from_arrays(
+                [pyarrow.array(judged.files[rows], pyarrow.string()), pyarrow.array(judged.blocks[rows], pyarrow.int64()),
+                 pyarrow.array(judged.lines[rows], pyarrow.int64()), pyarrow.array(judged.verdicts[rows], pyarrow.string())],
+                names=["file", "block", "line", "verdict"])

@@ -1,8 +1,6 @@
 """policy_spark on a real local[2] Spark: verdicts and summary equal to `policy-run batch` on
 the same logs, a replay across a key rotation, and partitions that fail."""
 
-import glob
-import json
 import os
 import stat
 import unittest
@@ -12,7 +10,7 @@ from pyspark.sql import SparkSession
 from policy_spark import BatchJobError, RecordOptions, judge_logs
 from policy_spark.partition import PartitionFailed
 
-from fixtures import (AUDIENCE, DAY, PolicyFolder, batch, file_line, policy_run, record, temporary_folder,
+from fixtures import (DAY, PolicyFolder, batch, file_line, policy_run, record, temporary_folder,
                       token, write_log)
 
 _spark = None

@@ -3,7 +3,9 @@
 import unittest
 
 from policy_spark.options import RecordOptions
-from policy_spark.partition import _verdict_number, is_blank, record_location
+import pyarrow
+
+from policy_spark.partition import _verdict_number, chunks, is_blank, record_location
 from policy_spark.summary import TABLE_CAPACITY, PartitionSummaries, merge, render
 
 
@@ -22,6 +24,18 @@ class UnitTests(unittest.TestCase):
         self.assertFalse(is_blank(b" x ") or is_blank(b"\x00"))
         self.assertEqual(record_location("file:/logs/a.gz", 0, 7), "file:/logs/a.gz:7")
         self.assertEqual(record_location("file:/logs/b", 134217728, 2), "file:/logs/b@134217728:2")
+
+    def test_arrow_batches_become_runs_of_one_file_and_block(self):
+        def batch(rows):
+            return pyarrow.RecordBatch.from_arrays([pyarrow.array([row[0] for row in rows], pyarrow.binary()),
+                                                    pyarrow.array([row[1] for row in rows], pyarrow.string()),
+                                                    pyarrow.array([row[2] for row in rows], pyarrow.int64())],
+                                                   names=["value", "file", "block"])
+        batches = [batch([(b"a1", "a", 0), (b"a2", "a", 0)]), batch([]),
+                   batch([(b"a3", "a", 0), (b"b1", "b", 0), (b"b2", "b", 0), (b"c1", "b", 4096)]),
+                   batch([(b"c2", "b", 4096)])]
+        self.assertEqual(list(chunks(batches)), [("a", 0, [b"a1", b"a2"]), ("a", 0, [b"a3"]), ("b", 0, [b"b1", b"b2"]),
+                                                 ("b", 4096, [b"c1"]), ("b", 4096, [b"c2"])])
 
     def test_verdict_numbers(self):
         self.assertEqual(_verdict_number(b'{"line":42,"policy":"p"}\n'), 42)
