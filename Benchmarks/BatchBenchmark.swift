@@ -104,21 +104,12 @@ enum BatchBenchmark {
     /// that a log of millions of records amortises, are left out) and its peak RSS.
     private static func runBatchOnce(_ policyRun: URL, _ corpus: Corpus, file: URL, jobs: Int) throws -> (rate: Double, rssMiB: Double) {
         let summaryFile = file.deletingPathExtension().appendingPathExtension("summary-\(jobs).json")
-        let process = Process()
-        process.executableURL = policyRun
-        process.arguments = ["batch", "--policy", corpus.policyFile.path, "--jobs", String(jobs), "--output", "/dev/null",
-                             "--summary-json", summaryFile.path, file.path]
-        process.environment = ["BENCH_SECRET": corpus.secret ?? ""]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let messages = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let run = try runToEnd(policyRun, ["batch", "--policy", corpus.policyFile.path, "--jobs", String(jobs), "--output", "/dev/null",
+                                           "--summary-json", summaryFile.path, file.path],
+                               environment: ["BENCH_SECRET": corpus.secret ?? ""])
         // Exit 1 is expected: a quarter of each corpus is invalid.
-        guard process.terminationStatus == 1 else {
-            throw BenchmarkError("policy-run batch exited with status \(process.terminationStatus) on \(file.lastPathComponent): "
-                                 + String(decoding: messages.suffix(2000), as: UTF8.self))
+        guard run.status == 1 else {
+            throw BenchmarkError("policy-run batch exited with status \(run.status) on \(file.lastPathComponent): \(run.standardError.suffix(2000))")
         }
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: summaryFile)) as? [String: Any]
         let invalid = Double(summary?["invalid"] as? Int ?? 0) / Double(corpus.records)

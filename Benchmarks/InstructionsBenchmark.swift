@@ -49,18 +49,11 @@ enum InstructionsBenchmark {
 
     /// The instructions callgrind counted over `Benchmarks records` on `file`.
     private static func instructions(_ binary: URL, _ corpus: Corpus, file: URL) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary.path, "records", corpus.policyFile.path, file.path]
-        process.environment = ["BENCH_SECRET": corpus.secret ?? "", "PATH": "/usr/bin:/bin"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, text) = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"),
+                                          ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary.path, "records", corpus.policyFile.path, file.path],
+                                          environment: ["BENCH_SECRET": corpus.secret ?? "", "PATH": "/usr/bin:/bin"])
         // "==123== Collected : 123456789"
-        guard process.terminationStatus == 0,
+        guard status == 0,
               let line = text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
               let count = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
             throw BenchmarkError("callgrind over Benchmarks records (\(file.lastPathComponent)) failed: \(text.suffix(1500))")

@@ -93,34 +93,24 @@ enum SparkBenchmark {
         return (value, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
 
-    /// Runs a process to its end; its standard error is returned, and quoted when it fails.
-    private static func run(_ executable: String, _ arguments: [String], environment: [String: String], expecting status: Int32) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == status else {
-            throw BenchmarkError("\(URL(fileURLWithPath: executable).lastPathComponent) exited with status \(process.terminationStatus): \(messages.suffix(2000))")
+    /// Runs a process to its end, and fails unless it exits with `status`.
+    private static func run(_ executable: String, _ arguments: [String], environment: [String: String], expecting status: Int32) throws {
+        let run = try runToEnd(URL(fileURLWithPath: executable), arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        guard run.status == status else {
+            throw BenchmarkError("\(URL(fileURLWithPath: executable).lastPathComponent) exited with status \(run.status): \(run.standardError.suffix(2000))")
         }
-        return messages
     }
 
     private static func runBatch(_ policyRun: URL, _ corpus: Corpus, log: URL, output: URL) throws {
         // Exit 1 is expected: a quarter of each corpus is invalid.
-        _ = try run(policyRun.path, ["batch", "--policy", corpus.policyFile.path, "--jobs", "2", "--output", output.path, log.path],
+        try run(policyRun.path, ["batch", "--policy", corpus.policyFile.path, "--jobs", "2", "--output", output.path, log.path],
                     environment: ["BENCH_SECRET": corpus.secret ?? ""], expecting: 1)
     }
 
     /// Runs policy_spark; returns the number of partitions its summary reports.
     private static func runSpark(_ policyRun: URL, _ corpus: Corpus, log: URL, records: Int, package: URL, output: URL) throws -> Int {
         let summaryFile = output.deletingLastPathComponent().appendingPathComponent("spark-summary.json")
-        _ = try run("/usr/bin/env", ["python3", "-m", "policy_spark", "--master", "local[2]", "--policy", corpus.policyFile.path,
+        try run("/usr/bin/env", ["python3", "-m", "policy_spark", "--master", "local[2]", "--policy", corpus.policyFile.path,
                                      "--input", log.path, "--output", output.path, "--overwrite", "--policy-run", policyRun.path,
                                      "--conf", "spark.sql.files.maxPartitionBytes=\(partitionBytes)", "--summary-json", summaryFile.path],
                     environment: ["BENCH_SECRET": corpus.secret ?? "", "PYTHONPATH": package.path], expecting: 1)

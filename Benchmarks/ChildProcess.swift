@@ -1,0 +1,18 @@
+import Foundation
+
+/// Runs a program to its end, its standard output discarded: the exit status and what it wrote
+/// to standard error, which benchmarks quote when a run fails.
+/// - Parameter environment: the whole environment of the child (nil: this process's).
+func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, standardError: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
