@@ -49,11 +49,13 @@ class SparkBatchTests(unittest.TestCase):
 
     def spark_by_file_line(self, rows):
         judged = {}
+        contents = {}
         for row in rows:
             path = row["file"].removeprefix("file:")
-            with open(path, "rb") as stream:
-                data = stream.read()
-            judged[(path, file_line(data, row["block"], row["line"]))] = row
+            if path not in contents:
+                with open(path, "rb") as stream:
+                    contents[path] = stream.read()
+            judged[(path, file_line(contents[path], row["block"], row["line"]))] = row
         return judged
 
     def mixed_logs(self):

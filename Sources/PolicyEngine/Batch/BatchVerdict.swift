@@ -35,8 +35,11 @@ public struct BatchVerdict: Sendable {
 
 /// Totals over a batch: what a reader of a long log wants first.
 public struct BatchSummary: Sendable {
+    /// Records counted: every line that is not blank, malformed ones included.
     public private(set) var records = 0
+    /// Records whose verdict is valid.
     public private(set) var valid = 0
+    /// Records whose verdict is not: `records - valid`, kept for the JSON and text summaries.
     public private(set) var invalid = 0
     /// Findings by code (a record with two findings counts twice).
     public private(set) var codes: [FindingCode: Int] = [:]
