@@ -126,6 +126,15 @@ public struct CompactJWE: Sendable {
         _ plaintext: [UInt8], to key: JWK, keyAlgorithm: JWEKeyAlgorithm,
         contentEncryption: JWEContentEncryption, header extra: JSONObject = JSONObject()
     ) throws(JOSEError) -> String {
+        try encrypt(plaintext, to: key, keyAlgorithm: keyAlgorithm, contentEncryption: contentEncryption, header: extra,
+                    randomness: JWERandomness.fresh(for: keyAlgorithm, contentEncryption: contentEncryption, to: key))
+    }
+
+    /// `encrypt` with its random values given, so that a test can reproduce a vector made elsewhere.
+    static func encrypt(
+        _ plaintext: [UInt8], to key: JWK, keyAlgorithm: JWEKeyAlgorithm,
+        contentEncryption: JWEContentEncryption, header extra: JSONObject, randomness: JWERandomness
+    ) throws(JOSEError) -> String {
         if let problem = key.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: false) { throw problem }
         var header = JSONObject([
             "alg": .string(keyAlgorithm.rawValue),
@@ -134,9 +143,10 @@ public struct CompactJWE: Sendable {
         for member in extra.members where !["alg", "enc", "zip"].contains(member.name) {
             header.set(member.name, member.value)
         }
-        let wrapped = try JWEKeyManagement.wrapNewContentKey(for: keyAlgorithm, contentEncryption: contentEncryption, to: key, header: &header)
+        let wrapped = try JWEKeyManagement.wrapContentKey(for: keyAlgorithm, contentEncryption: contentEncryption, to: key, randomness: randomness,
+                                                          header: &header)
         let headerText = Base64URL.encodeBytes(JSONValue.object(header).serializedBytes())
-        let iv = SecureRandom.bytes(contentEncryption.ivByteCount)
+        let iv = randomness.iv
         let sealed = try JWEContentCipher.seal(plaintext, contentKey: wrapped.contentKey, iv: iv, additionalData: headerText, encryption: contentEncryption)
         return [headerText, Base64URL.encodeBytes(wrapped.encryptedKey), Base64URL.encodeBytes(iv),
                 Base64URL.encodeBytes(sealed.ciphertext), Base64URL.encodeBytes(sealed.tag)]

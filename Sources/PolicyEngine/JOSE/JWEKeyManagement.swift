@@ -75,11 +75,12 @@ enum JWEKeyManagement {
         return try JOSEError.mapping { () throws(CryptoError) in try KeyAgreement.concatKDF(sharedSecret: sharedSecret, otherInfo: otherInfo, count: length) }
     }
 
-    /// Makes a fresh content key for `key` and wraps it, adding the algorithm's header parameters.
-    static func wrapNewContentKey(
-        for algorithm: JWEKeyAlgorithm, contentEncryption: JWEContentEncryption, to key: JWK, header: inout JSONObject
+    /// Wraps the content key of `randomness` for `key` (or derives it, for `dir` and ECDH-ES),
+    /// adding the algorithm's header parameters.
+    static func wrapContentKey(
+        for algorithm: JWEKeyAlgorithm, contentEncryption: JWEContentEncryption, to key: JWK, randomness: JWERandomness, header: inout JSONObject
     ) throws(JOSEError) -> (contentKey: [UInt8], encryptedKey: [UInt8]) {
-        let fresh = SecureRandom.bytes(contentEncryption.keyByteCount)
+        let fresh = randomness.contentKey
         switch algorithm {
         case .direct:
             let secret = key.secretBytes ?? []
@@ -90,7 +91,7 @@ enum JWEKeyManagement {
         case .a128KW, .a192KW, .a256KW:
             return (fresh, try JOSEError.mapping { () throws(CryptoError) in try AESCipher.wrap(key: key.secretBytes ?? [], keyToWrap: fresh) })
         case .a128GCMKW, .a192GCMKW, .a256GCMKW:
-            let iv = SecureRandom.bytes(12)
+            let iv = randomness.keyWrapIV
             let sealed = try JOSEError.mapping { () throws(CryptoError) in try AESCipher.gcmSeal(key: key.secretBytes ?? [], iv: iv, aad: [], plaintext: fresh) }
             header.set("iv", .string(Base64URL.encode(iv)))
             header.set("tag", .string(Base64URL.encode(sealed.tag)))
@@ -100,7 +101,7 @@ enum JWEKeyManagement {
             return (fresh, try JOSEError.mapping { () throws(CryptoError) in try rsa.oaepEncrypt(fresh, digest: algorithm == .rsaOAEP ? .sha1 : .sha256) })
         case .ecdhES, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW:
             guard let recipient = key.asymmetricKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an EC or X25519 key") }
-            let ephemeral = try EphemeralKey.generate(like: key.type)
+            guard let ephemeral = randomness.ephemeralKey else { throw JOSEError(.keyMismatch, "ECDH-ES needs an ephemeral key") }
             header.set("epk", .object(try EphemeralKey.publicJWK(ephemeral)))
             let shared = try EphemeralKey.sharedSecret(ephemeral, recipient)
             let derived = try deriveKey(sharedSecret: shared, algorithm: algorithm, encryption: contentEncryption, header: header)
