@@ -169,4 +169,20 @@ struct RemoteKeyPolicyTests {
         #expect(await server.requests("/jwks") == 1)
         await server.stop()
     }
+
+    @Test("a token inside a claim checked with remote keys: fetched with the outer token's before rules run")
+    func embeddedTokenWithRemoteKeys() async throws {
+        let server = try await KeyServer()
+        await server.json("/jwks", fixture.jwksJSON)
+        let source = "{jwks_uri: \"\(server.url("/jwks").absoluteString)\", allow_http: true}"
+        let policy = try fixture.policy("embedded_tokens:\n  njwt: {token: {algorithms: [ES256], keys: \(source)}}")
+        #expect(policy.remoteKeySources.count == 1)
+        let token = try fixture.token(["njwt": .string(try fixture.token())])
+        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, now: TokenFixture.now) }
+        #expect(try await policy.evaluate(token: token, now: TokenFixture.now).valid)
+        let rotated = try fixture.token(["njwt": .string(try fixture.token(header: ["kid": .string("rotated")]))])
+        let unknown = try await policy.evaluate(token: rotated, now: TokenFixture.now)
+        #expect(unknown.codes == [.embeddedTokenInvalid] && unknown.findings[0].nested.map(\.code) == [.kidUnknown])
+        await server.stop()
+    }
 }

@@ -25,6 +25,8 @@ public indirect enum ArgumentShape: Sendable {
     case matcher
     /// A mapping of names (claims, headers, parameters) to matchers.
     case matchers
+    /// A mapping of names (claim paths) to values of a shape.
+    case namedMapping(ArgumentShape)
     /// A key source (section 4).
     case keySource
     /// Any JSON value.

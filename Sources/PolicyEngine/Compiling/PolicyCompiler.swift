@@ -118,7 +118,7 @@ public struct PolicyCompiler: Sendable {
 
     /// A reader for `node` in `section`, whose fragments inherit the policy's section settings.
     func reader(section: String, node: YAMLNode, root: YAMLNode, declaredInputs: Set<String>) -> RuleCompiler {
-        RuleCompiler(sectionName: section, section: node, policySection: root[section], declaredInputs: declaredInputs, environment: environment,
-                     policyCompiler: self)
+        RuleCompiler(sectionName: section, section: node, policySection: root[section], declaredInputs: declaredInputs, inputDeclarations: root["inputs"],
+                     environment: environment, policyCompiler: self)
     }
 }

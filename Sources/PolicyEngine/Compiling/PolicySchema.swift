@@ -155,6 +155,7 @@ public struct PolicySchema: Sendable {
         case .duration: return reference("duration")
         case .matcher: return reference("matcher")
         case .matchers: return .object(JSONObject(["type": .string("object"), "additionalProperties": reference("matcher")]))
+        case let .namedMapping(value): return .object(JSONObject(["type": .string("object"), "minProperties": .number(.integer(1)), "additionalProperties": schema(value)]))
         case .keySource: return reference("key_source")
         case .any: return .object(JSONObject())
         case let .list(item): return list(schema(item), nonEmpty: false)

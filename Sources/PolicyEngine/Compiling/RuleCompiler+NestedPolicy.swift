@@ -9,12 +9,14 @@ extension RuleCompiler {
         return nestedPolicy(at: node, what: "policy '\(name)' (\(path))") { compiler throws(PolicyDiagnostics) in try compiler.compile(file: path) }
     }
 
-    /// Compiles an inline section (`bearer: {token: {...}}`) as a policy of its own named `name`.
+    /// Compiles an inline section (`bearer: {token: {...}}`) as a policy of its own named `name`,
+    /// which declares this policy's inputs: `${name}` inside it means what it means around it.
     public mutating func inlinePolicy(section: String, _ sectionNode: YAMLNode, name: String, at node: YAMLNode) -> Policy? {
-        let pairs = [
+        var pairs = [
             YAMLPair(name: "policy", keyLocation: node.location, value: YAMLNode(.scalar(YAMLScalar(text: name, isPlain: false)), location: node.location, path: "policy")),
             YAMLPair(name: section, keyLocation: sectionNode.location, value: sectionNode),
         ]
+        if let inputDeclarations { pairs.append(YAMLPair(name: "inputs", keyLocation: inputDeclarations.location, value: inputDeclarations)) }
         let root = YAMLNode(.mapping(pairs), location: node.location, path: "")
         return nestedPolicy(at: node, what: "the inline \(section) section") { compiler throws(PolicyDiagnostics) in
             try compiler.compile(root: root, file: node.location.file)

@@ -18,6 +18,8 @@ public struct RuleCompiler: Sendable {
     public internal(set) var tokenSettings = TokenSettings.standard
     /// The inputs the policy declares.
     public let declaredInputs: Set<String>
+    /// The policy's `inputs` declarations, which an inline section (`bearer: {token: …}`) shares.
+    let inputDeclarations: YAMLNode?
     let environment: [String: String]
     var diagnostics = PolicyDiagnostics()
     private var usedInputs: [String] = []
@@ -28,12 +30,13 @@ public struct RuleCompiler: Sendable {
     /// The compiler of the policy being compiled, for policies it names (`bearer`).
     let policyCompiler: PolicyCompiler
 
-    init(sectionName: String, section: YAMLNode, policySection: YAMLNode? = nil, declaredInputs: Set<String>, environment: [String: String],
-         policyCompiler: PolicyCompiler) {
+    init(sectionName: String, section: YAMLNode, policySection: YAMLNode? = nil, declaredInputs: Set<String>, inputDeclarations: YAMLNode? = nil,
+         environment: [String: String], policyCompiler: PolicyCompiler) {
         self.sectionName = sectionName
         self.section = section
         self.policySection = policySection
         self.declaredInputs = declaredInputs
+        self.inputDeclarations = inputDeclarations
         self.environment = environment
         self.policyCompiler = policyCompiler
     }

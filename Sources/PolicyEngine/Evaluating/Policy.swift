@@ -173,13 +173,21 @@ public struct Policy: Sendable {
         if let jws = prepared.token?.jws {
             for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
         }
-        // Tokens inside subjects are checked by policies these rules name, which share the cache
-        // and answer from it synchronously: fetch what they will need now.
-        for token in prepared.subjects.values.flatMap(\.embeddedTokens) {
+        // Tokens inside subjects and claims are checked by policies these rules name, which share
+        // the cache and answer from it synchronously: fetch what they will need now.
+        for token in embeddedTokens(prepared) {
             let kid = (try? CompactJWS(token))?.header.kid
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
         return (run(prepared, keySets: keySets, pending.request), prepared.token)
+    }
+
+    /// The tokens inside the subjects (a request's bearer token) and inside the token's claims
+    /// that rules will check with the policies they name.
+    private func embeddedTokens(_ prepared: Prepared) -> [String] {
+        let inSubjects = prepared.subjects.values.flatMap(\.embeddedTokens)
+        guard let token = prepared.token else { return inSubjects }
+        return inSubjects + root.rules.flatMap { $0.rule.embeddedTokens(in: token) }
     }
 
     private struct Uncached: Error {
@@ -197,7 +205,7 @@ public struct Policy: Sendable {
                 keySets[source] = resolution
             }
         }
-        for token in prepared.subjects.values.flatMap(\.embeddedTokens) {
+        for token in embeddedTokens(prepared) {
             let kid = (try? CompactJWS(token))?.header.kid
             for source in remoteKeySources where keyCache.cachedResolution(source, kid: kid) == nil {
                 return .failure(Uncached(source: source))

@@ -14,9 +14,11 @@ extension FindingCode {
     public static let claimType = FindingCode("claim_type", .undecided)
     /// A claim does not match its matcher.
     public static let claimMismatch = FindingCode("claim_mismatch", .mismatch)
+    /// The token in a claim fails the policy `embedded_tokens` names; its findings are nested.
+    public static let embeddedTokenInvalid = FindingCode("embedded_token_invalid", .mismatch)
 
     /// Every code of the claim rules.
     public static let claimCodes: [FindingCode] = [
-        .issuerMismatch, .audienceMismatch, .subjectMismatch, .claimMissing, .claimType, .claimMismatch,
+        .issuerMismatch, .audienceMismatch, .subjectMismatch, .claimMissing, .claimType, .claimMismatch, .embeddedTokenInvalid,
     ]
 }

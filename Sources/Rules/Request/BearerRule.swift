@@ -8,47 +8,18 @@ struct BearerRule: Rule {
     static let summary = "the Authorization: Bearer token satisfies a named or inline token policy"
     static let phase = RulePhase.signature
     static let findingCodes: [FindingCode] = [.bearerMissing, .bearerInvalid, .keyUnavailable, .inputInvalid]
-    static let argumentShape: ArgumentShape = .anyOf([
-        .mapping([("policy", .string, "the name of a token policy beside this one")], required: ["policy"]),
-        .mapping([("token", .any, "an inline token section")], required: ["token"]),
-    ])
+    static let argumentShape = NestedTokenPolicy.argumentShape
 
-    let policy: Policy
+    let nested: NestedTokenPolicy
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
-        guard let node, let pairs = compiler.mapping(node, allowed: ["policy", "token"], what: "'bearer'") else { return [] }
-        guard pairs.count == 1, let pair = pairs.first else {
-            compiler.error(pairs.isEmpty ? .missingKey : .conflict, "'bearer' holds either 'policy: NAME' or an inline 'token' section", at: node)
-            return []
-        }
-        let nested: Policy?
-        if pair.name == "policy" {
-            guard let name = compiler.literalString(pair.value, what: "'bearer.policy'") else { return [] }
-            nested = compiler.namedPolicy(name, at: pair.value)
-        } else {
-            nested = compiler.inlinePolicy(section: "token", pair.value, name: "\(compiler.sectionName).bearer", at: pair.value)
-        }
-        guard let nested else { return [] }
-        guard nested.subjects == ["token"] else {
-            compiler.error(.invalidValue, "the bearer policy '\(nested.name)' must check a token and nothing else; it checks \(nested.subjects.joined(separator: ", "))",
-                           at: pair.value)
-            return []
-        }
-        for input in nested.inputs where input.required && !compiler.declaredInputs.contains(input.name) {
-            compiler.error(.undeclaredInput, "the bearer policy '\(nested.name)' requires the input '\(input.name)', which this policy does not declare", at: pair.value,
-                           hint: "declare '\(input.name)' under 'inputs' so it can be passed on")
-        }
-        compiler.passesOn(inputs: nested.inputs.map(\.name).filter(compiler.declaredInputs.contains))
-        return [compiler.finish(BearerRule(policy: nested), at: node.location)]
+        guard let node, let nested = NestedTokenPolicy.compile(node, what: "'bearer'", inlineName: "\(compiler.sectionName).bearer", &compiler) else { return [] }
+        return [compiler.finish(BearerRule(nested: nested), at: node.location)]
     }
 
-    /// Keys go missing only from remote sources, and an input only when the bearer policy needs one.
-    var reportableCodes: [FindingCode] {
-        [.bearerMissing, .bearerInvalid] + (policy.remoteKeySources.isEmpty ? [] : [.keyUnavailable])
-            + (policy.inputs.contains { $0.required } ? [.inputInvalid] : [])
-    }
+    var reportableCodes: [FindingCode] { [.bearerMissing, .bearerInvalid] + nested.reportableCodes }
 
-    var explanation: String { "the Authorization: Bearer token satisfies policy \(policy.name)" }
+    var explanation: String { "the Authorization: Bearer token satisfies policy \(nested.policy.name)" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let token: String
@@ -56,24 +27,17 @@ struct BearerRule: Rule {
         case let .token(found): token = found
         case let .problem(message): return .fail(.bearerMissing, message)
         }
-        let inputs = context.inputs.filter { name, _ in policy.inputs.contains { $0.name == name } }
         let verdict: Verdict
-        do {
-            verdict = try policy.evaluateNow(token: token, inputs: inputs, now: context.now, trace: context.tracing)
-        } catch {
-            let code: FindingCode = error.code == .keysNotCached ? .keyUnavailable : .inputInvalid
-            return .fail(code, "the bearer token could not be checked with policy \(policy.name): \(error.message)")
-        }
-        guard verdict.valid else {
-            let codes = verdict.codes.map(\.rawValue).joined(separator: ", ")
-            return .fail(.bearerInvalid, "the bearer token fails policy \(policy.name)" + (codes.isEmpty ? "" : ": \(codes)"), nested: verdict.findings)
+        switch nested.judge(token, what: "the bearer token", invalidCode: .bearerInvalid, in: context) {
+        case let .valid(valid): verdict = valid
+        case let .refused(outcome): return outcome
         }
         // The request is as trustworthy as its token: the engine's proof from that verdict
         // counts it as verified (a valid token verdict always carries one).
         guard let proof = verdict.proof else {
-            return .fail(.bearerInvalid, "the bearer token satisfies policy \(policy.name), but its verdict carries no proof of verification")
+            return .fail(.bearerInvalid, "the bearer token satisfies policy \(nested.policy.name), but its verdict carries no proof of verification")
         }
-        return .verified(by: proof, detail: context.detail("the bearer token satisfies policy \(policy.name)"))
+        return .verified(by: proof, detail: context.detail("the bearer token satisfies policy \(nested.policy.name)"))
     }
 }
 
