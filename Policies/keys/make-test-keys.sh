@@ -18,6 +18,18 @@ generate test-es256 -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -pkeyopt ec_p
 generate test-bp256r1 -algorithm EC -pkeyopt ec_paramgen_curve:brainpoolP256r1 -pkeyopt ec_param_enc:named_curve
 # The tenant key Authentication Hub clients encrypt request fields to (RSA-OAEP-256).
 generate test-tenant-enc -algorithm RSA -pkeyopt rsa_keygen_bits:2048
+# gematik's IDP (all BP256R1): its token signing key (puk_idp_sig), the key clients encrypt to
+# (puk_idp_enc), and the authentication keys of two smart cards: an insured's eGK (C.CH.AUT)
+# and a practice's SMC-B (C.HCI.AUT), whose certificates make-test-certificates.py issues.
+for name in test-idp-sig test-idp-enc test-egk-aut test-smcb-aut; do
+    generate $name -algorithm EC -pkeyopt ec_paramgen_curve:brainpoolP256r1 -pkeyopt ec_param_enc:named_curve
+done
+# The IDP's own AES-256 key for its SSO tokens (JWE dir, A256GCM), which only the IDP reads.
+[[ -f test-idp-sso.jwks.json ]] || python3 -c '
+import base64, json, os
+print(json.dumps({"keys": [{"kty": "oct", "kid": "idp-sso", "use": "enc", "alg": "dir",
+                            "k": base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode()}]}, indent=2))
+' > test-idp-sso.jwks.json
 
 # The RSA and P-256 public keys as JWK Sets with their kid, as an identity provider publishes them.
 # (gematik publishes its brainpool discovery key as a certificate, so that one stays PEM.)

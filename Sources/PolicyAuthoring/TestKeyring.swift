@@ -15,8 +15,8 @@ public struct TestKeyring: Sendable {
     /// The sets handed to the compiler.
     public let keyOverride: KeyOverride
 
-    /// Generates the keys: two RSA 2048 pairs, the EC, brainpool and Edwards curves, and the
-    /// AES and HMAC secrets (about a third of a second, mostly RSA).
+    /// Generates the keys: two RSA 2048 pairs, the EC, brainpool and Edwards curves (for ECDH-ES
+    /// too, and X25519), and the AES and HMAC secrets (about a third of a second, mostly RSA).
     ///
     /// - Throws: `JOSEError` if the crypto library cannot generate a key.
     public init() throws(JOSEError) {
@@ -26,7 +26,10 @@ public struct TestKeyring: Sendable {
         }
         signing.append(JWK(secret: SecureRandom.bytes(64), kid: "test-hmac"))
         var decryption = [try JWK.generateForEncryption(.rsaOAEP256, kid: "test-rsa-enc"),
-                          try JWK.generateForEncryption(.ecdhES, curve: .p256, kid: "test-ecdh-p256")]
+                          try JWK.generateForEncryption(.ecdhES, x25519: true, kid: "test-ecdh-x25519")]
+        for curve in EllipticCurve.allCases where curve != .secp256k1 {
+            decryption.append(try JWK.generateForEncryption(.ecdhES, curve: curve, kid: "test-ecdh-\(curve.jwkName.lowercased())"))
+        }
         for bytes in [16, 24, 32] { decryption.append(JWK(secret: SecureRandom.bytes(bytes), kid: "test-kw-\(bytes * 8)")) }
         for bytes in Set(JWEContentEncryption.allCases.map(\.keyByteCount)).sorted() {
             decryption.append(JWK(secret: SecureRandom.bytes(bytes), kid: "test-dir-\(bytes * 8)"))
@@ -46,19 +49,5 @@ public struct TestKeyring: Sendable {
         default: "test-\(algorithm.rawValue.lowercased())"
         }
         return signingKeys.first { $0.kid == kid }!
-    }
-
-    /// The key a JWE of `algorithm` and `encryption` is encrypted to (its public half for RSA and
-    /// ECDH), with the `kid` the policy's stand-in set knows it by.
-    func encryptionKey(for algorithm: JWEKeyAlgorithm, encryption: JWEContentEncryption) throws(JOSEError) -> JWK {
-        let kid = switch algorithm {
-        case .rsaOAEP, .rsaOAEP256: "test-rsa-enc"
-        case .ecdhES, .ecdhESA128KW, .ecdhESA192KW, .ecdhESA256KW: "test-ecdh-p256"
-        case .a128KW, .a128GCMKW: "test-kw-128"
-        case .a192KW, .a192GCMKW: "test-kw-192"
-        case .a256KW, .a256GCMKW: "test-kw-256"
-        case .direct: "test-dir-\(encryption.keyByteCount * 8)"
-        }
-        return try decryptionKeys.first { $0.kid == kid }!.publicKey
     }
 }

@@ -71,9 +71,15 @@ public struct TokenMinter: Sendable {
               let encryption = decryption.contentEncryptions.first else {
             throw JOSEError(.unsupportedAlgorithm, "the policy names no JWE algorithm to mint a token with")
         }
+        // The key the policy's decryption stands in with (its family and curve), so the policy
+        // can decrypt what is minted.
+        guard let recipient = decryption.keys.localKeys?.keys.first(where: {
+            $0.encryptionRestriction(for: algorithm, contentEncryption: encryption, decrypting: true) == nil
+        }) else {
+            throw JOSEError(.keyNotFound, "no test key stands in for the policy's decryption key with \(algorithm.rawValue)")
+        }
         var extra = contentType.map { JSONObject(["cty": .string($0)]) } ?? JSONObject()
         for member in header.members { extra.set(member.name, member.value) }
-        return try CompactJWE.encrypt(plaintext, to: keyring.encryptionKey(for: algorithm, encryption: encryption), keyAlgorithm: algorithm,
-                                      contentEncryption: encryption, header: extra)
+        return try CompactJWE.encrypt(plaintext, to: recipient.publicKey, keyAlgorithm: algorithm, contentEncryption: encryption, header: extra)
     }
 }

@@ -119,6 +119,29 @@ struct ReferencePolicyTests {
         #expect(try sample.codes(sample.variant(signer: p256, algorithm: .es256)) == [.algNotAllowed])
     }
 
+    @Test("gematik-signed-challenge: the eGK's signature under the card CA, the IDP's own challenge inside, traced step by step")
+    func signedChallenge() throws {
+        let policy = try Policy.load(file: Self.root.appendingPathComponent("Policies/gematik-signed-challenge.yaml").path, environment: [:])
+        func sample(_ name: String) throws -> String {
+            try String(contentsOf: Self.root.appendingPathComponent("Policies/examples/gematik/\(name)"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let verdict = try policy.evaluateNow(token: try sample("signed-challenge.jwe"), now: Self.now, trace: true)
+        #expect(verdict.valid && verdict.verified)
+        #expect(verdict.trace?.key?.source == "x5c trust " + Self.root.appendingPathComponent("Policies/keys/test-card-ca.pem").path)
+        #expect(verdict.outputs["challenge"] == .string(try sample("challenge.jwt")))
+        let inner = verdict.trace?.entries.filter { $0.rule.hasPrefix("token.embedded_tokens.njwt > ") } ?? []
+        #expect(inner.map(\.rule).contains("token.embedded_tokens.njwt > token.issuer"))
+        #expect(inner.allSatisfy { $0.status == .pass } && inner.count > 10)
+        #expect(inner.last?.detail?.hasSuffix("from pem_file " + Self.root.appendingPathComponent("Policies/keys/test-idp-sig.pub.pem").path) == true)
+        let late = try policy.evaluateNow(token: try sample("signed-challenge.jwe"), now: Self.now + 210, trace: true)
+        #expect(late.codes == [.embeddedTokenInvalid] && late.findings[0].nested.map(\.code) == [.tokenExpired])
+        #expect(late.trace?.entries.contains { $0.rule == "token.embedded_tokens.njwt > token.expires" && $0.status == .fail } == true)
+        let forged = try policy.evaluateNow(token: try sample("signed-challenge.forged-challenge.jwe"), now: Self.now)
+        #expect(forged.findings.first?.nested.map(\.code) == [.signatureInvalid])
+        #expect(try policy.evaluateNow(token: try sample("signed-challenge.practice-card.jwe"), now: Self.now).codes == [.certificateUntrusted])
+    }
+
     @Test("oidc-callback: the example responses, a wrong state and a mix-up are told apart")
     func callback() throws {
         let policy = try Policy.load(file: Self.root.appendingPathComponent("Policies/oidc-callback.yaml").path, environment: [:])

@@ -118,14 +118,14 @@ struct ChainEvaluator {
         case .pass:
             if let key = outcome.verifiedKey { verifiedKey = key }
             if !outcome.outputs.isEmpty { outputs.merge(outcome.outputs) { $1 } }
-            record(rule, .pass, outcome.detail)
+            record(rule, .pass, outcome.detail, nested: outcome.nestedTrace)
             return .pass
         case .fail:
             assert(outcome.code.map(rule.rule.reportableCodes.contains) ?? true,
                    "\(rule.id) reported \(outcome.code!.rawValue), which it does not list in reportableCodes")
             let finding = Finding(rule: rule.id, code: outcome.code ?? .customRuleFailed, message: outcome.message ?? "the rule failed",
                                   at: rule.location.description, nested: outcome.nested)
-            record(rule, .fail, outcome.detail ?? outcome.message)
+            record(rule, .fail, outcome.detail ?? outcome.message, nested: outcome.nestedTrace)
             return .fail([finding], undecided: finding.code.meansUndecided)
         case .blocked:
             // Another rule's failure kept this one from judging: it has no finding of its own.
@@ -139,9 +139,14 @@ struct ChainEvaluator {
         for rule in node.rules { record(rule, .notRun, reason) }
     }
 
-    private mutating func record(_ rule: CompiledRule, _ status: Trace.Entry.Status, _ detail: String?) {
+    /// Adds `rule` to the trace, followed by the trace of a policy it evaluated in turn, whose
+    /// rules are named under it (`token.embedded_tokens.njwt > token.issuer`).
+    private mutating func record(_ rule: CompiledRule, _ status: Trace.Entry.Status, _ detail: String?, nested: [Trace.Entry] = []) {
         guard tracing else { return }
         entries.append(Trace.Entry(rule: rule.id, status: status, at: rule.location.description, detail: detail))
+        for entry in nested {
+            entries.append(Trace.Entry(rule: "\(rule.id) > \(entry.rule)", status: entry.status, at: entry.at, detail: entry.detail))
+        }
     }
 
     private func overridden(_ findings: [Finding], _ composite: ChainNode.Composite) -> [Finding] {

@@ -18,15 +18,17 @@ public struct RuleOutcome: Sendable {
         let verifiedKey: VerifiedKey?
         let outputs: [String: JSONValue]
         let nested: [Finding]
+        let nestedTrace: [Trace.Entry]
 
         init(code: FindingCode? = nil, message: String? = nil, detail: String?, verifiedKey: VerifiedKey? = nil,
-             outputs: [String: JSONValue] = [:], nested: [Finding] = []) {
+             outputs: [String: JSONValue] = [:], nested: [Finding] = [], nestedTrace: [Trace.Entry] = []) {
             self.code = code
             self.message = message
             self.detail = detail
             self.verifiedKey = verifiedKey
             self.outputs = outputs
             self.nested = nested
+            self.nestedTrace = nestedTrace
         }
     }
 
@@ -46,6 +48,9 @@ public struct RuleOutcome: Sendable {
     public var outputs: [String: JSONValue] { particulars?.outputs ?? [:] }
     /// For a failing rule that evaluated another policy: that policy's findings.
     public var nested: [Finding] { particulars?.nested ?? [] }
+    /// For a rule that evaluated another policy with tracing on: that policy's trace, which the
+    /// verdict's trace lists under the rule.
+    public var nestedTrace: [Trace.Entry] { particulars?.nestedTrace ?? [] }
 
     private init(_ status: Status, _ particulars: Particulars?) {
         self.status = status
@@ -58,8 +63,9 @@ public struct RuleOutcome: Sendable {
     ///   - detail: What was compared, for the trace (build it with `context.detail`, which
     ///     skips the work when no trace is kept).
     ///   - outputs: Values to hand to the verdict's `outputs` when the subject is valid.
-    public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:]) -> RuleOutcome {
-        RuleOutcome(.pass, detail == nil && outputs.isEmpty ? nil : Particulars(detail: detail, outputs: outputs))
+    ///   - nestedTrace: The trace of a policy this rule evaluated in turn.
+    public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:], nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
+        RuleOutcome(.pass, detail == nil && outputs.isEmpty && nestedTrace.isEmpty ? nil : Particulars(detail: detail, outputs: outputs, nestedTrace: nestedTrace))
     }
 
     /// A failure, reported as a finding.
@@ -70,8 +76,10 @@ public struct RuleOutcome: Sendable {
     ///   - message: What failed, for a person; never a secret.
     ///   - detail: What was compared, for the trace.
     ///   - nested: Findings of a policy this rule evaluated in turn.
-    public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil, nested: [Finding] = []) -> RuleOutcome {
-        RuleOutcome(.fail, Particulars(code: code, message: message, detail: detail, nested: nested))
+    ///   - nestedTrace: That policy's trace.
+    public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil, nested: [Finding] = [],
+                            nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
+        RuleOutcome(.fail, Particulars(code: code, message: message, detail: detail, nested: nested, nestedTrace: nestedTrace))
     }
 
     /// The rule could not judge because another rule's failure kept it from running (an
@@ -83,8 +91,8 @@ public struct RuleOutcome: Sendable {
 
     /// A pass that proves the token's origin, with the engine's proof: the verdict counts the
     /// token as verified only through such an outcome.
-    public static func verified(by proof: VerificationProof, detail: String? = nil) -> RuleOutcome {
-        RuleOutcome(.pass, Particulars(detail: detail, verifiedKey: proof.key))
+    public static func verified(by proof: VerificationProof, detail: String? = nil, nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
+        RuleOutcome(.pass, Particulars(detail: detail, verifiedKey: proof.key, nestedTrace: nestedTrace))
     }
 }
 

@@ -19,7 +19,7 @@ struct BearerRule: Rule {
 
     var reportableCodes: [FindingCode] { [.bearerMissing, .bearerInvalid] + nested.reportableCodes }
 
-    var explanation: String { "the Authorization: Bearer token satisfies policy \(nested.policy.name)" }
+    var explanation: String { "the Authorization: Bearer token satisfies \(nested.described)" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let token: String
@@ -35,9 +35,9 @@ struct BearerRule: Rule {
         // The request is as trustworthy as its token: the engine's proof from that verdict
         // counts it as verified (a valid token verdict always carries one).
         guard let proof = verdict.proof else {
-            return .fail(.bearerInvalid, "the bearer token satisfies policy \(nested.policy.name), but its verdict carries no proof of verification")
+            return .fail(.bearerInvalid, "the bearer token satisfies \(nested.described), but its verdict carries no proof of verification")
         }
-        return .verified(by: proof, detail: context.detail("the bearer token satisfies policy \(nested.policy.name)"))
+        return .verified(by: proof, detail: context.detail("the bearer token satisfies \(nested.described)"), nestedTrace: verdict.trace?.entries ?? [])
     }
 }
 

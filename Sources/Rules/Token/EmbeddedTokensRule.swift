@@ -35,7 +35,7 @@ struct EmbeddedTokensRule: Rule {
 
     var reportableCodes: [FindingCode] { [.claimMissing, .claimType, .embeddedTokenInvalid] + nested.reportableCodes }
 
-    var explanation: String { "claim \(path) holds a token that satisfies policy \(nested.policy.name)" }
+    var explanation: String { "claim \(path) holds a token that satisfies \(nested.described)" }
 
     func embeddedTokens(in token: DecodedToken) -> [String] {
         if case let .string(embedded)? = path.value(in: token.claims) { return [embedded] }
@@ -48,7 +48,8 @@ struct EmbeddedTokensRule: Rule {
             return .fail(.claimType, "\(path): a token is a string in compact serialization, found \(value.typeName)")
         }
         switch nested.judge(token, what: "the token in claim \(path)", invalidCode: .embeddedTokenInvalid, in: context) {
-        case .valid: return .pass(context.detail("the token in claim \(path) satisfies policy \(nested.policy.name)"))
+        case let .valid(verdict):
+            return .pass(context.detail("the token in claim \(path) satisfies \(nested.described)"), nestedTrace: verdict.trace?.entries ?? [])
         case let .refused(outcome): return outcome
         }
     }

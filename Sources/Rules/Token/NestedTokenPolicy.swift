@@ -11,6 +11,11 @@ struct NestedTokenPolicy: Sendable {
     ])
 
     let policy: Policy
+    /// Whether the policy is written inline rather than named.
+    let isInline: Bool
+
+    /// How messages name the policy: `policy rfc9068-access-token`, or its inline section.
+    var described: String { isInline ? "its inline token section" : "policy \(policy.name)" }
 
     /// Compiles `node` (the value under `what`); the inline form is named `inlineName`.
     ///
@@ -44,7 +49,7 @@ struct NestedTokenPolicy: Sendable {
         // An inline section declares all of this policy's inputs; it uses those its rules read.
         let handedOn = isInline ? Array(Set(nested.root.rules.flatMap(\.inputs))) : nested.inputs.map(\.name)
         compiler.passesOn(inputs: handedOn.filter(compiler.declaredInputs.contains))
-        return NestedTokenPolicy(policy: nested)
+        return NestedTokenPolicy(policy: nested, isInline: isInline)
     }
 
     /// The codes a check can report besides the rule's own: keys go missing only from remote
@@ -65,11 +70,13 @@ struct NestedTokenPolicy: Sendable {
             verdict = try policy.evaluateNow(token: token, inputs: inputs, now: context.now, trace: context.tracing)
         } catch {
             let code: FindingCode = error.code == .keysNotCached ? .keyUnavailable : .inputInvalid
-            return .refused(.fail(code, "\(what) could not be checked with policy \(policy.name): \(error.message)"))
+            return .refused(.fail(code, "\(what) could not be checked with \(described): \(error.message)"))
         }
         guard verdict.valid else {
-            let codes = verdict.codes.map(\.rawValue).joined(separator: ", ")
-            return .refused(.fail(invalidCode, "\(what) fails policy \(policy.name)" + (codes.isEmpty ? "" : ": \(codes)"), nested: verdict.findings))
+            var seen: Set<String> = []
+            let codes = verdict.codes.map(\.rawValue).filter { seen.insert($0).inserted }.joined(separator: ", ")
+            return .refused(.fail(invalidCode, "\(what) fails \(described)" + (codes.isEmpty ? "" : ": \(codes)"), nested: verdict.findings,
+                                  nestedTrace: verdict.trace?.entries ?? []))
         }
         return .valid(verdict)
     }

@@ -90,7 +90,7 @@ struct SignatureRule: Rule {
                 let proof = VerificationProof(key: VerifiedKey(kid: key.kid, source: shown, freshness: freshness, snapshot: snapshot))
                 let served = freshness == .stale ? " from a stale key set (the source is failing)" : ""
                 return .verified(by: proof,
-                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid")\(served)"))
+                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(shown)\(served)"))
             }
             return .fail(.signatureInvalid, "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(shown)")
         }
