@@ -35,10 +35,12 @@ public protocol Rule: Sendable {
 
     /// Checks the subject in `context`.
     func evaluate(_ context: EvaluationContext) -> RuleOutcome
+}
 
-    /// The tokens inside `token` this rule will check with another policy (`embedded_tokens`),
-    /// so that the remote keys they need are fetched before rules run, which answer from the
-    /// cache alone.
+/// A rule that checks tokens inside the token with another policy (`embedded_tokens`).
+public protocol TokenEmbeddingRule: Rule {
+    /// The tokens inside `token` this rule will check, so that the remote keys they need are
+    /// fetched before rules run, which answer from the cache alone.
     func embeddedTokens(in token: DecodedToken) -> [String]
 }
 
@@ -49,8 +51,6 @@ extension Rule {
     public var reportableCodes: [FindingCode] { Self.findingCodes }
     /// By default authors write the rule's key.
     public static var isConfigurable: Bool { true }
-    /// By default a rule checks no token inside the token.
-    public func embeddedTokens(in token: DecodedToken) -> [String] { [] }
 }
 
 /// The fail-fast order of rules: structure, header, times, claims, hashes, then the signature.

@@ -38,6 +38,8 @@ public struct Policy: Sendable {
     public let remoteKeySources: [RemoteKeySource]
     /// The sections whose subject every evaluation must supply: `token`, `request`, `callback`.
     public let subjects: [String]
+    /// The rules that check tokens inside the token, found once.
+    let tokenEmbeddingRules: [any TokenEmbeddingRule]
 
     init(name: String, description: String?, mode: EvaluationMode, inputs: [InputDeclaration], outputs: [OutputDeclaration],
          envelope: TokenEnvelope, algorithms: [JWSAlgorithm], root: ChainNode, files: [String], warnings: [Diagnostic], keySources: [KeySource], keyCache: JWKSCache,
@@ -56,6 +58,7 @@ public struct Policy: Sendable {
         self.keyCache = keyCache
         self.subjects = subjects
         remoteKeySources = keySources.compactMap(\.remote).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        tokenEmbeddingRules = root.rules.compactMap { $0.rule as? any TokenEmbeddingRule }
     }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {
@@ -187,7 +190,7 @@ public struct Policy: Sendable {
     private func embeddedTokens(_ prepared: Prepared) -> [String] {
         let inSubjects = prepared.subjects.values.flatMap(\.embeddedTokens)
         guard let token = prepared.token else { return inSubjects }
-        return inSubjects + root.rules.flatMap { $0.rule.embeddedTokens(in: token) }
+        return inSubjects + tokenEmbeddingRules.flatMap { $0.embeddedTokens(in: token) }
     }
 
     private struct Uncached: Error {

@@ -126,7 +126,9 @@ public struct CompactJWE: Sendable {
         _ plaintext: [UInt8], to key: JWK, keyAlgorithm: JWEKeyAlgorithm,
         contentEncryption: JWEContentEncryption, header extra: JSONObject = JSONObject()
     ) throws(JOSEError) -> String {
-        try encrypt(plaintext, to: key, keyAlgorithm: keyAlgorithm, contentEncryption: contentEncryption, header: extra,
+        // Before drawing the random values: an ephemeral key is drawn like the recipient's.
+        if let problem = key.encryptionRestriction(for: keyAlgorithm, contentEncryption: contentEncryption, decrypting: false) { throw problem }
+        return try encrypt(plaintext, to: key, keyAlgorithm: keyAlgorithm, contentEncryption: contentEncryption, header: extra,
                     randomness: JWERandomness.fresh(for: keyAlgorithm, contentEncryption: contentEncryption, to: key))
     }
 

@@ -8,7 +8,7 @@ import PolicyEngine
 /// The embedded token is judged at the same time and with the inputs its policy declares, and
 /// must be valid in its own right (its own signature or decryption): the outer token's
 /// signature says who passed it on, not who made it.
-struct EmbeddedTokensRule: Rule {
+struct EmbeddedTokensRule: TokenEmbeddingRule {
     static let key = "embedded_tokens"
     static let summary = "each named claim holds a token that satisfies a named or inline token policy"
     static let phase = RulePhase.signature

@@ -19,9 +19,9 @@ struct NestedTokenPolicy: Sendable {
 
     /// Compiles `node` (the value under `what`); the inline form is named `inlineName`.
     ///
-    /// The policy must check a token and nothing else; its required inputs must be declared by
-    /// the policy being compiled, which passes on every input the nested policy declares. An
-    /// inline section reads the inputs of the policy it is written in.
+    /// The policy must check a token and nothing else. A named policy's required inputs must be
+    /// declared by the policy being compiled, which passes on every input it declares; an inline
+    /// section declares the inputs of the policy it is written in, and uses those its rules read.
     static func compile(_ node: YAMLNode, what: String, inlineName: String, _ compiler: inout RuleCompiler) -> NestedTokenPolicy? {
         guard let pairs = compiler.mapping(node, allowed: ["policy", "token"], what: what) else { return nil }
         guard pairs.count == 1, let pair = pairs.first else {
