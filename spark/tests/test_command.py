@@ -16,6 +16,15 @@ PACKAGE = os.path.join(REPOSITORY, "spark")
 SPARK_SUBMIT = os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")
 
 
+def written_lines(folder):
+    """The lines of every part file Spark wrote to `folder`/verdicts, each file closed after reading."""
+    lines = []
+    for path in glob.glob(os.path.join(folder, "verdicts", "part-*.json")):
+        with open(path, encoding="utf-8") as part:
+            lines.extend(part)
+    return lines
+
+
 def run(command, cwd):
     environment = dict(os.environ, PYTHONPATH=PACKAGE + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=environment, timeout=600)
@@ -40,8 +49,7 @@ class CommandTests(unittest.TestCase):
         output = result.stdout + result.stderr
         self.assertEqual(result.returncode, 1, output)  # three lines are not records
         self.assertIn("63 records: 60 valid, 3 invalid", output)
-        verdicts = [json.loads(line) for path in glob.glob(os.path.join(self.folder, "verdicts", "part-*.json"))
-                    for line in open(path, encoding="utf-8")]
+        verdicts = [json.loads(line) for line in written_lines(self.folder)]
         self.assertEqual(len(verdicts), 63)
         self.assertEqual(sum(verdict["valid"] for verdict in verdicts), 60)
         invalid = sorted((os.path.basename(verdict["file"]), verdict["line"], verdict["codes"][0])
@@ -59,7 +67,7 @@ class CommandTests(unittest.TestCase):
         only = run([sys.executable, "-m", "policy_spark", *self.arguments, "--output", "verdicts", "--overwrite",
                     "--only-invalid", "--master", "local[1]"], self.folder)
         self.assertEqual(only.returncode, 1, only.stderr)
-        written = [line for path in glob.glob(os.path.join(self.folder, "verdicts", "part-*.json")) for line in open(path)]
+        written = written_lines(self.folder)
         self.assertEqual(len(written), 3)
 
     def test_a_failing_partition_fails_the_command(self):
