@@ -77,6 +77,22 @@ struct EncryptedFieldsTests {
         }
     }
 
+    @Test("brainpool: policy-run encrypt's encryptor with a BP-256 public key, checked and decrypted with the private key (gematik's puk_idp_enc)")
+    func brainpool() throws {
+        let keys = Self.folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Policies/keys")
+        for alg in [JWEKeyAlgorithm.ecdhES, .ecdhESA128KW, .ecdhESA256KW] {
+            let encryptor = try RequestEncryptor(policy: try Self.policy(alg, keys: "{pem_file: \(keys.appendingPathComponent("test-idp-enc.pub.pem").path)}", roots: [keys]))
+            let encrypted = try encryptor.encrypt(request: Self.plain, inputs: ["server_nonce": .string("n-1")])
+            let checker = try Self.policy(alg, keys: "{pem_file: \(keys.appendingPathComponent("test-idp-enc.key.pem").path)}", roots: [keys])
+            #expect(try Self.check(checker, encrypted).valid, "\(alg.rawValue)")
+            let password = try CompactJWE(try #require(encrypted["body"]?.objectValue?["password"]?.stringValue))
+            #expect(password.header.object["epk"]?.objectValue?["crv"] == .string("BP-256"))
+            let p256 = try Self.policy(alg, keys: Self.keySource(alg, .a256GCM, publicOnly: false))
+            let other = try Self.check(p256, encrypted)
+            #expect(other.codes == [.decryptionFailed, .decryptionFailed], "\(alg.rawValue): an epk of another curve than the key's")
+        }
+    }
+
     @Test("a plaintext field, a corrupt JWE, RSA1_5, a disallowed enc, crit and a wrong shape fail with their codes; messages never show the value")
     func refusals() throws {
         let policy = try Self.policy(publicOnly: true)
