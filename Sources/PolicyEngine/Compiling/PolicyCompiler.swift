@@ -20,7 +20,7 @@ public struct PolicyCompiler: Sendable {
     /// Test keys that stand in for every key source the policy names; nil (the default) in
     /// production. See `KeyOverride`.
     public var keyOverride: KeyOverride?
-    /// How deep this compile sits inside policies that name other policies (`bearer`).
+    /// How deep this compile sits inside policies that name other policies (`bearer`, `embedded_tokens`).
     var nesting = 0
     /// The deepest chain of policies naming policies: deeper is taken for a cycle.
     static let maxNesting = 4

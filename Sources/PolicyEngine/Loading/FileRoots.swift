@@ -5,7 +5,7 @@ internal import Darwin
 #endif
 
 /// The directories a compile may read files from: bases named by `extends`, policies named by
-/// `bearer: {policy: …}`, and key files (`jwks_file`, `pem_file`, `x5c.trust`).
+/// `bearer` or `embedded_tokens` (`{policy: …}`), and key files (`jwks_file`, `pem_file`, `x5c.trust`).
 ///
 /// Policy files come from repositories whose reviewers may not read every line, so a policy is
 /// untrusted input (SECURITY.md): it must not make the engine read, and then echo in a
