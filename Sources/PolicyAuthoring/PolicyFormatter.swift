@@ -13,7 +13,8 @@ public struct PolicyFormatter: Sendable {
     /// Each section's keys, in the docs' order (docs/policy-format.md sections 2 and 5).
     static let sectionOrder: [String: [String]] = [
         "token": ["format", "algorithms", "decryption", "keys", "typ", "header", "crit", "issuer", "audience", "trusted_audiences", "authorized_party",
-                  "subject", "nonce", "leeway", "expires", "not_before", "issued_at", "max_lifetime", "c_hash", "at_hash", "require", "claims", "limits"],
+                  "subject", "nonce", "leeway", "expires", "not_before", "issued_at", "max_lifetime", "c_hash", "at_hash", "require", "claims",
+                  "embedded_tokens", "limits"],
         "request": ["method", "path", "path_normalization", "headers", "query", "body", "bearer", "encrypted_fields"],
         "callback": ["response_mode", "redirect_uri", "state", "issuer", "require_issuer"],
         "pkce": ["methods", "challenge_method", "verifier", "challenge"],

@@ -37,10 +37,9 @@ public struct PolicyTestCase: Sendable {
 
 /// The token a case presents.
 public enum TestToken: Sendable {
-    /// Minted by the runner from these claims and header, signed (and encrypted, for `jwe` and
-    /// `nested` policies) with test keys that stand in for the policy's key sources; with
-    /// `corruptSignature`, one bit of the signature (or of a JWE's tag) is flipped: a forgery.
-    case minted(claims: JSONObject, header: JSONObject, corruptSignature: Bool)
+    /// Minted by the runner, signed (and encrypted, for `jwe` and `nested` policies) with test
+    /// keys that stand in for the policy's key sources.
+    case minted(MintedToken)
     /// A compact token used as given, checked with the policy's own keys.
     case literal(String)
 }
@@ -53,4 +52,25 @@ public struct Expectation: Sendable {
     public let codes: Set<String>?
     /// Outputs that must be present with exactly these values; others are not compared.
     public let outputs: [String: JSONValue]?
+}
+
+/// What the runner mints a token from.
+public struct MintedToken: Sendable {
+    /// The claims; a claim set to `null` in the file is left out.
+    public var claims: JSONObject
+    /// Members over `{alg, typ, kid}`.
+    public var header: JSONObject
+    /// Whether one bit of the signature (or of a JWE's tag) is flipped: a forgery.
+    public var corruptSignature: Bool
+    /// Tokens minted first, for the policies `embedded_tokens` names, and placed in the claims
+    /// at these paths (`njwt`, `registration.pairing`).
+    public var embedded: [String: MintedToken]
+
+    /// A token to mint.
+    public init(claims: JSONObject, header: JSONObject = JSONObject(), corruptSignature: Bool = false, embedded: [String: MintedToken] = [:]) {
+        self.claims = claims
+        self.header = header
+        self.corruptSignature = corruptSignature
+        self.embedded = embedded
+    }
 }

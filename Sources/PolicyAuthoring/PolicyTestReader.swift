@@ -22,7 +22,7 @@ public struct PolicyTestReader: Sendable {
     public static let fileKeys = ["policy", "now", "inputs", "token", "request", "cases"]
     /// The keys of a case.
     public static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
-    static let tokenKeys = ["claims", "header", "corrupt_signature"]
+    static let tokenKeys = ["claims", "header", "corrupt_signature", "embedded"]
     static let expectKeys = ["valid", "codes", "outputs"]
     /// Claims that hold NumericDate values: a case may write them as RFC 3339 or relative to `now`.
     static let timeClaims: Set<String> = ["exp", "nbf", "iat", "auth_time"]
@@ -163,27 +163,55 @@ struct TestFileReading {
                 return nil
             }
         }
-        var claims = JSONObject()
-        var header = JSONObject()
-        var corrupt = false
-        for layer in [base, node].compactMap({ $0 }) {
+        return mintedToken(layers: [base, node].compactMap { $0 }, now: now).map(TestToken.minted)
+    }
+
+    /// The token `layers` describe, later layers overlaying earlier ones member by member; an
+    /// `embedded` token is layered the same way, claim path by claim path.
+    private mutating func mintedToken(layers: [YAMLNode], now: Double) -> MintedToken? {
+        var token = MintedToken(claims: JSONObject())
+        var embeddedLayers: [(path: String, layers: [YAMLNode])] = []
+        for layer in layers {
             if let flagNode = layer["corrupt_signature"] {
                 guard case let .bool(flag)? = flagNode.scalar?.value else {
                     error(.wrongType, "'corrupt_signature' must be true or false, found \(flagNode.shapeDescription)", at: flagNode)
                     return nil
                 }
-                corrupt = flag
+                token.corruptSignature = flag
             }
             if let claimsNode = layer["claims"] {
                 guard let object = object(claimsNode, what: "'claims'", now: now) else { return nil }
-                for member in object.members { claims.set(member.name, member.value) }
+                for member in object.members {
+                    token.claims.set(member.name, member.value)
+                    // A claim a later layer writes replaces an embedded token an earlier one minted there.
+                    embeddedLayers.removeAll { $0.path == member.name || $0.path.hasPrefix(member.name + ".") }
+                }
             }
             if let headerNode = layer["header"] {
                 guard let object = object(headerNode, what: "'header'", now: nil) else { return nil }
-                for member in object.members { header.set(member.name, member.value) }
+                for member in object.members { token.header.set(member.name, member.value) }
+            }
+            if let embeddedNode = layer["embedded"] {
+                guard let pairs = embeddedNode.pairs else {
+                    error(.wrongType, "'embedded' must map claim paths to tokens ({claims, header, ...}), found \(embeddedNode.shapeDescription)", at: embeddedNode)
+                    return nil
+                }
+                for pair in pairs {
+                    guard checkKeys(pair.value, allowed: PolicyTestReader.tokenKeys, what: "the embedded token '\(pair.name)'") else { return nil }
+                    if let index = embeddedLayers.firstIndex(where: { $0.path == pair.name }) {
+                        embeddedLayers[index].layers.append(pair.value)
+                    } else {
+                        embeddedLayers.append((pair.name, [pair.value]))
+                    }
+                }
             }
         }
-        return .minted(claims: JSONObject(members: claims.members.filter { $0.value != .null }), header: header, corruptSignature: corrupt)
+        token.claims = JSONObject(members: token.claims.members.filter { $0.value != .null })
+        for (path, layers) in embeddedLayers {
+            guard let embedded = mintedToken(layers: layers, now: now) else { return nil }
+            token.embedded[path] = embedded
+        }
+        return token
     }
 
     private mutating func expectation(_ node: YAMLNode) -> Expectation? {

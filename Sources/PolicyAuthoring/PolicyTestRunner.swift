@@ -86,9 +86,9 @@ public struct PolicyTestRunner: Sendable {
         }
         let token: String?
         switch testCase.token {
-        case let .minted(claims, header, corrupt)?:
+        case let .minted(minted)?:
             do {
-                token = try TokenMinter(keyring: keyring).mint(claims: claims, header: header, corruptSignature: corrupt, for: policy)
+                token = try TokenMinter(keyring: keyring).mint(minted, for: policy)
             } catch {
                 return result(.error("the token could not be minted: \(error.message)"))
             }

@@ -6,11 +6,16 @@ public enum PolicyTestSchema {
     /// The schema document.
     public static var document: JSONValue {
         let now: ArgumentShape = .anyOf([.integer(minimum: nil, maximum: nil), .string])
-        let token: ArgumentShape = .mapping([
-            ("claims", .mapping([], required: []), "the token's claims; exp, nbf, iat and auth_time may be RFC 3339 or now±DURATION"),
-            ("header", .mapping([], required: []), "header members over {alg, typ, kid}; null leaves one out"),
-            ("corrupt_signature", .boolean, "flip one bit of the signature: a forgery"),
-        ], required: [])
+        func token(embedded: ArgumentShape) -> ArgumentShape {
+            .mapping([
+                ("claims", .mapping([], required: []), "the token's claims; exp, nbf, iat and auth_time may be RFC 3339 or now±DURATION"),
+                ("header", .mapping([], required: []), "header members over {alg, typ, kid}; null leaves one out"),
+                ("corrupt_signature", .boolean, "flip one bit of the signature: a forgery"),
+                ("embedded", .namedMapping(embedded), "tokens minted first, for the policies embedded_tokens names, into these claim paths"),
+            ], required: [])
+        }
+        // An embedded token is a token again; its own embedded tokens are left open.
+        let token = token(embedded: token(embedded: .any))
         // Any members: a case may send a malformed request on purpose.
         let request: ArgumentShape = .anyOf([.string, .mapping([], required: [])])
         let expect: ArgumentShape = .mapping([

@@ -15,6 +15,35 @@ public struct TokenMinter: Sendable {
         self.keyring = keyring
     }
 
+    /// The compact token for `token` under `policy`'s format and algorithms, with its embedded
+    /// tokens minted first for the policies `embedded_tokens` names and placed in their claims.
+    ///
+    /// - Throws: `JOSEError` when the policy allows no algorithm to mint with, a key cannot sign
+    ///   or encrypt, or an embedded token's claim is not one the policy checks a token in.
+    public func mint(_ token: MintedToken, for policy: Policy) throws(JOSEError) -> String {
+        var claims = token.claims
+        for path in token.embedded.keys.sorted() {
+            guard let claim = ClaimPath(parsing: path), let inner = policy.embeddedPolicy(at: claim) else {
+                throw JOSEError(.malformedToken, "policy \(policy.name) checks no token in claim '\(path)' (embedded_tokens)")
+            }
+            let minted = try mint(token.embedded[path]!, for: inner)
+            claims = Self.setting(.string(minted), at: claim.segments[...], in: claims)
+        }
+        return try mint(claims: claims, header: token.header, corruptSignature: token.corruptSignature, for: policy)
+    }
+
+    /// `object` with `value` at `path`, creating (or replacing with) objects along the way.
+    static func setting(_ value: JSONValue, at path: ArraySlice<String>, in object: JSONObject) -> JSONObject {
+        guard let name = path.first else { return object }
+        var result = object
+        if path.count == 1 {
+            result.set(name, value)
+        } else {
+            result.set(name, .object(setting(value, at: path.dropFirst(), in: object[name]?.objectValue ?? JSONObject())))
+        }
+        return result
+    }
+
     /// The compact token for `claims` and `header` under `policy`'s format and algorithms.
     ///
     /// - Throws: `JOSEError` when the policy allows no algorithm to mint with, or a key cannot

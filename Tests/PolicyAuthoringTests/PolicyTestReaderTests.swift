@@ -56,6 +56,28 @@ struct PolicyTestReaderTests {
         #expect(problems[2].message.contains("two cases are named 'b'"))
     }
 
+    @Test("embedded tokens: a mapping of claim paths to tokens with the token's own keys")
+    func embeddedProblems() throws {
+        let problems = try Self.problems("""
+        policy: p
+        now: 0
+        cases:
+          - name: not a mapping
+            token: {claims: {}, embedded: [njwt]}
+            expect: {valid: false}
+          - name: an unknown key
+            token: {claims: {}, embedded: {njwt: {claim: {}}}}
+            expect: {valid: false}
+          - name: a bad flag deep inside
+            token: {claims: {}, embedded: {njwt: {embedded: {inner: {corrupt_signature: 1}}}}}
+            expect: {valid: false}
+        """)
+        #expect(problems.map(\.location.line) == [5, 8, 11], "\(problems.map(\.description))")
+        #expect(problems[0].message.contains("'embedded' must map claim paths"))
+        #expect(problems[1].message.contains("claim"))
+        #expect(problems[2].message.contains("'corrupt_signature' must be true or false"))
+    }
+
     @Test("a fixture outside the test file's directory is not read")
     func fixtureOutsideRoots() throws {
         let problems = try Self.problems("""
@@ -91,10 +113,11 @@ struct PolicyTestReaderTests {
             expect: {valid: true}
         """)
         let cases = try PolicyTestReader().read(file: file).cases
-        guard case let .minted(claims, _, _)? = cases[0].token, case let .minted(changed, header, _)? = cases[1].token else {
+        guard case let .minted(first)? = cases[0].token, case let .minted(second)? = cases[1].token else {
             Issue.record("cases are not minted tokens")
             return
         }
+        let claims = first.claims, changed = second.claims, header = second.header
         #expect(claims["exp"] == .number(.integer(1_795_257_000)))
         #expect(claims["nbf"] == .number(.integer(1_795_251_600)))
         #expect(claims["iat"] == .number(.integer(1_795_253_310)))

@@ -11,6 +11,8 @@ struct PolicyTestRunnerTests {
     static let runner = try! PolicyTestRunner()
     static let repositoryKeys = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("RulesTests/Keys").path
+    static let repositoryPolicyKeys = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Policies/keys").path
 
     static let policy = """
     policy: api-token
@@ -27,11 +29,15 @@ struct PolicyTestRunnerTests {
     """
 
     /// A directory holding `policy` as NAME.yaml, its key, and `tests` as NAME.test.yaml.
-    static func run(_ tests: String, policy: String = policy, name: String = "api-token", runner: PolicyTestRunner = runner) async throws -> PolicyTestReport {
+    static func run(_ tests: String, policy: String = policy, name: String = "api-token", runner: PolicyTestRunner = runner,
+                    extraKeys: [String] = []) async throws -> PolicyTestReport {
         let directory = try TestDirectory()
         try directory.write("\(name).yaml", policy)
         for key in ["test-ecdh-p256.pub.pem", "test-rsa-oaep.key.pem"] {
             try directory.write("keys/\(key)", String(contentsOfFile: repositoryKeys + "/" + key, encoding: .utf8))
+        }
+        for key in extraKeys {
+            try directory.write("keys/\(key)", String(contentsOfFile: repositoryPolicyKeys + "/" + key, encoding: .utf8))
         }
         return await runner.run(file: try directory.write("\(name).test.yaml", tests))
     }
@@ -106,6 +112,51 @@ struct PolicyTestRunnerTests {
             #expect(report.problems.isEmpty, "\(report.problems)")
             #expect(report.results.map(\.outcome) == [.passed, .passed], "\(format): \(report.results.map(\.outcome))")
         }
+    }
+
+    @Test("embedded tokens are minted for the policy embedded_tokens names, at nested paths, layered like the token; a claim a case writes replaces one")
+    func embeddedTokens() async throws {
+        let policy = """
+        policy: api-token
+        token:
+          format: nested
+          decryption: {algorithms: [ECDH-ES], encryption: [A256GCM], key: {pem_file: keys/test-bp256r1.key.pem}}
+          algorithms: [ES256]
+          keys: {pem_file: keys/test-ecdh-p256.pub.pem}
+          issuer: https://issuer.example
+          embedded_tokens:
+            grant.proof: {token: {algorithms: [ES256], keys: {pem_file: keys/test-ecdh-p256.pub.pem}, issuer: https://device.example}}
+        """
+        let report = try await Self.run("""
+        policy: api-token
+        now: 2026-11-21T09:30:00Z
+        token:
+          claims: {iss: https://issuer.example, exp: now+5m}
+          embedded:
+            grant.proof: {claims: {iss: https://device.example, exp: now+1m}}
+        cases:
+          - name: valid
+            expect: {valid: true, codes: []}
+          - name: an embedded claim changed
+            token: {embedded: {grant.proof: {claims: {iss: https://other.example}}}}
+            expect: {valid: false, codes: [embedded_token_invalid]}
+          - name: an embedded forgery
+            token: {embedded: {grant.proof: {corrupt_signature: true}}}
+            expect: {valid: false, codes: [embedded_token_invalid]}
+          - name: the claim written over
+            token: {claims: {grant: {proof: 5}}}
+            expect: {valid: false, codes: [claim_type]}
+          - name: a claim the policy checks no token in
+            token: {embedded: {other: {claims: {}}}}
+            expect: {valid: true}
+        """, policy: policy, extraKeys: ["test-bp256r1.key.pem"])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.results.prefix(4).map(\.outcome) == [.passed, .passed, .passed, .passed], "\(report.results.map(\.outcome))")
+        guard case let .error(message)? = report.results.last?.outcome else {
+            Issue.record("expected an error, got \(String(describing: report.results.last?.outcome))")
+            return
+        }
+        #expect(message.contains("checks no token in claim 'other'"))
     }
 
     @Test("a test file naming another policy, or a policy that does not compile, runs no case")

@@ -37,8 +37,10 @@ public protocol Rule: Sendable {
     func evaluate(_ context: EvaluationContext) -> RuleOutcome
 }
 
-/// A rule that checks tokens inside the token with another policy (`embedded_tokens`).
+/// A rule that checks a token inside the token with another policy (`embedded_tokens`).
 public protocol TokenEmbeddingRule: Rule {
+    /// The claim that holds the token, and the policy it must satisfy.
+    var embeddedPolicy: (claim: ClaimPath, policy: Policy) { get }
     /// The tokens inside `token` this rule will check, so that the remote keys they need are
     /// fetched before rules run, which answer from the cache alone.
     func embeddedTokens(in token: DecodedToken) -> [String]

@@ -41,6 +41,12 @@ public struct Policy: Sendable {
     /// The rules that check tokens inside the token, found once.
     let tokenEmbeddingRules: [any TokenEmbeddingRule]
 
+    /// The policy the token in `claim` must satisfy (`embedded_tokens`), if the policy names one:
+    /// what a test runner mints that token for.
+    package func embeddedPolicy(at claim: ClaimPath) -> Policy? {
+        tokenEmbeddingRules.first { $0.embeddedPolicy.claim == claim }?.embeddedPolicy.policy
+    }
+
     init(name: String, description: String?, mode: EvaluationMode, inputs: [InputDeclaration], outputs: [OutputDeclaration],
          envelope: TokenEnvelope, algorithms: [JWSAlgorithm], root: ChainNode, files: [String], warnings: [Diagnostic], keySources: [KeySource], keyCache: JWKSCache,
          subjects: [String]) {

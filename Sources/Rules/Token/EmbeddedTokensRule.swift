@@ -35,6 +35,8 @@ struct EmbeddedTokensRule: TokenEmbeddingRule {
 
     var reportableCodes: [FindingCode] { [.claimMissing, .claimType, .embeddedTokenInvalid] + nested.reportableCodes }
 
+    var embeddedPolicy: (claim: ClaimPath, policy: Policy) { (path, nested.policy) }
+
     var explanation: String { "claim \(path) holds a token that satisfies \(nested.described)" }
 
     func embeddedTokens(in token: DecodedToken) -> [String] {
