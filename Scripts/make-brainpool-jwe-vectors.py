@@ -107,11 +107,6 @@ def small_order_point(crv, order):
         return point
 
 
-def coordinates_jwk(crv, x, y, size=None):
-    size = size or jose.CURVES[crv][1]
-    return {"kty": "EC", "crv": crv, "x": jose.b64u(x.to_bytes(size, "big")), "y": jose.b64u(y.to_bytes(size, "big"))}
-
-
 def main():
     jose.check_parameters()
     groups, next_id = [], [1]
@@ -143,13 +138,13 @@ def main():
             x, y = small_order_point(crv, order)
             # d·P is P or -P (same x) unless order divides d: the x coordinate is the guess.
             attack(f"epk of order {order} on an invalid curve; encrypted for Z = its x", f"InvalidCurveOrder{order}",
-                   coordinates_jwk(crv, x, y), x.to_bytes(size, "big"))
+                   jose.coordinates_jwk(crv, x, y), x.to_bytes(size, "big"))
         honest = ec.generate_private_key(curve()).public_key().public_numbers()
         while honest.x + p >= 1 << (8 * size):  # so that x + p still fits the coordinate's length
             honest = ec.generate_private_key(curve()).public_key().public_numbers()
-        attack("epk off the curve (y + 1)", "OffCurve", coordinates_jwk(crv, honest.x, (honest.y + 1) % p), b"\x01" * size)
-        attack("epk (0, 0), the point at infinity in some encodings", "ZeroPoint", coordinates_jwk(crv, 0, 0), b"\x00" * size)
-        attack("epk with x + p, not reduced modulo p", "CoordinateNotReduced", coordinates_jwk(crv, honest.x + p, honest.y), b"\x02" * size)
+        attack("epk off the curve (y + 1)", "OffCurve", jose.coordinates_jwk(crv, honest.x, (honest.y + 1) % p), b"\x01" * size)
+        attack("epk (0, 0), the point at infinity in some encodings", "ZeroPoint", jose.coordinates_jwk(crv, 0, 0), b"\x00" * size)
+        attack("epk with x + p, not reduced modulo p", "CoordinateNotReduced", jose.coordinates_jwk(crv, honest.x + p, honest.y), b"\x02" * size)
         other_crv = {"BP-256": "BP-384", "BP-384": "BP-512", "BP-512": "BP-256"}[crv]
         other = ec.generate_private_key(jose.CURVES[other_crv][0]())
         attack(f"epk on {other_crv}", "OtherCurve", jose.public_jwk(other.public_key(), other_crv), b"\x03" * size)

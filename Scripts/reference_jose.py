@@ -76,10 +76,15 @@ def check_parameters():
         assert p.bit_length() <= 8 * size, crv
 
 
-def public_jwk(public_key, crv):
+def coordinates_jwk(crv, x, y):
+    """An EC public JWK of the coordinates as given, whether or not they are a point of the curve."""
     size = CURVES[crv][1]
+    return {"kty": "EC", "crv": crv, "x": b64u(x.to_bytes(size, "big")), "y": b64u(y.to_bytes(size, "big"))}
+
+
+def public_jwk(public_key, crv):
     numbers = public_key.public_numbers()
-    return {"kty": "EC", "crv": crv, "x": b64u(numbers.x.to_bytes(size, "big")), "y": b64u(numbers.y.to_bytes(size, "big"))}
+    return coordinates_jwk(crv, numbers.x, numbers.y)
 
 
 def private_jwk(private_key, crv):
@@ -155,16 +160,18 @@ def encrypt_agreed(plaintext, epk, shared, alg, enc, header=None, cek=None, iv=N
         cek = cek or os.urandom(cek_bytes)
         encrypted_key = aes_key_wrap(concat_kdf(shared, alg, apu, apv, KEY_WRAP_BYTES[alg]), cek)
     iv = iv or os.urandom(iv_bytes)
+    return compact_jwe(protected, encrypted_key, cek, iv, plaintext), cek, iv
+
+
+def compact_jwe(protected, encrypted_key, cek, iv, plaintext):
+    """The compact serialization: the protected header is the content cipher's additional data."""
     encoded_header = b64u(compact_json(protected))
-    ciphertext, tag = seal(enc, cek, iv, encoded_header.encode(), plaintext)
-    return ".".join([encoded_header, b64u(encrypted_key), b64u(iv), b64u(ciphertext), b64u(tag)]), cek, iv
+    ciphertext, tag = seal(protected["enc"], cek, iv, encoded_header.encode(), plaintext)
+    return ".".join([encoded_header, b64u(encrypted_key), b64u(iv), b64u(ciphertext), b64u(tag)])
 
 
 def encrypt_direct(plaintext, key, enc, header=None, iv=None):
     """A compact JWE of `plaintext` with `dir`: `key` is the content key."""
     protected = {"alg": "dir", "enc": enc}
     protected.update(header or {})
-    iv = iv or os.urandom(CONTENT_ENCRYPTIONS[enc][1])
-    encoded_header = b64u(compact_json(protected))
-    ciphertext, tag = seal(enc, key, iv, encoded_header.encode(), plaintext)
-    return ".".join([encoded_header, "", b64u(iv), b64u(ciphertext), b64u(tag)])
+    return compact_jwe(protected, b"", key, iv or os.urandom(CONTENT_ENCRYPTIONS[enc][1]), plaintext)

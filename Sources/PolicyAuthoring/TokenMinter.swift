@@ -27,21 +27,9 @@ public struct TokenMinter: Sendable {
                 throw JOSEError(.malformedToken, "policy \(policy.name) checks no token in claim '\(path)' (embedded_tokens)")
             }
             let minted = try mint(token.embedded[path]!, for: inner)
-            claims = Self.setting(.string(minted), at: claim.segments[...], in: claims)
+            claims = claims.setting(claim.segments[...], to: .string(minted))
         }
         return try mint(claims: claims, header: token.header, corruptSignature: token.corruptSignature, for: policy)
-    }
-
-    /// `object` with `value` at `path`, creating (or replacing with) objects along the way.
-    static func setting(_ value: JSONValue, at path: ArraySlice<String>, in object: JSONObject) -> JSONObject {
-        guard let name = path.first else { return object }
-        var result = object
-        if path.count == 1 {
-            result.set(name, value)
-        } else {
-            result.set(name, .object(setting(value, at: path.dropFirst(), in: object[name]?.objectValue ?? JSONObject())))
-        }
-        return result
     }
 
     /// The compact token for `claims` and `header` under `policy`'s format and algorithms.

@@ -87,16 +87,11 @@ struct BearerRuleTests {
             ("request:\n  bearer: {policy: pkce-s256}\n", .invalidValue),
             ("request:\n  bearer: {policy: okta-id-token}\n", .undeclaredInput),
         ]
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         for (text, code) in cases {
-            let found = CompileErrorTests.diagnostics("policy: p\n" + text, file: root.appendingPathComponent("Policies/p.yaml").path)
+            let found = CompileErrorTests.diagnosticsBesideBundledPolicies("policy: p\n" + text)
             #expect(found.contains { $0.code == code && $0.severity == .error }, "\(text): \(found.map(\.description))")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cycle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try "policy: a\nrequest:\n  bearer: {policy: a}\n".write(to: folder.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
-        let cycle = #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: folder.appendingPathComponent("a.yaml").path, environment: [:]) }
+        let cycle = try CompileErrorTests.loneFileProblems("policy: a\nrequest:\n  bearer: {policy: a}\n")
         #expect(cycle?.items.contains { $0.message.contains("nests policies more than 4 deep") || $0.message.contains("does not compile") } == true)
     }
 

@@ -8,6 +8,22 @@ import Testing
 struct CompileErrorTests {
     static let keys = "keys: {jwks: \(TokenFixture.shared.jwksJSON)}"
 
+    /// The diagnostics of `text` compiled as `Policies/p.yaml`, beside the bundled policies it may name.
+    static func diagnosticsBesideBundledPolicies(_ text: String) -> [Diagnostic] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return diagnostics(text, file: root.appendingPathComponent("Policies/p.yaml").path)
+    }
+
+    /// The problems of `text` loaded as the file `a.yaml`, alone in a fresh directory: for a
+    /// policy that names itself.
+    static func loneFileProblems(_ text: String) throws -> PolicyDiagnostics? {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try text.write(to: folder.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        return #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: folder.appendingPathComponent("a.yaml").path, environment: [:]) }
+    }
+
     static func diagnostics(_ text: String, file: String = "p.yaml",
                             environment: [String: String] = ["SECRET": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"]) -> [Diagnostic] {
         do {

@@ -77,9 +77,7 @@ struct EmbeddedTokensRuleTests {
         #expect(other.codes == [.embeddedTokenInvalid] && other.findings[0].nested.map(\.code) == [.issuerMismatch])
         let undeclared = #expect(throws: PolicyDiagnostics.self) { try self.policy(inline) }
         #expect(undeclared?.items.contains { $0.message.contains("names no declared input") } == true)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let named = CompileErrorTests.diagnostics("policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {pem_file: keys/test-es256.pub.pem}\n  embedded_tokens: {njwt: {policy: okta-id-token}}\n",
-                                                  file: root.appendingPathComponent("Policies/p.yaml").path)
+        let named = CompileErrorTests.diagnosticsBesideBundledPolicies("policy: p\ntoken:\n  algorithms: [ES256]\n  keys: {pem_file: keys/test-es256.pub.pem}\n  embedded_tokens: {njwt: {policy: okta-id-token}}\n")
         #expect(named.contains { $0.code == .undeclaredInput })
     }
 
@@ -94,17 +92,11 @@ struct EmbeddedTokensRuleTests {
             ("token:\n  algorithms: [ES256]\n  keys: {pem_file: keys/test-es256.pub.pem}\n  embedded_tokens: {njwt: {policy: nowhere}}\n", .baseMissing),
             ("token:\n  algorithms: [ES256]\n  keys: {pem_file: keys/test-es256.pub.pem}\n  embedded_tokens: {njwt: {policy: ../../outside.yaml}}\n", .fileOutsideRoots),
         ]
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         for (text, code) in cases {
-            let found = CompileErrorTests.diagnostics("policy: p\n" + text, file: root.appendingPathComponent("Policies/p.yaml").path)
+            let found = CompileErrorTests.diagnosticsBesideBundledPolicies("policy: p\n" + text)
             #expect(found.contains { $0.code == code && $0.severity == .error }, "\(text): \(found.map(\.description))")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("embedded-cycle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try "policy: a\ntoken:\n  algorithms: [ES256]\n  keys: {jwk: {kty: oct, k: AAAA}}\n  embedded_tokens: {njwt: {policy: a}}\n"
-            .write(to: folder.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
-        let cycle = #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: folder.appendingPathComponent("a.yaml").path, environment: [:]) }
+        let cycle = try CompileErrorTests.loneFileProblems("policy: a\ntoken:\n  algorithms: [ES256]\n  keys: {jwk: {kty: oct, k: AAAA}}\n  embedded_tokens: {njwt: {policy: a}}\n")
         #expect(cycle?.items.contains { $0.message.contains("nests policies more than 4 deep") || $0.message.contains("does not compile") } == true)
     }
 }

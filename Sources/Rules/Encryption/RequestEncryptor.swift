@@ -78,17 +78,3 @@ public struct RequestEncryptionError: Error, Sendable, CustomStringConvertible {
         self.description = description
     }
 }
-
-extension JSONObject {
-    /// A copy with the value at `path` (which exists) replaced.
-    func setting(_ path: ArraySlice<String>, to value: JSONValue) -> JSONObject {
-        guard let name = path.first else { return self }
-        var copy = self
-        if path.count == 1 {
-            copy.set(name, value)
-        } else if case let .object(inner)? = self[name] {
-            copy.set(name, .object(inner.setting(path.dropFirst(), to: value)))
-        }
-        return copy
-    }
-}

@@ -13,6 +13,14 @@ struct NestedTokenPolicy: Sendable {
     let policy: Policy
     /// Whether the policy is written inline rather than named.
     let isInline: Bool
+    /// The inputs the policy declares, which each check hands on: found once, not per token.
+    private let inputNames: Set<String>
+
+    init(policy: Policy, isInline: Bool) {
+        self.policy = policy
+        self.isInline = isInline
+        inputNames = Set(policy.inputs.map(\.name))
+    }
 
     /// How messages name the policy: `policy rfc9068-access-token`, or its inline section.
     var described: String { isInline ? "its inline token section" : "policy \(policy.name)" }
@@ -64,7 +72,7 @@ struct NestedTokenPolicy: Sendable {
     /// - Returns: the nested verdict when it is valid, or the failing outcome: `invalidCode` with
     ///   the nested findings, `key_unavailable` or `input_invalid`.
     func judge(_ token: String, what: String, invalidCode: FindingCode, in context: EvaluationContext) -> Judgement {
-        let inputs = context.inputs.filter { name, _ in policy.inputs.contains { $0.name == name } }
+        let inputs = context.inputs.filter { name, _ in inputNames.contains(name) }
         let verdict: Verdict
         do {
             verdict = try policy.evaluateNow(token: token, inputs: inputs, now: context.now, trace: context.tracing)

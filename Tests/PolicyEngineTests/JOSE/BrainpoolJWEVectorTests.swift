@@ -17,8 +17,7 @@ struct BrainpoolJWEVectorTests {
     }
 
     static func groups() throws -> [Group] {
-        let url = try #require(Bundle.module.resourceURL?.appendingPathComponent("Vectors/brainpool-jwe/brainpool_jwe_test.json"))
-        let document = try JSONParser().parseObject(Array(try Data(contentsOf: url)), what: "brainpool_jwe_test.json")
+        let document = try Wycheproof.load("brainpool_jwe_test.json", folder: "brainpool-jwe")
         let groups = try #require(document["testGroups"]?.arrayValue)
         return try groups.map { value in
             let group = try #require(value.objectValue)

@@ -74,8 +74,9 @@ enum Wycheproof {
         var total = 0, valid = 0, invalid = 0, acceptable = 0, exceptions = 0
     }
 
-    static func load(_ file: String) throws -> JSONObject {
-        let url = try #require(Bundle.module.resourceURL?.appendingPathComponent("Vectors/wycheproof/\(file)"))
+    /// A vector file of `Vectors/<folder>` as a JSON object.
+    static func load(_ file: String, folder: String = "wycheproof") throws -> JSONObject {
+        let url = try #require(Bundle.module.resourceURL?.appendingPathComponent("Vectors/\(folder)/\(file)"))
         let data = try Data(contentsOf: url)
         return try JSONParser().parseObject(Array(data), what: file)
     }
