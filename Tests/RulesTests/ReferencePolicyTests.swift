@@ -133,7 +133,8 @@ struct ReferencePolicyTests {
         let inner = verdict.trace?.entries.filter { $0.rule.hasPrefix("token.embedded_tokens.njwt > ") } ?? []
         #expect(inner.map(\.rule).contains("token.embedded_tokens.njwt > token.issuer"))
         #expect(inner.allSatisfy { $0.status == .pass } && inner.count > 10)
-        #expect(inner.last?.detail?.hasSuffix("from pem_file " + Self.root.appendingPathComponent("Policies/keys/test-idp-sig.pub.pem").path) == true)
+        #expect(inner.first { $0.rule == "token.embedded_tokens.njwt > token.keys" }?.detail?
+            .hasSuffix("from pem_file " + Self.root.appendingPathComponent("Policies/keys/test-idp-sig.pub.pem").path) == true)
         let late = try policy.evaluateNow(token: try sample("signed-challenge.jwe"), now: Self.now + 210, trace: true)
         #expect(late.codes == [.embeddedTokenInvalid] && late.findings[0].nested.map(\.code) == [.tokenExpired])
         #expect(late.trace?.entries.contains { $0.rule == "token.embedded_tokens.njwt > token.expires" && $0.status == .fail } == true)

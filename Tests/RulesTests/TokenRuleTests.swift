@@ -209,15 +209,30 @@ struct TokenRuleTests {
         }
     }
 
-    @Test("fail_fast stops at the first failure and marks the rest not_run")
+    @Test("fail_fast checks the signature, then stops at the first failure and marks the rest not_run")
     func failFast() throws {
         let policy = try Self.fixture.policy("issuer: https://other.example\naudience: nobody", mode: "fail_fast")
         let verdict = try policy.evaluateNow(token: Self.fixture.token(), now: TokenFixture.now, trace: true)
         #expect(verdict.codes == [.issuerMismatch])
         let statuses = Dictionary(uniqueKeysWithValues: (verdict.trace?.entries ?? []).map { ($0.rule, $0.status) })
         #expect(statuses["token.audience"] == .notRun)
-        #expect(statuses["token.keys"] == .notRun)
-        #expect(!verdict.verified)
+        #expect(statuses["token.keys"] == .pass)
+        #expect(verdict.verified)
+    }
+
+    @Test("signature first, in both modes: a forged token is signature_invalid alone, and no claim rule judges it or quotes the policy",
+          arguments: ["fail_fast", "collect_all"])
+    func signatureFirst(mode: String) throws {
+        let policy = try Self.fixture.policy("issuer: https://expected.example\naudience: expected-audience\nclaims:\n  scope: {contains: orders:write}", mode: mode)
+        let verdict = try policy.evaluateNow(token: Self.fixture.token(signer: Self.fixture.otherKey), now: TokenFixture.now, trace: true)
+        #expect(verdict.codes == [.signatureInvalid] && !verdict.verified)
+        let text = String(decoding: verdict.json.serializedBytes(), as: UTF8.self)
+        #expect(!text.contains("expected.example") && !text.contains("expected-audience") && !text.contains("orders:write"))
+        let statuses = Dictionary(uniqueKeysWithValues: (verdict.trace?.entries ?? []).map { ($0.rule, $0.status) })
+        #expect(statuses["token.issuer"] == .notRun && statuses["token.audience"] == .notRun && statuses["token.claims.scope"] == .notRun)
+        // An algorithm the policy refuses leaves the signature unchecked: claims are not judged either.
+        let refused = try policy.evaluateNow(token: Self.fixture.token(signer: JWK(secret: Array(repeating: 7, count: 32)), algorithm: .hs256), now: TokenFixture.now)
+        #expect(!refused.codes.contains(.issuerMismatch) && !refused.codes.contains(.claimMismatch))
     }
 
     @Test("outputs are handed over only when the token is valid")

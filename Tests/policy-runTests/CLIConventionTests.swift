@@ -87,7 +87,10 @@ struct CLIConventionTests {
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let chain = try #require(object["chain"] as? [[String: Any]])
-        #expect(chain.count == 19 && chain.last?["rule"] as? String == "token.keys")
+        // The signature comes before every time and claim rule.
+        let rules = chain.compactMap { $0["rule"] as? String }
+        let keys = try #require(rules.firstIndex(of: "token.keys"))
+        #expect(chain.count == 19 && keys < rules.firstIndex(of: "token.expires")! && keys < rules.firstIndex(of: "token.nonce")!)
         #expect(chain.first { $0["rule"] as? String == "token.expires" }?["at"] as? String == "Policies/oidc-id-token.yaml:20:12")
         let outputs = try #require(object["outputs"] as? [[String: Any]])
         #expect(outputs.first?["from"] as? String == "claims.sub")

@@ -25,6 +25,9 @@ public protocol Rule: Sendable {
     /// Whether authors write the key; false for checks that always run with no settings
     /// (the type checks of registered claims).
     static var isConfigurable: Bool { get }
+    /// What the rule's failure says about the caller: that its credential is not acceptable, or
+    /// that an acceptable one is not allowed this. An HTTP front answers 401 or 403 by it.
+    static var failureMeaning: RuleFailureMeaning { get }
 
     /// Compiles the rule from its YAML value (nil when absent and `runsByDefault`). A key may
     /// compile to several rules (one per claim of `claims`); problems go to `compiler`.
@@ -53,16 +56,32 @@ extension Rule {
     public var reportableCodes: [FindingCode] { Self.findingCodes }
     /// By default authors write the rule's key.
     public static var isConfigurable: Bool { true }
+    /// By default a failure denies an acceptable caller (403).
+    public static var failureMeaning: RuleFailureMeaning { .notAllowed }
 }
 
-/// The fail-fast order of rules: structure, header, times, claims, hashes, then the signature.
+/// What a failed rule says about the caller.
+public enum RuleFailureMeaning: Sendable {
+    /// The credential itself is not acceptable: not authentic, not current, not meant for us
+    /// (HTTP 401, RFC 6750 `invalid_token`).
+    case notAuthenticated
+    /// An acceptable credential is not allowed what it asks (HTTP 403, `insufficient_scope`).
+    case notAllowed
+}
+
+/// The order rules run in: structure, header, then the signature (or a nested token's
+/// verification), then times, claims and hashes.
+///
+/// The signature comes before every claim so that no claim rule can end a chain for a token
+/// that did not verify: a forgery is reported `signature_invalid`, never as a mismatch whose
+/// message quotes what the policy expects (SECURITY.md, "Signature first").
 public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
     case structure
     case header
+    case signature
     case time
     case claims
     case hashes
-    case signature
 
     /// Earlier phases run first under `fail_fast`.
     public static func < (lhs: RulePhase, rhs: RulePhase) -> Bool { lhs.rawValue < rhs.rawValue }

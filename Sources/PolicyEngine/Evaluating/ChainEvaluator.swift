@@ -23,6 +23,9 @@ struct ChainEvaluator {
     var verifiedKey: VerifiedKey?
     /// Values passing rules handed over, for a valid verdict's `outputs`.
     var outputs: [String: JSONValue] = [:]
+    /// Whether the token's signature failed: from then on no rule after the signature phase
+    /// judges it, so no finding about an unverified token quotes what the policy expects.
+    var signatureFailed = false
 
     init(context: EvaluationContext, failFast: Bool) {
         self.context = context
@@ -113,6 +116,10 @@ struct ChainEvaluator {
             record(rule, .skipped, "optional input '\(missing)' was not supplied")
             return .skipped
         }
+        if signatureFailed, rule.phase > .signature {
+            record(rule, .notRun, "the token is not verified; what it claims is not judged")
+            return .fail([], undecided: true)
+        }
         let outcome = rule.rule.evaluate(context)
         switch outcome.status {
         case .pass:
@@ -126,10 +133,12 @@ struct ChainEvaluator {
             let finding = Finding(rule: rule.id, code: outcome.code ?? .customRuleFailed, message: outcome.message ?? "the rule failed",
                                   at: rule.location.description, nested: outcome.nested)
             record(rule, .fail, outcome.detail ?? outcome.message, nested: outcome.nestedTrace)
+            if rule.rule is SignatureRule { signatureFailed = true }
             return .fail([finding], undecided: finding.code.meansUndecided)
         case .blocked:
             // Another rule's failure kept this one from judging: it has no finding of its own.
             record(rule, .notRun, outcome.detail)
+            if rule.rule is SignatureRule { signatureFailed = true }
             return .fail([], undecided: true)
         }
     }

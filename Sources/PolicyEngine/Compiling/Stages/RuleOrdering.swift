@@ -1,7 +1,7 @@
-/// Stage 6 of a compile: the order the chain runs in. Under `fail_fast` cheap checks come
-/// first and the signature last: section rules by phase (structure, header, times, claims,
-/// hashes, signature), keeping their written order within a phase, with the compositions of
-/// `rules:` among the claims checks.
+/// Stage 6 of a compile: the order the chain runs in, in every mode. Cheap structural checks
+/// come first, then the signature, then what only a verified token may be judged on: section
+/// rules by phase (structure, header, signature, times, claims, hashes), keeping their written
+/// order within a phase, with the compositions of `rules:` among the claims checks.
 enum RuleOrdering {
     static func chain(sectionRules: [ChainNode], compositions: [ChainNode]) -> [ChainNode] {
         let ordered = sectionRules.enumerated().sorted { lhs, rhs in
