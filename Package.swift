@@ -95,11 +95,22 @@ let package = Package(
             dependencies: ["PolicyEngine", "PolicyCrypto", "Rules"],
             swiftSettings: swiftSettings
         ),
+        // The one HTTP front: a request (forwarded or direct) parsed once into the subject the
+        // rules judge and the path routing reads; the bearer credential; 401 vs 403. On
+        // swift-http-types alone (no NIO), so the middleware need not link the server.
+        .target(
+            name: "PolicyHTTP",
+            dependencies: [
+                "PolicyEngine", "Rules",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // `policy-run serve`: the engine behind HTTP (check, forward auth, health), on Hummingbird.
         .target(
             name: "PolicyServer",
             dependencies: [
-                "PolicyEngine", "Rules",
+                "PolicyEngine", "Rules", "PolicyHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -113,8 +124,9 @@ let package = Package(
         .target(
             name: "PolicyEngineHummingbird",
             dependencies: [
-                "PolicyEngine", "PolicyServer",
+                "PolicyEngine", "PolicyHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -200,7 +212,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyServerTests",
-            dependencies: ["PolicyServer", "PolicyEngine", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: ["PolicyServer", "PolicyHTTP", "PolicyEngine", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PolicyHTTPTests",
+            dependencies: ["PolicyHTTP", "PolicyEngine", "Rules", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

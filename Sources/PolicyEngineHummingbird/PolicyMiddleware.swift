@@ -1,6 +1,7 @@
 public import Hummingbird
 public import PolicyEngine
-internal import PolicyServer
+internal import PolicyHTTP
+internal import NIOCore
 
 /// A request context that carries the verdict of the policy a `PolicyMiddleware` checked, so a
 /// route reads the caller's identity from the policy's outputs instead of parsing the token again.
@@ -18,9 +19,12 @@ extension PolicyRequestContext {
 /// the `Authorization: Bearer` token for token policies, the request itself (method, URL,
 /// headers; the body is not read) for request policies.
 ///
-/// A valid verdict goes into the context and the route runs. Otherwise the answer is what
-/// `policy-run serve`'s forward auth answers: 401 with an RFC 6750 challenge when the token is
-/// missing, not authentic or not current; 403 when the policy denies an authentic token.
+/// The request is read as it arrived: `X-Forwarded-*` headers are the client's and are not
+/// believed. A valid verdict goes into the context and the route runs. Otherwise the answer is
+/// what `policy-run serve`'s forward auth answers: 401 with an RFC 6750 challenge when the token
+/// is missing, not authentic or not current; 403 when the policy denies an authentic token; 400
+/// for a request that cannot be read one way only (two `Authorization` headers, a path with `;`
+/// or above the root).
 public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware {
     /// The policy every request must satisfy.
     public let policy: Policy
@@ -28,35 +32,37 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
     public let signatureCache: SignatureCache
     /// Inputs given to every evaluation (a client ID, an expected audience).
     public var inputs: [String: JSONValue]
-    /// Whether the policy checks a token, read once.
-    let authenticates: Bool
+    /// The policy as the front applies it, read once.
+    let front: FrontPolicy
 
     /// A middleware checking `policy`, with `inputs` for every request.
     public init(policy: Policy, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache = SignatureCache()) {
         self.policy = policy
         self.inputs = inputs
         self.signatureCache = signatureCache
-        authenticates = ForwardAuthEndpoint.authenticates(policy)
+        front = FrontPolicy(policy)
     }
 
     /// Judges `request`; runs `next` with the verdict in the context when it is valid.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let judgement: ForwardAuthEndpoint.Judgement
-        do {
-            judgement = try await ForwardAuthEndpoint.judge(policy: policy, authenticates: authenticates, request: request, inputs: inputs, signatureCache: signatureCache)
-        } catch {
-            // A mistake of the service itself (an input the policy requires), not of the client.
-            throw HTTPError(.internalServerError, message: "the policy \(policy.name) cannot judge requests: \(error.message)")
+        let judgement: FrontPolicy.Judgement
+        switch IncomingRequest.direct(request.head) {
+        case let .failure(refusal):
+            judgement = .refused(refusal)
+        case let .success(incoming):
+            do {
+                judgement = try await front.judge(incoming, inputs: inputs, signatureCache: signatureCache)
+            } catch {
+                // A mistake of the service itself (an input the policy requires), not of the client.
+                throw HTTPError(.internalServerError, message: "the policy \(policy.name) cannot judge requests: \(error.message)")
+            }
         }
-        switch judgement {
-        case .noToken:
-            return ForwardAuthEndpoint.tokenChallenge
-        case let .judged(verdict, usesBearer, authenticates, _) where !verdict.valid:
-            return ForwardAuthEndpoint.response(ForwardAuthDecision(verdict, usesBearer: usesBearer, authenticates: authenticates))
-        case let .judged(verdict, _, _, _):
+        if case let .judged(verdict, _) = judgement, verdict.valid {
             var context = context
             context.policyVerdict = verdict
             return try await next(request, context)
         }
+        let answer = front.answer(judgement)
+        return Response(status: answer.status, headers: answer.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body ?? "")))
     }
 }

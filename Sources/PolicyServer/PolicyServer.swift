@@ -3,6 +3,7 @@ internal import NIOCore
 internal import HummingbirdCore
 internal import HTTPTypes
 internal import PolicyEngine
+internal import PolicyHTTP
 internal import Foundation
 public import Logging
 
@@ -190,34 +191,36 @@ public struct PolicyServer: Sendable {
         let routes = configuration.routes
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
             router.on("/v1/authz", method: method) { request, _ in
-                let original = ForwardAuthEndpoint.originalRequest(request)
-                let url = URLComponents(string: original.url)
+                let incoming: IncomingRequest
+                let route: ServeConfiguration.Route
+                let inputs: [String: JSONValue]
+                do throws(FrontRefusal) {
+                    incoming = try IncomingRequest.forwarded(request.head).get()
+                    (route, inputs) = try ForwardAuthEndpoint.route(incoming, in: routes).get()
+                } catch {
+                    return ForwardAuthEndpoint.response(FrontAnswer(error))
+                }
                 let set = served.current
-                guard let route = routes.first(where: { $0.matches(host: url?.host, path: url?.percentEncodedPath ?? "/") }),
-                      let policy = set.policies[route.policy] else {
-                    return ServerResponses.error(.forbidden, code: "no_route", "no route takes this request")
+                guard let front = set.fronts[route.policy] else {
+                    return ForwardAuthEndpoint.response(FrontAnswer(FrontRefusal(.forbidden, code: "no_route", "no route takes this request")))
                 }
-                var inputs: [String: JSONValue] = [:]
-                for (name, source) in route.inputs {
-                    switch source {
-                    case let .value(value): inputs[name] = value
-                    case let .header(header): if let field = HTTPField.Name(header), let value = request.headers[field] { inputs[name] = .string(value) }
-                    }
-                }
-                return await self.judged(policy, endpoint: "authz", request: original.object, route: "\(route.location.file):\(route.location.line)") {
-                    await ForwardAuthEndpoint.answer(policy: policy, authenticates: set.authenticating.contains(policy.name), request: request,
-                                                     inputs: inputs, outputHeaders: route.outputHeaders,
-                                                     signatureCache: self.signatureCache)
+                return await self.judged(front.policy, endpoint: "authz", request: incoming.document, route: "\(route.location.file):\(route.location.line)") {
+                    await ForwardAuthEndpoint.answer(front, request: incoming, inputs: inputs, outputHeaders: route.outputHeaders, signatureCache: self.signatureCache)
                 }
             }
-            for path in ["/v1/authz/{policy}", "/v1/authz/{policy}/**"] { router.on(RouterPath(path), method: method) { request, context in
+            for path in ["/v1/authz/{policy}", "/v1/authz/{policy}/**"] { router.on(RouterPath(path), method: method) { request, _ in
                 let set = served.current
-                guard let name = context.parameters.get("policy"), let policy = set.policies[name] else {
-                    return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
+                let (name, appendedTarget) = ForwardAuthEndpoint.namedPolicy(request.head.path ?? "")
+                guard let front = set.fronts[String(name)] else {
+                    return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(InertText.escaped(String(name.prefix(200))))' is served")
                 }
-                return await self.judged(policy, endpoint: "authz", request: ForwardAuthEndpoint.originalRequest(request).object) {
-                    await ForwardAuthEndpoint.answer(policy: policy, authenticates: set.authenticating.contains(name), request: request,
-                                                     outputHeaders: set.outputHeaders[name] ?? [:], signatureCache: self.signatureCache)
+                let incoming: IncomingRequest
+                switch IncomingRequest.forwarded(request.head, appendedTarget: appendedTarget) {
+                case let .success(parsed): incoming = parsed
+                case let .failure(refusal): return ForwardAuthEndpoint.response(FrontAnswer(refusal))
+                }
+                return await self.judged(front.policy, endpoint: "authz", request: incoming.document) {
+                    await ForwardAuthEndpoint.answer(front, request: incoming, signatureCache: self.signatureCache)
                 }
             } }
         }

@@ -1,6 +1,7 @@
 public import PolicyEngine
 public import Foundation
 internal import Rules
+internal import PolicyHTTP
 
 /// The policies a server serves, by name: every `*.yaml` of a directory except test files,
 /// compiled with one key cache so policies naming the same key source share its fetches.
@@ -9,10 +10,8 @@ public struct PolicySet: Sendable {
     public let policies: [String: Policy]
     /// The directory they came from.
     public let directory: String
-    /// The names of the policies that check a token (forward auth answers their refusals 401).
-    let authenticating: Set<String>
-    /// Each policy's output headers by output name (`user` → `X-Auth-User`), named once.
-    let outputHeaders: [String: [String: String]]
+    /// Each policy as forward auth applies it, by name.
+    let fronts: [String: FrontPolicy]
     /// The remote key sources the policies name, each once.
     public let remoteKeySources: [RemoteKeySource]
     /// The cache they are fetched through.
@@ -46,10 +45,7 @@ public struct PolicySet: Sendable {
         guard problems.isEmpty else { throw PolicyDiagnostics(problems) }
         self.policies = policies
         self.directory = directory
-        authenticating = Set(policies.filter { ForwardAuthEndpoint.authenticates($0.value) }.keys)
-        outputHeaders = policies.mapValues { policy in
-            Dictionary(policy.outputs.map { ($0.name, ForwardAuthDecision.headerName($0.name)) }) { first, _ in first }
-        }
+        fronts = policies.mapValues(FrontPolicy.init)
         remoteKeySources = policies.keys.sorted().flatMap { policies[$0]!.remoteKeySources }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         self.keyCache = keyCache
     }

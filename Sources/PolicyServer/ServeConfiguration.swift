@@ -1,5 +1,7 @@
 internal import Foundation
 public import PolicyEngine
+internal import PolicyHTTP
+internal import Rules
 
 /// A `serve.yaml` file (docs/serve.md): where to listen, which policy directory, limits,
 /// decision logs, reload, and forward-auth routes. Read with the policy loader (strict YAML,
@@ -7,9 +9,11 @@ public import PolicyEngine
 public struct ServeConfiguration: Sendable {
     /// A forward-auth route: requests matching `host` and `pathPrefix` are judged by `policy`.
     public struct Route: Sendable {
-        /// The host the original request named, exactly (case-insensitive); nil matches any.
+        /// The host the original request named, normalised as `RequestHost` normalises the
+        /// request's (lower case, no trailing dot), any port aside; nil matches any.
         public var host: String?
-        /// A prefix of the original request's path; nil matches any.
+        /// A prefix of the original request's normalised path (`IncomingRequest.routingPath`);
+        /// nil matches any.
         public var pathPrefix: String?
         /// The policy's name.
         public var policy: String
@@ -31,17 +35,20 @@ public struct ServeConfiguration: Sendable {
             self.location = location
         }
 
-        /// Whether the route takes a request to `host` at `path`.
-        func matches(host requestHost: String?, path: String) -> Bool {
-            if let host, requestHost?.split(separator: ":").first.map({ $0.lowercased() }) != host.lowercased() { return false }
-            if let pathPrefix, !path.hasPrefix(pathPrefix) { return false }
+        /// Whether the route takes a request to `host` at the normalised `path`; both are
+        /// compared as code points.
+        func matches(host requestHost: RequestHost?, path: String) -> Bool {
+            if let host, requestHost.map({ $0.name.utf8.elementsEqual(host.utf8) }) != true { return false }
+            if let pathPrefix, !path.utf8.starts(with: pathPrefix.utf8) { return false }
             return true
         }
     }
 
     /// Where a route's input comes from.
     public enum InputSource: Sendable, Equatable {
-        case header(String)
+        /// A header of the original request, sent once. Required unless `optional`: a client
+        /// that leaves out a header it controls must not thereby skip the rule that reads it.
+        case header(String, optional: Bool)
         case value(JSONValue)
     }
 
@@ -137,7 +144,8 @@ public struct ServeConfiguration: Sendable {
         guard reading.diagnostics.isEmpty else { throw PolicyDiagnostics(reading.diagnostics) }
     }
 
-    /// Checks that every route names a served policy, whose inputs it can supply.
+    /// Checks that every route names a served policy, whose inputs it can supply (errors), and
+    /// warns for every input read from a request header, which the proxy must set or clear.
     public func problems(with policies: PolicySet) -> [Diagnostic] {
         var problems: [Diagnostic] = []
         for route in server.routes {
@@ -146,8 +154,19 @@ public struct ServeConfiguration: Sendable {
                                            at: route.location, hint: "serve has \(policies.policies.keys.sorted().joined(separator: ", "))"))
                 continue
             }
-            for name in route.inputs.keys.sorted() where !policy.inputs.contains(where: { $0.name == name }) {
-                problems.append(Diagnostic(.error, .undeclaredInput, "policy '\(route.policy)' declares no input '\(name)'", at: route.location))
+            for name in route.inputs.keys.sorted() {
+                guard policy.inputs.contains(where: { $0.name == name }) else {
+                    problems.append(Diagnostic(.error, .undeclaredInput, "policy '\(route.policy)' declares no input '\(name)'", at: route.location))
+                    continue
+                }
+                // nginx auth_request and Caddy forward_auth pass the client's headers on: a
+                // client that writes this header chooses the policy's requirement.
+                if case let .header(header, _)? = route.inputs[name] {
+                    problems.append(Diagnostic(.warning, .insecureSetting,
+                                               "input '\(name)' comes from the request header \(header), which the client chooses unless the proxy sets or clears it",
+                                               at: route.location,
+                                               hint: "make the proxy set it (nginx: proxy_set_header \(header) \"VALUE\"; Caddy: header_up \(header) VALUE), or write {value: VALUE}"))
+                }
             }
         }
         return problems
@@ -232,8 +251,23 @@ private struct ConfigurationReading {
         guard let policy = string(policyNode, what: "'policy'") else { return nil }
         var route = ServeConfiguration.Route(policy: policy, location: node.location)
         if let match = node["match"], mapping(match, allowed: ["host", "path_prefix"], what: "'match'") != nil {
-            route.host = match["host"].flatMap { string($0, what: "'host'") }
-            route.pathPrefix = match["path_prefix"].flatMap { string($0, what: "'path_prefix'") }
+            if let hostNode = match["host"], let text = string(hostNode, what: "'host'") {
+                if let host = RequestHost(text), host.port == nil {
+                    route.host = host.name
+                } else {
+                    error(.invalidValue, "'host' is a host name or address without a port, found '\(InertText.escaped(text))'", at: hostNode)
+                }
+            }
+            if let prefixNode = match["path_prefix"], let prefix = string(prefixNode, what: "'path_prefix'") {
+                // Routing compares the normalised path, so only a normalised prefix can match.
+                if case let .success(target) = RequestTarget.parse(prefix), prefix.hasPrefix("/"), !prefix.contains("?"),
+                   case let .success(normalized) = target.normalizedPath(.standard), normalized == prefix {
+                    route.pathPrefix = prefix
+                } else {
+                    error(.invalidValue, "'path_prefix' is a normalised path: it starts with '/', has no '.', '..', '//', escapes, ';' or query",
+                          at: prefixNode)
+                }
+            }
         }
         if let inputs = node["inputs"] {
             guard let pairs = inputs.pairs else {
@@ -241,9 +275,19 @@ private struct ConfigurationReading {
                 return nil
             }
             for pair in pairs {
-                guard mapping(pair.value, allowed: ["header", "value"], what: "input '\(pair.name)'") != nil else { continue }
+                guard mapping(pair.value, allowed: ["header", "optional", "value"], what: "input '\(pair.name)'") != nil else { continue }
                 if let header = pair.value["header"], let name = string(header, what: "'header'") {
-                    route.inputs[pair.name] = .header(name)
+                    var optional = false
+                    if let node = pair.value["optional"] {
+                        guard case let .bool(flag)? = node.scalar?.value else {
+                            error(.wrongType, "'optional' is true or false", at: node)
+                            continue
+                        }
+                        optional = flag
+                    }
+                    route.inputs[pair.name] = .header(name, optional: optional)
+                } else if pair.value["optional"] != nil {
+                    error(.invalidValue, "'optional' applies to an input read from a header", at: pair.value)
                 } else if let value = pair.value["value"] {
                     if let json = try? value.json() { route.inputs[pair.name] = .value(json) }
                 } else {

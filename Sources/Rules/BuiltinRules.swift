@@ -41,9 +41,10 @@ public enum BuiltinRules {
     ]
 
     public static let requestSettings: [String: RuleRegistry.SectionSetting] = [
-        "path_normalization": .init("merge_slashes (default true) and escaped_slashes (reject, keep or unescape; default reject): how paths are normalised", .mapping([
+        "path_normalization": .init("merge_slashes (default true), escaped_slashes (reject, keep or unescape; default reject) and path_parameters (reject or strip; default reject): how paths are normalised", .mapping([
             ("merge_slashes", .boolean, "whether // counts as / (default true)"),
             ("escaped_slashes", .oneOf(["reject", "keep", "unescape"]), "what %2F in a path does (default reject)"),
+            ("path_parameters", .oneOf(["reject", "strip"]), "what ; in a path segment does (default reject; strip cuts ;... as servlet containers do)"),
         ], required: [])),
     ]
 

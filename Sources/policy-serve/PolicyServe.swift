@@ -108,10 +108,8 @@ struct PolicyServe: AsyncParsableCommand {
         }
         if let file {
             let problems = file.problems(with: set.current)
-            guard problems.isEmpty else {
-                Diagnostics.print(problems)
-                throw ExitCode(2)
-            }
+            Diagnostics.print(problems)
+            guard !problems.contains(where: { $0.severity == .error }) else { throw ExitCode(2) }
         }
         let names = set.current.policies.keys.sorted().joined(separator: ", ")
         if check {

@@ -72,4 +72,37 @@ struct PolicyMiddlewareTests {
         task.cancel()
         _ = await task.result
     }
+
+    @Test("the request is judged as it arrived: a client's X-Forwarded-Uri is not believed, and ';' or '..' spellings of a path are refused")
+    func directRequest() async throws {
+        let policy = try Policy.load(text: """
+        policy: public-only
+        request:
+          path: {prefix: /public/}
+        """, file: "public.yaml", environment: [:])
+        let router = Router(context: Context.self)
+        router.add(middleware: PolicyMiddleware(policy: policy))
+        router.get("/**") { request, _ in "served \(request.uri.path)" }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let task = Task { try await app.run() }
+        defer { task.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+
+        func get(_ path: String, headers: [String: String] = [:]) async throws -> Int {
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return try #require(response as? HTTPURLResponse).statusCode
+        }
+        #expect(try await get("/public/page") == 200)
+        #expect(try await get("/admin/x") == 403)
+        #expect(try await get("/admin/x", headers: ["X-Forwarded-Uri": "/public/x", "X-Forwarded-Host": "public.example"]) == 403)
+        #expect(try await get("/public/..;/admin/x") == 403)
+        #expect(try await get("/public;x/page") == 403)
+        task.cancel()
+        _ = await task.result
+    }
 }

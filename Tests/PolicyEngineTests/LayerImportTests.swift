@@ -13,10 +13,13 @@ struct LayerImportTests {
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
         ("CCurl", ["PolicyEngine/Keys"]),
-        ("Rules", ["policy-run", "PolicyAuthoring", "PolicyServer"]),
+        ("Rules", ["policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer"]),
+        ("HTTPTypes", ["PolicyHTTP", "PolicyServer"]),
+        ("PolicyHTTP", ["PolicyServer", "PolicyEngineHummingbird"]),
         ("Hummingbird", ["PolicyServer", "PolicyEngineHummingbird"]),
         ("Prometheus", ["PolicyServer"]),
-        ("PolicyServer", ["policy-serve", "PolicyEngineHummingbird"]),
+        // The middleware stands on PolicyHTTP, never on the server (Prometheus, the router).
+        ("PolicyServer", ["policy-serve"]),
         ("ArgumentParser", ["policy-run", "policy-serve", "PolicyCommandLine"]),
         ("Yams", ["PolicyEngine/Loading"]),
     ]

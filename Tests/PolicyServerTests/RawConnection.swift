@@ -55,6 +55,18 @@ final class RawConnection {
         }
     }
 
+    /// The next `count` bytes, or nil when the connection ends or the read timeout passes first.
+    func read(count: Int) -> String? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.count < count {
+            let read = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, min($0.count, count - received.count), 0) }
+            guard read > 0 else { return nil }
+            received += buffer[..<read]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// The first response's status line and headers, read until the blank line ends them.
     func readHead() -> String? {
         var received: [UInt8] = []

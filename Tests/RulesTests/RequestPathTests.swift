@@ -55,4 +55,38 @@ struct RequestPathTests {
         #expect(try Self.valid(unmerged, "//admin").valid)
         #expect(throws: PolicyDiagnostics.self) { try Self.policy("  path_normalization: {escaped_slashes: drop}\n", rules: "  - request: {path: /x}\n") }
     }
+
+    @Test("';' path parameters are refused by default with their own code; strip cuts them per segment and reads '..;' as '..'")
+    func pathParameters() throws {
+        let policy = try Self.policy(rules: "  - not: {request: {path: {prefix: /admin/}}}\n")
+        #expect(try Self.valid(policy, "/public/page").valid)
+        for url in ["/admin;x/users", "/admin;jsessionid=1", "/public/..;/admin/users", "/.;/admin/users", "/public;/page", "/public/a%3Bb"] {
+            let verdict = try Self.valid(policy, url)
+            #expect(!verdict.valid && verdict.codes == [.pathParameter], "\(url): \(verdict.findings.map(\.message))")
+        }
+        let stripped = try Self.policy("  path_normalization: {path_parameters: strip}\n", rules: "  - not: {request: {path: {prefix: /admin/}}}\n")
+        for url in ["/admin;x/users", "/admin;jsessionid=1/x", "/public/..;/admin/users", "/.;/admin/users", "/public/%2e%2e;x/admin/"] {
+            #expect(!(try Self.valid(stripped, url).valid), "\(url) passed under strip")
+        }
+        #expect(try Self.valid(stripped, "/public;v=1/page").valid)
+        let reading = { (path: Substring) in try RequestPath.normalize(path, PathNormalization(pathParameters: .strip)).get() }
+        #expect(try reading("/a;x/b;y=1/c") == "/a/b/c")
+        #expect(try reading("/a/..;/b") == "/b")
+        // An encoded ';' is text to a servlet container: it stays in its segment.
+        #expect(try reading("/a%3Bx/b") == "/a;x/b")
+        #expect(throws: PolicyDiagnostics.self) { try Self.policy("  path_normalization: {path_parameters: keep}\n", rules: "  - request: {path: /x}\n") }
+    }
+
+    @Test("a path that climbs above the root is refused, under every setting")
+    func aboveRoot() throws {
+        for options in [PathNormalization.standard, PathNormalization(mergeSlashes: false), PathNormalization(escapedSlashes: .unescape, pathParameters: .strip)] {
+            for path in ["/..", "/../admin", "/a/../../admin", "/%2e%2e/x", "/a/./../.."] {
+                #expect(throws: RequestPath.Refusal.self, "\(path)") { try RequestPath.normalize(Substring(path), options).get() }
+            }
+            #expect(try RequestPath.normalize("/a/..", options).get() == "/")
+        }
+        if case .success = RequestTarget.parse("/a/../../b") { Issue.record("a target above the root parsed") }
+        let verdict = try Self.valid(try Self.policy(rules: "  - request: {path: {prefix: /}}\n"), "/../etc/passwd")
+        #expect(!verdict.valid && verdict.codes.contains(.urlInvalid))
+    }
 }

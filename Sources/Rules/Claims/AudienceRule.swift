@@ -5,6 +5,7 @@ struct AudienceRule: Rule {
     static let key = "audience"
     static let summary = "aud contains at least one of the expected audiences"
     static let phase = RulePhase.claims
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .audienceMismatch]
     static let argumentShape: ArgumentShape = .strings
 

@@ -5,6 +5,7 @@ struct IssuerRule: Rule {
     static let key = "issuer"
     static let summary = "iss equals one of the trusted issuers exactly"
     static let phase = RulePhase.claims
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .issuerMismatch]
     static let argumentShape: ArgumentShape = .strings
 

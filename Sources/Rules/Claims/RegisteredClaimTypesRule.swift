@@ -7,6 +7,7 @@ struct RegisteredClaimTypesRule: Rule {
     static let key = "claim_types"
     static let summary = "registered claims have their RFC 7519 types"
     static let phase = RulePhase.structure
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.claimType]
     static let argumentShape: ArgumentShape = .any
     static let runsByDefault = true

@@ -6,6 +6,7 @@ struct TrustedAudiencesRule: Rule {
     static let key = "trusted_audiences"
     static let summary = "every aud value is an expected or trusted audience"
     static let phase = RulePhase.claims
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.inputInvalid, .claimMissing, .audienceUntrusted]
     static let argumentShape: ArgumentShape = .anyOf([.string, .list(.string)])
 

@@ -7,6 +7,7 @@ struct BearerRule: Rule {
     static let key = "bearer"
     static let summary = "the Authorization: Bearer token satisfies a named or inline token policy"
     static let phase = RulePhase.signature
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.bearerMissing, .bearerInvalid, .keyUnavailable, .inputInvalid]
     static let argumentShape = NestedTokenPolicy.argumentShape
 
@@ -23,9 +24,9 @@ struct BearerRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let token: String
-        switch context.request.bearerToken {
-        case let .token(found): token = found
-        case let .problem(message): return .fail(.bearerMissing, message)
+        switch BearerCredential.token(in: context.request.header("authorization")) {
+        case let .success(found): token = found
+        case let .failure(problem): return .fail(.bearerMissing, problem.message)
         }
         let verdict: Verdict
         switch nested.judge(token, what: "the bearer token", invalidCode: .bearerInvalid, in: context) {
@@ -42,35 +43,8 @@ struct BearerRule: Rule {
 }
 
 extension RequestSubject {
-    /// What the `Authorization` header holds for a bearer check.
-    enum BearerToken {
-        case token(String)
-        case problem(String)
-    }
-
-    /// RFC 6750 `b64token` characters, before any trailing `=`.
-    private static let b64tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8)
-
-    /// The token of a single `Authorization: Bearer` header; the scheme is case-insensitive
-    /// (RFC 9110 §11.1) and the token must have RFC 6750's `b64token` syntax.
-    var bearerToken: BearerToken {
-        let values = header("authorization")
-        guard !values.isEmpty else { return .problem("the request has no Authorization header") }
-        guard values.count == 1 else { return .problem("the request has \(values.count) Authorization headers") }
-        let parts = values[0].split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            return .problem("the Authorization header is not 'Bearer <token>'")
-        }
-        let token = parts[1]
-        let body = token.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
-        guard !body.isEmpty, body.allSatisfy({ Self.b64tokenCharacters.contains($0) }) else {
-            return .problem("the bearer token is not a b64token (RFC 6750 §2.1)")
-        }
-        return .token(String(token))
-    }
-
     public var embeddedTokens: [String] {
-        if case let .token(token) = bearerToken { return [token] }
+        if case let .success(token) = BearerCredential.token(in: header("authorization")) { return [token] }
         return []
     }
 }

@@ -1,12 +1,13 @@
 import PolicyEngine
 
 /// `path`: the request's path, percent-decoded and normalised (`PathNormalization`: dot segments
-/// removed, `//` merged, encoded slashes refused by default), matches a matcher.
+/// removed, `//` merged, encoded slashes and `;` path parameters refused by default), matches a
+/// matcher.
 struct PathRule: Rule {
     static let key = "path"
     static let summary = "the percent-decoded path matches its matcher"
     static let phase = RulePhase.header
-    static let findingCodes: [FindingCode] = [.urlInvalid, .pathMismatch]
+    static let findingCodes: [FindingCode] = [.urlInvalid, .pathParameter, .pathMismatch]
     static let argumentShape: ArgumentShape = .matcher
 
     let matcher: Matcher
@@ -24,7 +25,7 @@ struct PathRule: Rule {
         let path: String
         switch RequestPath.normalize(Substring(raw), normalization) {
         case let .success(normalized): path = normalized
-        case let .failure(problem): return .fail(.urlInvalid, problem.message)
+        case let .failure(problem): return .fail(problem.code, problem.message)
         }
         switch matcher.check(.string(path), inputs: context.inputs) {
         case nil: return .pass(context.detail("path \(path) \(matcher.explanation)"))

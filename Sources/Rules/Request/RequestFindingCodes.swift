@@ -28,11 +28,13 @@ extension FindingCode {
     public static let bearerInvalid = FindingCode("bearer_invalid", .mismatch)
     /// A parameter appears more than once (a callback's, or a request's query).
     public static let parameterRepeated = FindingCode("parameter_repeated", .undecided)
+    /// The path holds `;` (a path parameter) and `path_normalization.path_parameters` is `reject`.
+    public static let pathParameter = FindingCode("path_parameter", .undecided)
 
     /// Every code of the request rules.
     public static let requestCodes: [FindingCode] = [
         .requestMalformed, .urlInvalid, .headerInvalid, .bodyTooLarge, .bodyNotJSON, .methodNotAllowed,
         .pathMismatch, .queryMismatch, .bodyMismatch, .fieldMissing, .bearerMissing, .bearerInvalid,
-        .parameterRepeated,
+        .parameterRepeated, .pathParameter,
     ]
 }

@@ -1,4 +1,4 @@
-import PolicyEngine
+public import PolicyEngine
 
 /// How a request path is normalised before `path` matchers see it (`request.path_normalization`),
 /// in the spirit of Envoy's `normalize_path`, `merge_slashes` and
@@ -7,7 +7,7 @@ import PolicyEngine
 /// Without normalisation `not: {path: {prefix: /admin}}` lets `/public/../admin`, `/./admin`,
 /// `//admin` and `/public/%2e%2e/admin` through, while the server behind resolves each of them
 /// to `/admin`. Dot segments are always removed (RFC 3986 §5.2.4), after percent-decoding, so an
-/// encoded dot counts; NUL is always refused.
+/// encoded dot counts; NUL and a path that climbs above the root are always refused.
 public struct PathNormalization: Sendable, Equatable {
     /// What an encoded `/` or `\` (`%2F`, `%5C`) in a path means.
     public enum EscapedSlashes: String, Sendable, CaseIterable {
@@ -19,18 +19,31 @@ public struct PathNormalization: Sendable, Equatable {
         case unescape
     }
 
+    /// What a `;` in a path segment means: servlet containers (Tomcat, Jetty) and Spring cut
+    /// `;…` from each segment and read `..;` as `..`, where nginx and most others keep it as text.
+    public enum PathParameters: String, Sendable, CaseIterable {
+        /// Refuse the request (the default), as Spring's StrictHttpFirewall does: no reading of
+        /// `/admin;x/users` or `/public/..;/admin` is safe for every server behind.
+        case reject
+        /// Cut `;…` from every segment before it is decoded, as servlet containers do.
+        case strip
+    }
+
     /// Whether `//` counts as `/` (the default), as most servers route it.
     public var mergeSlashes = true
     /// What `%2F` and `%5C` mean (default: refuse the request).
     public var escapedSlashes = EscapedSlashes.reject
+    /// What `;` (or `%3B`) in a segment means (default: refuse the request).
+    public var pathParameters = PathParameters.reject
 
-    /// Options; the defaults merge slashes and refuse encoded ones.
-    public init(mergeSlashes: Bool = true, escapedSlashes: EscapedSlashes = .reject) {
+    /// Options; the defaults merge slashes and refuse encoded slashes and path parameters.
+    public init(mergeSlashes: Bool = true, escapedSlashes: EscapedSlashes = .reject, pathParameters: PathParameters = .reject) {
         self.mergeSlashes = mergeSlashes
         self.escapedSlashes = escapedSlashes
+        self.pathParameters = pathParameters
     }
 
-    /// Merge slashes, refuse encoded slashes.
+    /// Merge slashes, refuse encoded slashes and path parameters: what routing reads.
     public static let standard = PathNormalization()
 }
 
@@ -39,13 +52,26 @@ public struct PathNormalization: Sendable, Equatable {
 public enum RequestPath {
     /// Why a path is refused.
     public struct Refusal: Error, Sendable, Equatable {
+        /// `path_parameter` for a `;` under `path_parameters: reject`, else `url_invalid`.
+        public let code: FindingCode
         /// Why, in words a finding can carry.
         public let message: String
+
+        init(_ code: FindingCode = .urlInvalid, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     /// `raw` (the path as sent, still percent-encoded) normalised, or why it is refused.
     public static func normalize(_ raw: Substring, _ options: PathNormalization) -> Result<String, Refusal> {
         var text = String(raw)
+        if text.utf8.contains(UInt8(ascii: ";")) || escapedOffsets(text, of: [(0x33, 0x62)]).first != nil {
+            guard options.pathParameters == .strip else {
+                return .failure(Refusal(.pathParameter, message: "the path holds ';' (a path parameter), which servers read differently (/admin;x, /..;/); refused (path_normalization.path_parameters)"))
+            }
+            text = text.split(separator: "/", omittingEmptySubsequences: false).map { $0.prefix { $0 != ";" } }.joined(separator: "/")
+        }
         if options.escapedSlashes != .keep, escapedSlashOffsets(text).first != nil {
             guard options.escapedSlashes == .unescape else {
                 return .failure(Refusal(message: "the path holds an encoded '/' or '\\' (%2F, %5C), which servers split differently; refused (path_normalization.escaped_slashes)"))
@@ -66,7 +92,10 @@ public enum RequestPath {
             case ".":
                 if last { segments.append("") }
             case "..":
-                if !segments.isEmpty { segments.removeLast() }
+                guard !segments.isEmpty else {
+                    return .failure(Refusal(message: "the path climbs above the root with '..', which servers refuse or resolve differently"))
+                }
+                segments.removeLast()
                 if last { segments.append("") }
             case "" where options.mergeSlashes && !last:
                 continue
@@ -83,12 +112,16 @@ public enum RequestPath {
 
     /// The byte offsets of `%2F` and `%5C` (either case) in `text`.
     private static func escapedSlashOffsets(_ text: some StringProtocol) -> [Int] {
+        escapedOffsets(text, of: [(UInt8(ascii: "2"), UInt8(ascii: "f")), (UInt8(ascii: "5"), UInt8(ascii: "c"))])
+    }
+
+    /// The byte offsets of `%` followed by one of `escapes` (a digit, then a lower-case hex
+    /// letter matched in either case).
+    private static func escapedOffsets(_ text: some StringProtocol, of escapes: [(UInt8, UInt8)]) -> [Int] {
         let bytes = Array(text.utf8)
         guard bytes.count >= 3 else { return [] }
         return (0...(bytes.count - 3)).filter { offset in
-            bytes[offset] == UInt8(ascii: "%")
-                && ((bytes[offset + 1] == UInt8(ascii: "2") && bytes[offset + 2] | 0x20 == UInt8(ascii: "f"))
-                    || (bytes[offset + 1] == UInt8(ascii: "5") && bytes[offset + 2] | 0x20 == UInt8(ascii: "c")))
+            bytes[offset] == UInt8(ascii: "%") && escapes.contains { bytes[offset + 1] == $0.0 && bytes[offset + 2] | 0x20 == $0.1 }
         }
     }
 
@@ -114,10 +147,16 @@ extension RuleCompiler {
     mutating func pathNormalization() -> PathNormalization {
         guard let node = setting("path_normalization") else { return .standard }
         var options = PathNormalization.standard
-        for field in mapping(node, allowed: ["merge_slashes", "escaped_slashes"], what: "'path_normalization'") ?? [] {
+        for field in mapping(node, allowed: ["merge_slashes", "escaped_slashes", "path_parameters"], what: "'path_normalization'") ?? [] {
             if field.name == "merge_slashes" {
                 options.mergeSlashes = bool(field.value, what: "'merge_slashes'") ?? true
-            } else if let text = literalString(field.value, what: "'escaped_slashes'") {
+            } else if field.name == "path_parameters", let text = literalString(field.value, what: "'path_parameters'") {
+                guard let action = PathNormalization.PathParameters.exactly(text) else {
+                    error(.invalidValue, "'path_parameters' must be reject or strip, found '\(text)'", at: field.value)
+                    continue
+                }
+                options.pathParameters = action
+            } else if field.name == "escaped_slashes", let text = literalString(field.value, what: "'escaped_slashes'") {
                 guard let action = PathNormalization.EscapedSlashes.exactly(text) else {
                     error(.invalidValue, "'escaped_slashes' must be reject, keep or unescape, found '\(text)'", at: field.value)
                     continue

@@ -82,26 +82,23 @@ public struct RequestSubject: PolicySubject {
         case let other?: method = nil; malformed("the request's method is \(other.typeName), not a string")
         }
 
-        var headers: [String: [String]] = [:]
+        var fields: [(name: String, value: String)] = []
         switch object["headers"] {
         case nil: break
-        case let .object(fields)?:
-            for field in fields.members {
+        case let .object(members)?:
+            for field in members.members {
                 let values: [JSONValue] = field.value.arrayValue ?? [field.value]
                 for value in values {
                     guard let text = value.stringValue else {
                         malformed("header '\(field.name)' is \(value.typeName); header values are strings (a list for a repeated header)")
                         continue
                     }
-                    if let problem = Self.headerProblem(name: field.name, value: text) {
-                        problems.append(Problem(code: .headerInvalid, message: problem))
-                        continue
-                    }
-                    headers[field.name.lowercased(), default: []].append(text)
+                    fields.append((field.name, text))
                 }
             }
         case let other?: malformed("the request's headers are \(other.typeName), not an object")
         }
+        let headers = Self.headers(fields, problems: &problems)
         self.headers = headers
 
         var path: String?
@@ -145,7 +142,32 @@ public struct RequestSubject: PolicySubject {
         self.problems = problems
     }
 
-    /// The value of a header sent once, by case-insensitive name.
+    /// A request an HTTP front has read: its method, its target (the parse its routing reads
+    /// too) and its header fields in the order sent. The body is not read.
+    public init(method: String, target: RequestTarget, headerFields: [(name: String, value: String)]) {
+        var problems: [Problem] = []
+        self.method = method
+        path = String(target.rawPath)
+        query = target.query
+        headers = Self.headers(headerFields, problems: &problems)
+        body = nil
+        self.problems = problems
+    }
+
+    /// Header values by lower-cased name, in order; a field that cannot be used is a problem.
+    private static func headers(_ fields: [(name: String, value: String)], problems: inout [Problem]) -> [String: [String]] {
+        var headers: [String: [String]] = [:]
+        for field in fields {
+            if let problem = headerProblem(name: field.name, value: field.value) {
+                problems.append(Problem(code: .headerInvalid, message: problem))
+                continue
+            }
+            headers[field.name.lowercased(), default: []].append(field.value)
+        }
+        return headers
+    }
+
+    /// The values of a header, by case-insensitive name, in the order sent.
     public func header(_ name: String) -> [String] {
         headers[name.lowercased()] ?? []
     }

@@ -1,15 +1,29 @@
 /// A request's URL as policies read it: an absolute `http(s)` URL or an origin-form target
 /// (`/path?query`), checked as sent and split without Foundation's repairs.
-struct RequestTarget: Sendable {
+///
+/// The one parse of a request's URL: the request rules judge it, and an HTTP front's routing
+/// reads `normalizedPath(.standard)` of the same value.
+public struct RequestTarget: Sendable {
     /// The path as sent, still percent-encoded; `RequestPath` normalises it for each policy.
-    let rawPath: Substring
-    let query: FormParameters
+    public let rawPath: Substring
+    /// The query, form-decoded.
+    public let query: FormParameters
 
-    struct Problem: Error {
-        let message: String
+    /// Why a URL cannot be read.
+    public struct Problem: Error, Sendable {
+        /// Why, in words a finding or an HTTP answer can carry.
+        public let message: String
     }
 
-    static func parse(_ url: String) -> Result<RequestTarget, Problem> {
+    /// The path normalised under `options` (dot segments removed, slashes merged, ...).
+    public func normalizedPath(_ options: PathNormalization) -> Result<String, RequestPath.Refusal> {
+        RequestPath.normalize(rawPath, options)
+    }
+
+    /// Reads `url`: an `http(s)` URL or an origin-form target, with at most 16 KiB of RFC 3986
+    /// characters, escapes that decode, no NUL, a path that stays below the root, and a query
+    /// that form-decodes.
+    public static func parse(_ url: String) -> Result<RequestTarget, Problem> {
         if let problem = URLText.problem(url, what: "the request URL") { return .failure(Problem(message: problem)) }
         let parts = URLText.split(url)
         var rawPath = parts.beforeQuery
@@ -27,9 +41,9 @@ struct RequestTarget: Sendable {
     }
 
     private static func decode(path rawPath: Substring, query rawQuery: Substring) -> Result<RequestTarget, Problem> {
-        // Escapes that do not decode, and NUL, are wrong under every normalisation.
-        var lenient = PathNormalization.standard
-        lenient.escapedSlashes = .keep
+        // Escapes that do not decode, NUL and climbing above the root are wrong under every
+        // normalisation.
+        let lenient = PathNormalization(escapedSlashes: .keep, pathParameters: .strip)
         if case let .failure(refusal) = RequestPath.normalize(rawPath, lenient) {
             return .failure(Problem(message: refusal.message))
         }

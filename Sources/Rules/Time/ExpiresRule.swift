@@ -5,6 +5,7 @@ struct ExpiresRule: Rule {
     static let key = "expires"
     static let summary = "exp is present (unless optional) and not passed, allowing the leeway"
     static let phase = RulePhase.time
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.claimMissing, .tokenExpired]
     static let argumentShape: ArgumentShape = .oneOf(["required", "optional"])
     static let runsByDefault = true

@@ -7,6 +7,7 @@ struct IssuedAtRule: Rule {
     static let key = "issued_at"
     static let summary = "iat is present when required, not in the future, and not older than max_age"
     static let phase = RulePhase.time
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.claimMissing, .iatInFuture, .tokenTooOld]
     static let argumentShape: ArgumentShape = .anyOf([.oneOf(["required", "optional"]), .mapping([
         ("required", .boolean, "iat must be present"),

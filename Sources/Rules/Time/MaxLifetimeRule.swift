@@ -5,6 +5,7 @@ struct MaxLifetimeRule: Rule {
     static let key = "max_lifetime"
     static let summary = "the token's lifetime (exp - iat, or exp - nbf) is within the bound"
     static let phase = RulePhase.time
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.claimMissing, .lifetimeTooLong]
     static let argumentShape: ArgumentShape = .duration
 

@@ -5,6 +5,7 @@ struct NotBeforeRule: Rule {
     static let key = "not_before"
     static let summary = "nbf (when present, or required) is not in the future, allowing the leeway"
     static let phase = RulePhase.time
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.claimMissing, .tokenNotYetValid]
     static let argumentShape: ArgumentShape = .oneOf(["required", "optional"])
     static let runsByDefault = true

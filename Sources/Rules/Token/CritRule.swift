@@ -6,6 +6,7 @@ struct CritRule: Rule {
     static let key = "crit"
     static let summary = "every header parameter the token marks critical is one the policy understands"
     static let phase = RulePhase.header
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.critUnsupported]
     static let argumentShape: ArgumentShape = .anyOf([.string, .list(.string)])
     static let runsByDefault = true

@@ -5,6 +5,7 @@ struct HeaderRule: Rule {
     static let key = "header"
     static let summary = "header parameters match their matchers"
     static let phase = RulePhase.header
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.headerMismatch]
     static let argumentShape: ArgumentShape = .matchers
 

@@ -5,6 +5,7 @@ struct TypRule: Rule {
     static let key = "typ"
     static let summary = "the header's typ is one of the accepted media types"
     static let phase = RulePhase.header
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.typNotAllowed]
     static let argumentShape: ArgumentShape = .strings
 

@@ -6,6 +6,7 @@ struct AlgorithmsRule: Rule {
     static let key = "algorithms"
     static let summary = "the header's alg is one of the allowed algorithms"
     static let phase = RulePhase.header
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.algNotAllowed]
     static let argumentShape: ArgumentShape = .someOf(JWSAlgorithm.allCases.map(\.rawValue))
     static let runsByDefault = true

@@ -9,6 +9,7 @@ struct SignatureRule: Rule {
     static let key = "keys"
     static let summary = "the signature verifies with a key from the key source"
     static let phase = RulePhase.signature
+    static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.signatureInvalid, .certificateUntrusted, .kidUnknown, .keyPublishedLater, .keysBeforeHistory, .kidMissing,
                                               .keyUnavailable]
     static let argumentShape: ArgumentShape = .keySource

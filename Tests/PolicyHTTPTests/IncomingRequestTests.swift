@@ -1,0 +1,76 @@
+import HTTPTypes
+import PolicyEngine
+import PolicyHTTP
+import Rules
+import Testing
+
+/// The one parse of a request: hosts normalised or refused, forwarded headers read once, the
+/// path routing reads the same as the path rules read.
+@Suite("Incoming requests")
+struct IncomingRequestTests {
+    static func head(_ path: String = "/v1/authz", authority: String? = "127.0.0.1:8181", _ fields: [(String, String)] = []) -> HTTPRequest {
+        var headerFields = HTTPFields()
+        for (name, value) in fields { headerFields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+        return HTTPRequest(method: .get, scheme: "http", authority: authority, path: path, headerFields: headerFields)
+    }
+
+    static func code<Value>(_ result: Result<Value, FrontRefusal>) -> String? {
+        if case let .failure(refusal) = result { return refusal.code }
+        return nil
+    }
+
+    @Test("hosts: lower case, one trailing dot dropped, the port apart; anything else refused")
+    func hosts() {
+        #expect(RequestHost("Admin.Example.COM.") == RequestHost("admin.example.com"))
+        #expect(RequestHost("admin.example.com.:8443")?.name == "admin.example.com" && RequestHost("admin.example.com.:8443")?.port == 8443)
+        #expect(RequestHost("[::1]:80")?.name == "[::1]" && RequestHost("10.0.0.1")?.name == "10.0.0.1")
+        for bad in ["", ".", "admin.example.com:x", "admin.example.com..", ".admin", "a..b", "admin example", "%61dmin", "a:1:2", "a:65536", "a:",
+                    "[::1", "[]", "[g::1]", "admin.example.com/x", "user@admin", "ådmin", "admin\u{0}"] {
+            #expect(RequestHost(bad) == nil, "'\(bad)' was read as a host")
+        }
+    }
+
+    @Test("forwarded: X-Forwarded-* read once each; the route path is the normalised path the rules read")
+    func forwarded() throws {
+        let request = try IncomingRequest.forwarded(Self.head(_: "/v1/authz", [("X-Forwarded-Uri", "/public/%2e%2e//%61dmin/users?x=1"), ("X-Forwarded-Host", "App.Example."),
+                                                                            ("X-Forwarded-Proto", "HTTPS"), ("X-Forwarded-Method", "DELETE")])).get()
+        #expect(try request.routingPath().get() == "/admin/users")
+        #expect(request.host?.name == "app.example" && request.scheme == "https" && request.method == "DELETE")
+        #expect(request.url == "https://app.example/public/%2e%2e//%61dmin/users?x=1")
+        let subject = try #require(request.subject)
+        #expect(subject.method == "DELETE" && subject.query?.single("x") == "1")
+        #expect(try RequestPath.normalize(Substring(try #require(subject.path)), .standard).get() == "/admin/users")
+
+        // Without forwarded headers, the call's own method, scheme and host; no target at all.
+        let bare = try IncomingRequest.forwarded(Self.head()).get()
+        #expect(bare.target == nil && bare.host?.name == "127.0.0.1" && bare.subject == nil && bare.url == nil)
+        #expect(Self.code(bare.routingPath()) == "target_missing")
+        // Envoy's appended target.
+        let appended = try IncomingRequest.forwarded(Self.head(), appendedTarget: "/admin/x").get()
+        #expect(try appended.routingPath().get() == "/admin/x")
+    }
+
+    @Test("refusals: repeated, unreadable or ambiguous parts of the request, each with its code")
+    func refusals() {
+        let code = { (result: Result<IncomingRequest, FrontRefusal>) in Self.code(result) }
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Uri", "/a"), ("X-Forwarded-Uri", "/b")]))) == "header_repeated")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Host", "a"), ("X-Forwarded-Host", "b")]))) == "header_repeated")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("Authorization", "Bearer a"), ("Authorization", "Bearer b")]))) == "header_repeated")
+        #expect(code(IncomingRequest.direct(Self.head(_: "/", [("Authorization", "Bearer a"), ("Authorization", "Bearer b")]))) == "header_repeated")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Uri", "/a")]), appendedTarget: "/b")) == "target_ambiguous")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Uri", "a/b")]))) == "target_invalid")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Uri", "/a/%zz")]))) == "target_invalid")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Uri", "/../a")]))) == "target_invalid")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Host", "a:b")]))) == "host_invalid")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Method", "G ET")]))) == "method_invalid")
+        #expect(code(IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Proto", "gopher")]))) == "proto_invalid")
+        let parameter = try? IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Uri", "/admin;x/users")])).get()
+        #expect(parameter.map { Self.code($0.routingPath()) } == "path_parameter")
+    }
+
+    @Test("direct: the call as received; X-Forwarded-* from the client are not believed")
+    func direct() throws {
+        let request = try IncomingRequest.direct(Self.head("/admin/x", [("X-Forwarded-Uri", "/public/x"), ("X-Forwarded-Host", "trusted.example")])).get()
+        #expect(try request.routingPath().get() == "/admin/x" && request.host?.name == "127.0.0.1")
+    }
+}
