@@ -1,14 +1,19 @@
 public import ArgumentParser
 import Foundation
+import Logging
+import PolicyEngine
 
 /// The entry point `policy-run` and `policy-serve` share: parse, run, and end every failure in one
 /// style, `error: ...` with the usage of the command that failed.
 ///
-/// Usage errors exit 2, as every verb documents, not ArgumentParser's 64.
+/// Usage errors exit 2, as every verb documents, not ArgumentParser's 64. Every logger of the
+/// process writes to standard error through `InertLogHandler`, so text from a key document or a
+/// policy file never reaches the terminal or a log collector with its control characters.
 public enum CommandMain {
     /// Parses the process's arguments as `root` (or one of its subcommands) and runs the command;
     /// returns when it succeeded.
     public static func run(_ root: any ParsableCommand.Type) async {
+        LoggingSystem.bootstrap { label in InertLogHandler.standardError(label: label) }
         var command: any ParsableCommand
         do {
             command = try root.parseAsRoot(nil)
@@ -42,8 +47,14 @@ public enum CommandMain {
                 message = message.replacingOccurrences(of: "Usage: \(name) ", with: "Usage: \(rootName) \(name) ")
                     .replacingOccurrences(of: "'\(name) --help'", with: "'\(rootName) \(name) --help'")
             }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            FileHandle.standardError.write(Data((inert(message) + "\n").utf8))
         }
         Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+    }
+
+    /// `message` with each line made inert: the line breaks ArgumentParser lays the usage out with
+    /// stay, while an error quoting a file name or a key source cannot carry an escape sequence.
+    static func inert(_ message: String) -> String {
+        message.split(separator: "\n", omittingEmptySubsequences: false).map(InertText.escaped).joined(separator: "\n")
     }
 }

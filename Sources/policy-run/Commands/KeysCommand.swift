@@ -42,13 +42,13 @@ struct KeysCommand: AsyncParsableCommand {
                     keys = resolved.keys
                     fetchedAt = resolved.fetchedAt.map { $0.timeIntervalSince1970.rounded(.down) }
                 case let .unavailable(error):
-                    FileHandle.standardError.write(Data("error: \(remote): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
+                    FileHandle.standardError.write(Data("error: \(InertText.escaped(remote.description)): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
                     failed = true
                     continue
                 }
             case let .history(history, _):
                 guard case let .keys(newest, snapshot) = history.keys(at: .infinity) else {
-                    FileHandle.standardError.write(Data("error: \(source.description): \(history.directory) holds no snapshot yet\n".utf8))
+                    FileHandle.standardError.write(Data("error: \(InertText.escaped("\(source.description): \(history.directory)")) holds no snapshot yet\n".utf8))
                     failed = true
                     continue
                 }

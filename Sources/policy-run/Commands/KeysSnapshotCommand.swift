@@ -40,7 +40,7 @@ struct KeysSnapshotCommand: AsyncParsableCommand {
         }
         guard !remotes.isEmpty else { throw ValidationError("\(options.policy) has no remote key source (jwks_uri, discovery) to snapshot") }
         if let unplaced = remotes.first(where: { $0.directory == nil }) {
-            throw ValidationError("\(unplaced.0) names no history directory: give --out DIR")
+            throw ValidationError("\(InertText.escaped(unplaced.0.description)) names no history directory: give --out DIR")
         }
         var failed = false
         var done: Set<String> = []
@@ -49,13 +49,13 @@ struct KeysSnapshotCommand: AsyncParsableCommand {
                 let (bytes, keys) = try await remote.fetchDocument()
                 let (snapshot, isNew) = try KeyHistory.store(bytes, of: remote.description, seen: seenAt, in: directory!)
                 let kids = keys.keys.map { $0.kid ?? "(no kid)" }.joined(separator: ", ")
-                print("\(remote): \(keys.keys.count) key\(keys.keys.count == 1 ? "" : "s") (\(InertText.escaped(kids))) -> "
-                      + "\(directory!)/\(snapshot.file) seen \(UnixTime.iso8601(snapshot.seen))\(isNew ? "" : " (set unchanged)")")
+                print("\(InertText.escaped(remote.description)): \(keys.keys.count) key\(keys.keys.count == 1 ? "" : "s") (\(InertText.escaped(kids))) -> "
+                      + "\(InertText.escaped(directory!))/\(snapshot.file) seen \(UnixTime.iso8601(snapshot.seen))\(isNew ? "" : " (set unchanged)")")
             } catch let error as KeyFetchError {
-                FileHandle.standardError.write(Data("error: \(remote): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
+                FileHandle.standardError.write(Data("error: \(InertText.escaped(remote.description)): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
                 failed = true
             } catch let error as KeyHistory.LoadError {
-                FileHandle.standardError.write(Data("error: \(remote): \(error.message)\n".utf8))
+                FileHandle.standardError.write(Data("error: \(InertText.escaped(remote.description)): \(InertText.escaped(error.message))\n".utf8))
                 failed = true
             }
         }
