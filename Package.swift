@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: [
-                "PolicyEngine", "PolicyCrypto", "KeyServer",
+                "PolicyEngine", "PolicyCrypto", "KeyServer", "CCurl",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],

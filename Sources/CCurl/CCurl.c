@@ -1,7 +1,10 @@
 #include "CCurl.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,12 +91,51 @@ static size_t collect(char *data, size_t size, size_t count, void *context) {
     return length;
 }
 
+/// The address filter of one GET, and the first address it refused.
+typedef struct {
+    CCurlAddressFilter filter;
+    int rules;
+    int refused;
+    char refused_address[INET6_ADDRSTRLEN + 32];
+} Connection;
+
+/// libcurl's socket opener (CURLOPT_OPENSOCKETFUNCTION): asks the filter about the resolved
+/// address first, so a refused one is never connected to. libcurl then tries the host's other
+/// addresses, if any.
+static curl_socket_t open_socket(void *context, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)purpose;
+    Connection *connection = context;
+    const void *bytes = NULL;
+    size_t length = 0;
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        bytes = &((const struct sockaddr_in *)(const void *)&address->addr)->sin_addr;
+        length = 4;
+    } else if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        bytes = &((const struct sockaddr_in6 *)(const void *)&address->addr)->sin6_addr;
+        length = 16;
+    }
+    if (!bytes || !connection->filter(bytes, length, connection->rules)) {
+        if (!connection->refused) {
+            connection->refused = 1;
+            if (!bytes || !inet_ntop(address->family, bytes, connection->refused_address, sizeof connection->refused_address)) {
+                snprintf(connection->refused_address, sizeof connection->refused_address, "an address of family %d", address->family);
+            }
+        }
+        return CURL_SOCKET_BAD;
+    }
+#ifdef SOCK_CLOEXEC
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+#else
+    return socket(address->family, address->socktype, address->protocol);
+#endif
+}
+
 static char *copy(const char *text) {
     return text ? strdup(text) : NULL;
 }
 
 void ccurl_get(const CCurlLibrary *library, const char *url, const char *accept, long timeout_ms,
-               size_t max_bytes, int allow_http, CCurlResponse *response) {
+               size_t max_bytes, int allow_http, CCurlAddressFilter filter, int rules, CCurlResponse *response) {
     memset(response, 0, sizeof *response);
     CURL *curl = library->easy_init();
     if (!curl) {
@@ -106,6 +148,7 @@ void ccurl_get(const CCurlLibrary *library, const char *url, const char *accept,
     snprintf(header, sizeof header, "Accept: %s", accept);
     struct curl_slist *headers = library->slist_append(NULL, header);
     Body body = {.max_bytes = max_bytes};
+    Connection connection = {.filter = filter, .rules = rules};
     const char *protocols = allow_http ? "http,https" : "https";
 
     library->easy_setopt(curl, CURLOPT_URL, url);
@@ -121,6 +164,8 @@ void ccurl_get(const CCurlLibrary *library, const char *url, const char *accept,
     library->easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
     library->easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
     library->easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    library->easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    library->easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &connection);
 
     CURLcode code = library->easy_perform(curl);
     if (code == CURLE_OK) {
@@ -135,7 +180,10 @@ void ccurl_get(const CCurlLibrary *library, const char *url, const char *accept,
         response->length = body.length;
         body.bytes = NULL;
     } else {
-        if (body.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+        if (connection.refused) {
+            response->outcome = CCURL_REFUSED_ADDRESS;
+            snprintf(response->message, sizeof response->message, "%s", connection.refused_address);
+        } else if (body.too_large || code == CURLE_FILESIZE_EXCEEDED) {
             response->outcome = CCURL_TOO_LARGE;
         } else if (code == CURLE_OPERATION_TIMEDOUT) {
             response->outcome = CCURL_TIMEOUT;
@@ -144,7 +192,9 @@ void ccurl_get(const CCurlLibrary *library, const char *url, const char *accept,
         } else {
             response->outcome = CCURL_TRANSPORT;
         }
-        snprintf(response->message, sizeof response->message, "%s", detail[0] ? detail : library->easy_strerror(code));
+        if (response->outcome != CCURL_REFUSED_ADDRESS) {
+            snprintf(response->message, sizeof response->message, "%s", detail[0] ? detail : library->easy_strerror(code));
+        }
     }
     free(body.bytes);
     library->slist_free_all(headers);

@@ -24,7 +24,13 @@ typedef enum {
     CCURL_TOO_LARGE = 2,   ///< The body (or its announced length) exceeded the cap.
     CCURL_TRANSPORT = 3,   ///< Name resolution, connection, TLS or protocol failure.
     CCURL_PROTOCOL = 4,    ///< The URL's scheme is not one allowed.
+    CCURL_REFUSED_ADDRESS = 5,  ///< The address filter refused an address, and no other was connected to.
 } CCurlOutcome;
+
+/// Decides whether a connection to an address may be made, before its socket is opened:
+/// `address` is 4 (IPv4) or 16 (IPv6) bytes in network order; nonzero allows it. `rules` is what
+/// the caller passed to `ccurl_get`.
+typedef int (*CCurlAddressFilter)(const unsigned char *address, size_t length, int rules);
 
 /// What one GET returned. Strings and the body are malloc'd (NULL when absent); free them with
 /// `ccurl_response_free`.
@@ -36,15 +42,19 @@ typedef struct {
     char *redirect_url;
     unsigned char *body;
     size_t length;
-    /// For outcomes but `CCURL_OK`, libcurl's account of what failed.
+    /// For outcomes but `CCURL_OK`, libcurl's account of what failed; for
+    /// `CCURL_REFUSED_ADDRESS`, the address refused (e.g. "169.254.169.254").
     char message[256];
 } CCurlResponse;
 
 /// GETs `url` with `Accept: accept`, never following redirects, within `timeout_ms` for the
 /// whole exchange and reading at most `max_bytes` of body; https only unless `allow_http`.
-/// Proxies named by the environment (https_proxy, no_proxy) apply, as libcurl reads them.
+/// Each address libcurl is about to connect to (every one the host resolved to, tried in turn)
+/// is first passed to `filter` with `rules`; one it refuses is never connected to.
+/// Proxies named by the environment (https_proxy, no_proxy) apply, as libcurl reads them: the
+/// address filtered is then the proxy's.
 void ccurl_get(const CCurlLibrary *library, const char *url, const char *accept, long timeout_ms,
-               size_t max_bytes, int allow_http, CCurlResponse *response);
+               size_t max_bytes, int allow_http, CCurlAddressFilter filter, int rules, CCurlResponse *response);
 
 void ccurl_response_free(CCurlResponse *response);
 

@@ -2,8 +2,12 @@
 public struct KeyFetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stable kind of fetch failure.
     public enum Code: String, Sendable {
-        /// Plain `http://` without `allow_http`, a redirect leaving https, or not a URL at all.
+        /// Plain `http://` without `allow_http` or to a host that is not loopback, a redirect
+        /// leaving https, or not a URL at all.
         case insecureURL = "insecure_url"
+        /// A URL whose host is, or resolves to, a link-local address, a cloud metadata service or
+        /// the unspecified address, without `allow_internal` (`KeyURLAccess`).
+        case refusedAddress = "refused_address"
         /// No complete answer within the source's timeout.
         case timeout
         /// The connection failed: refused, reset, DNS.

@@ -8,7 +8,8 @@ internal import Foundation
 extension RuleCompiler {
     static let keySourceKinds = ["jwks_file", "jwks", "jwk", "pem_file", "secret", "jwks_uri", "discovery"]
     static let remoteKeySourceKinds = ["jwks_uri", "discovery"]
-    static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http", "history", "history_grace"]
+    static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http", "allow_internal", "history",
+                                   "history_grace"]
     static let keyOptions = ["min_rsa_bits", "require_kid", "x5c"] + remoteKeyOptions
 
     /// Reads a `keys` mapping. Local keys are loaded now, and their problems (a missing file, a
@@ -43,6 +44,7 @@ extension RuleCompiler {
         var options = KeyLoadingOptions.standard
         var requireKid = false
         var allowHTTP = false
+        var allowInternal = false
         var durations: [String: Duration] = [:]
         for option in pairs where Self.keyOptions.contains(option.name) {
             if Self.remoteKeyOptions.contains(option.name), !isRemote {
@@ -67,6 +69,13 @@ extension RuleCompiler {
                     warning(.insecureSetting, "'allow_http: true' lets keys arrive over plain http, where anyone on the path can replace them",
                             at: option.value, hint: "use it for loopback tests only")
                 }
+            case "allow_internal":
+                allowInternal = bool(option.value, what: "'allow_internal'") ?? false
+                if allowInternal {
+                    warning(.insecureSetting, "'allow_internal: true' lets this policy's key URLs reach link-local addresses and cloud metadata services, "
+                            + "where a machine's credentials are served", at: option.value,
+                            hint: "only for a key server that really is on such an address, in a policy you trust")
+                }
             case "x5c", "history":
                 break
             default:
@@ -85,8 +94,10 @@ extension RuleCompiler {
             return KeySource(origin: .tokenCertificate, purpose: purpose, description: trust!.description, requireKid: requireKid, certificateTrust: trust, keyOptions: options)
         }
         if isRemote {
-            guard let location = remoteLocation(kind.name, kind.value, allowHTTP: allowHTTP) else { return nil }
-            var remote = RemoteKeySource(location: location, allowHTTP: allowHTTP, keyOptions: options)
+            guard let location = remoteLocation(kind.name, kind.value, access: KeyURLAccess(allowHTTP: allowHTTP, allowInternal: allowInternal)) else {
+                return nil
+            }
+            var remote = RemoteKeySource(location: location, allowHTTP: allowHTTP, allowInternal: allowInternal, keyOptions: options)
             remote.cacheTTL = durations["cache_ttl"] ?? remote.cacheTTL
             remote.minRefreshInterval = durations["min_refresh_interval"] ?? remote.minRefreshInterval
             remote.timeout = durations["timeout"] ?? remote.timeout
@@ -140,18 +151,42 @@ extension RuleCompiler {
         }
     }
 
-    /// A `jwks_uri` or `discovery` URL: absolute, with a host, https unless `allow_http`.
-    private mutating func remoteLocation(_ kind: String, _ value: YAMLNode, allowHTTP: Bool) -> RemoteKeySource.Location? {
+    /// A `jwks_uri` or `discovery` URL: absolute, with a host, https unless `allow_http` (and
+    /// then to a loopback host); a host written as a link-local, metadata or unspecified address
+    /// (or a metadata service's name) is refused without `allow_internal`, and a private or
+    /// loopback one warned about. A host name is checked again once resolved, at fetch time.
+    private mutating func remoteLocation(_ kind: String, _ value: YAMLNode, access: KeyURLAccess) -> RemoteKeySource.Location? {
         guard let text = literalString(value, what: "'\(kind)'") else { return nil }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false,
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !host.isEmpty,
               scheme == "https" || scheme == "http" else {
             error(.invalidValue, "'\(kind)' must be an absolute https URL, found '\(text)'", at: value)
             return nil
         }
-        if scheme == "http", !allowHTTP {
-            error(.insecureSetting, "'\(kind)' is plain http; keys must come over https", at: value,
-                  hint: "for a loopback test server, add allow_http: true")
+        // Classified decoded, as libcurl decodes a percent-encoded host; quoted as written.
+        let scope = AddressScope.of(host: host)
+        let shown = url.host(percentEncoded: true) ?? host
+        if scheme == "http" {
+            guard access.allowHTTP else {
+                error(.insecureSetting, "'\(kind)' is plain http; keys must come over https", at: value,
+                      hint: "for a loopback test server, add allow_http: true")
+                return nil
+            }
+            guard scope == .loopback else {
+                error(.insecureSetting, "'\(kind)' is plain http to '\(shown)', which is not a loopback host; allow_http reaches 127.0.0.0/8, ::1 and localhost only",
+                      at: value, hint: "serve the keys over https, or run the test server on 127.0.0.1")
+                return nil
+            }
+        }
+        switch scope {
+        case let scope? where scope.isRefused && !access.allowInternal:
+            error(.internalAddress, "'\(kind)' names '\(shown)', \(scope.phrase); a policy's key URLs may not reach it", at: value,
+                  hint: "if the keys really are served there, set allow_internal: true beside it")
             return nil
+        case let scope? where (scope == .privateNetwork || (scope == .loopback && scheme == "https")) && !access.allowInternal:
+            warning(.internalAddress, "'\(kind)' names '\(shown)', \(scope.phrase): the engine will send requests into the network it runs in", at: value,
+                    hint: "use the provider's public https URL, or note why with '# lint: ignore=internal_address'")
+        default:
+            break
         }
         return kind == "jwks_uri" ? .jwksURI(url) : .discovery(issuer: text)
     }

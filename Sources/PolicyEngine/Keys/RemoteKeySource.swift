@@ -25,21 +25,25 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     public var staleIfError: Duration
     /// How long one fetch may take, connection to last byte.
     public var timeout: Duration
-    /// Whether plain `http://` URLs are accepted (loopback tests only).
+    /// Whether plain `http://` URLs to a loopback host are accepted (tests only).
     public var allowHTTP: Bool
+    /// Whether link-local addresses and cloud metadata services may be reached (`allow_internal`).
+    public var allowInternal: Bool
     /// How the fetched keys are checked (`min_rsa_bits`).
     public var keyOptions: KeyLoadingOptions
 
-    /// A source with the format's defaults: 10 min TTL, 30 s between fetches, 1 h stale-if-error, 5 s timeout, https only.
+    /// A source with the format's defaults: 10 min TTL, 30 s between fetches, 1 h stale-if-error,
+    /// 5 s timeout, https only, no link-local or metadata address.
     public init(location: Location, cacheTTL: Duration = .seconds(600), minRefreshInterval: Duration = .seconds(30),
                 staleIfError: Duration = .seconds(3600), timeout: Duration = .seconds(5), allowHTTP: Bool = false,
-                keyOptions: KeyLoadingOptions = .standard) {
+                allowInternal: Bool = false, keyOptions: KeyLoadingOptions = .standard) {
         self.location = location
         self.cacheTTL = cacheTTL
         self.minRefreshInterval = minRefreshInterval
         self.staleIfError = staleIfError
         self.timeout = timeout
         self.allowHTTP = allowHTTP
+        self.allowInternal = allowInternal
         self.keyOptions = keyOptions
     }
 
@@ -62,7 +66,7 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     /// Fetches the set as `fetchKeys` does, and also returns the document's bytes as published,
     /// for `policy-run keys snapshot` to store.
     public func fetchDocument() async throws(KeyFetchError) -> (bytes: [UInt8], keys: JWKSet) {
-        let fetcher = KeyDocumentFetcher(timeout: timeout, allowHTTP: allowHTTP)
+        let fetcher = KeyDocumentFetcher(timeout: timeout, allowHTTP: allowHTTP, allowInternal: allowInternal)
         let jwksURL: URL
         switch location {
         case let .jwksURI(url): jwksURL = url
@@ -107,7 +111,7 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
         guard let text = document["jwks_uri"]?.stringValue, let jwksURL = URL(string: text), jwksURL.host != nil else {
             throw KeyFetchError(.invalidDocument, "\(documentURL.absoluteString) has no 'jwks_uri' URL")
         }
-        try fetcher.checkScheme(jwksURL)
+        try fetcher.check(jwksURL)
         return jwksURL
     }
 

@@ -51,6 +51,10 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case hmacWithPublicKeys = "hmac_with_public_keys"
     /// A `jwks_uri` on another host than the issuer (warning; silence it with a note when intended).
     case keysOffIssuerHost = "keys_off_issuer_host"
+    /// A key URL whose host is a link-local address, a cloud metadata service or the unspecified
+    /// address (error, unless `allow_internal`), or a private or loopback address over https
+    /// (warning): a policy must not make the engine call into the network it runs in.
+    case internalAddress = "internal_address"
     /// A matcher that no value can satisfy (warning).
     case neverPasses = "never_passes"
     /// An input the policy declares and no rule reads (warning).
