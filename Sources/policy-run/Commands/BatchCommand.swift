@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PolicyCommandLine
 import PolicyEngine
 
 /// `policy-run batch`: every record of token logs judged as of its own time, in order.
@@ -112,10 +113,10 @@ struct BatchCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
         if let summaryJSON {
             let text = summary.json(seconds: seconds, cache: cache?.statistics, peakMemoryBytes: Self.peakMemoryBytes()).prettyPrinted() + "\n"
-            if summaryJSON == "-" {
-                FileHandle.standardOutput.write(Data(text.utf8))
-            } else if !FileManager.default.createFile(atPath: summaryJSON, contents: Data(text.utf8)) {
-                throw ValidationError("cannot write the summary to '\(summaryJSON)'")
+            do {
+                try OutputFile.write(text, to: summaryJSON)
+            } catch {
+                throw ValidationError("the summary: \(error.description)")
             }
         }
         if summary.invalid > 0 { throw ExitCode(1) }
@@ -144,10 +145,11 @@ final class OutputWriter {
         if path == "-" {
             handle = FileHandle.standardOutput
         } else {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-                throw ValidationError("cannot write to '\(path)'")
+            do {
+                handle = try OutputFile.open(path)
+            } catch {
+                throw ValidationError(error.description)
             }
-            handle = file
         }
         buffer.reserveCapacity(1 << 16)
     }

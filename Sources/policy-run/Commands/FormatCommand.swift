@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PolicyCommandLine
 import PolicyAuthoring
 import PolicyEngine
 
@@ -48,8 +49,10 @@ struct FormatCommand: ParsableCommand {
                 print("\(file): not in the canonical layout")
                 print(FirstDifference(old: text, new: formatted).rendered)
             } else {
-                guard FileManager.default.createFile(atPath: file, contents: Data(formatted.utf8)) else {
-                    FileHandle.standardError.write(Data("error: cannot write \(file)\n".utf8))
+                do {
+                    try OutputFile.write(formatted, to: file)
+                } catch {
+                    FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
                     failed = true
                     continue
                 }

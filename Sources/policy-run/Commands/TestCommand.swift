@@ -95,12 +95,10 @@ enum TestFileSearch {
 /// Where a report goes: standard output for `-`, otherwise a file.
 enum ReportOutput {
     static func write(_ text: String, to output: String) throws {
-        if output == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
-        } else {
-            guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
-                throw ValidationError("cannot write \(output)")
-            }
+        do {
+            try OutputFile.write(text, to: output)
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 }
