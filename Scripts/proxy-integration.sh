@@ -15,6 +15,8 @@ cleanup() {
     [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
     [ -n "${caddy_pid:-}" ] && kill "$caddy_pid" 2>/dev/null || true
     [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
+    [ -f "$work/routed-nginx.pid" ] && kill "$(cat "$work/routed-nginx.pid")" 2>/dev/null || true
+    [ -n "${routed_pid:-}" ] && kill "$routed_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -35,12 +37,13 @@ print(b64(key))
 print(token())
 print(token(exp=now - 3600, iat=now - 7200))
 print(token(scope="write"))
+print(token(scope="read admin"))
 PY
 }
 
 mapfile -t generated < <(secret_and_tokens)
 export NGINX_TEST_KEY=${generated[0]}
-valid=${generated[1]} expired=${generated[2]} no_scope=${generated[3]}
+valid=${generated[1]} expired=${generated[2]} no_scope=${generated[3]} both_scopes=${generated[4]}
 
 mkdir -p "$work/policies" "$work/tmp"
 cat > "$work/policies/api.yaml" <<'YAML'
@@ -148,5 +151,102 @@ check "caddy: valid token reaches the upstream" 200 "for user alice" -H "Authori
 check "caddy: expired token" 401 'error="invalid_token", error_description="token_expired"' -H "Authorization: Bearer $expired"
 check "caddy: token without the read scope" 403 'error="insufficient_scope"' -H "Authorization: Bearer $no_scope"
 check "caddy: no token" 401 "Www-Authenticate: Bearer"
+
+# The differential: nginx in front of `policy-serve`'s route table, and an upstream that says
+# which path it would serve ($uri, nginx's own normalisation). For every spelling of a path, the
+# route policy-serve chose (named by the output header each route sets) and the path the
+# upstream received must name the same policy, or the request is refused before the upstream.
+cat > "$work/policies/admin.yaml" <<'YAML'
+policy: admin
+token:
+  algorithms: [HS256]
+  keys: {secret: '${env:NGINX_TEST_KEY}'}
+  issuer: https://issuer.example
+  audience: api
+  claims:
+    scope: {contains: admin}
+outputs:
+  user: claims.sub
+YAML
+cat > "$work/serve.yaml" <<YAML
+listen: 127.0.0.1:$(free_port)
+policies: policies
+routes:
+  - match: {path_prefix: /admin/}
+    policy: admin
+    outputs: {user: X-Route-Admin}
+  - match: {path_prefix: /}
+    policy: api
+    outputs: {user: X-Route-User}
+YAML
+routed_port=$(sed -n 's/^listen: 127.0.0.1://p' "$work/serve.yaml")
+"$run" serve --config "$work/serve.yaml" 2> "$work/routed.log" &
+routed_pid=$!
+for _ in $(seq 1 100); do grep -q "serving " "$work/routed.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving " "$work/routed.log" || { cat "$work/routed.log" >&2; exit 1; }
+routed_proxy_port=$(free_port) routed_upstream_port=$(free_port)
+cat > "$work/routed-nginx.conf" <<CONF
+daemon on;
+master_process off;
+pid $work/routed-nginx.pid;
+error_log $work/routed-error.log;
+events {}
+http {
+    access_log off;
+    client_body_temp_path $work/tmp/body;
+    proxy_temp_path $work/tmp/proxy;
+    fastcgi_temp_path $work/tmp/fastcgi;
+    uwsgi_temp_path $work/tmp/uwsgi;
+    scgi_temp_path $work/tmp/scgi;
+    server {
+        listen 127.0.0.1:$routed_proxy_port;
+        location / {
+            auth_request /_authz;
+            auth_request_set \$route_admin \$upstream_http_x_route_admin;
+            auth_request_set \$route_user \$upstream_http_x_route_user;
+            proxy_set_header X-Route-Admin \$route_admin;
+            proxy_set_header X-Route-User \$route_user;
+            proxy_pass http://127.0.0.1:$routed_upstream_port;
+        }
+        location = /_authz {
+            internal;
+            proxy_pass http://127.0.0.1:$routed_port/v1/authz;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header X-Forwarded-Method \$request_method;
+            proxy_set_header X-Forwarded-Proto \$scheme;
+            proxy_set_header X-Forwarded-Uri \$request_uri;
+            proxy_set_header X-Forwarded-Host \$host;
+        }
+    }
+    server {
+        listen 127.0.0.1:$routed_upstream_port;
+        location / { return 200 "uri=\$uri admin=\$http_x_route_admin user=\$http_x_route_user\n"; }
+    }
+}
+CONF
+nginx -c "$work/routed-nginx.conf" -p "$work"
+for _ in $(seq 1 50); do [ -f "$work/routed-nginx.pid" ] && break; sleep 0.1; done
+for spelling in /admin/users /orders/1 /public/x /%61dmin/users //admin/users /./admin/users /public/../admin/users \
+                /public/%2e%2e/admin/users /public/%2E%2E/admin/users /admin/%2e/users /admin//users /admin%2Fusers \
+                /public%2F..%2Fadmin/users /admin\;x/users "/admin;jsessionid=1" "/public/..;/admin/users" "/.;/admin/users" \
+                /admin%3Bx/users /ADMIN/users /admin%20/users /.. /public/../../admin/users; do
+    answer=$(curl -s --path-as-is -H "Authorization: Bearer $both_scopes" -w ' %{http_code}' "http://127.0.0.1:$routed_proxy_port$spelling")
+    code=${answer##* }
+    if [ "$code" != 200 ]; then
+        passed=$((passed + 1)); printf 'ok    %-34s %s  refused before the upstream\n' "route $spelling" "$code"
+        continue
+    fi
+    uri=$(printf '%s' "$answer" | sed -n 's/^uri=\([^ ]*\) .*/\1/p')
+    chose=$(printf '%s' "$answer" | grep -q 'admin=alice' && echo admin || echo api)
+    served=$(case "$uri" in /admin/*) echo admin ;; *) echo api ;; esac)
+    if [ "$chose" = "$served" ]; then
+        passed=$((passed + 1)); printf 'ok    %-34s %s  routed %s, upstream served %s\n' "route $spelling" "$code" "$chose" "$uri"
+    else
+        failed=$((failed + 1)); printf 'FAIL  %-34s routed %s, but the upstream served %s (%s)\n' "route $spelling" "$chose" "$uri" "$answer"
+    fi
+done
+kill "$(cat "$work/routed-nginx.pid")" "$routed_pid" 2>/dev/null || true
+
 echo "proxy integration: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
