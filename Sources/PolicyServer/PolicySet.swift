@@ -55,7 +55,7 @@ public struct PolicySet: Sendable {
     /// next call that needs it.
     public func prefetch() async {
         await withDiscardingTaskGroup { group in
-            for source in remoteKeySources { group.addTask { _ = await keyCache.resolve(source, kid: nil) } }
+            for source in remoteKeySources { group.addTask { _ = await keyCache.resolve(source, kid: nil, untilFetched: true) } }
         }
     }
 

@@ -130,6 +130,7 @@ public struct PolicySchema: Sendable {
             ("min_refresh_interval", .duration, "the least time between two fetches"),
             ("timeout", .duration, "how long a fetch may take"),
             ("stale_if_error", .duration, "how long a set is still used while its source fails"),
+            ("max_wait", .duration, "how long an unknown kid waits for a refetch (default 1s; a cached kid never waits)"),
             ("allow_http", .boolean, "allow plain http to a loopback host (tests only)"),
             ("allow_internal", .boolean, "allow key URLs on link-local addresses and cloud metadata services (lint warns)"),
             ("history", .string, "a directory of key snapshots (policy-run keys snapshot): tokens are judged with the keys of their time, never fetched"),

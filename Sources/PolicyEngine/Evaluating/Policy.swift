@@ -237,7 +237,7 @@ public struct Policy: Sendable {
     /// throws the first source's failure. Sets already cached and fresh are not fetched again.
     public func prefetch() async throws(KeyFetchError) {
         for source in remoteKeySources {
-            if case let .unavailable(error) = await keyCache.resolve(source, kid: nil) { throw error }
+            if case let .unavailable(error) = await keyCache.resolve(source, kid: nil, untilFetched: true) { throw error }
         }
     }
 

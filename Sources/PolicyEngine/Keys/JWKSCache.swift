@@ -6,8 +6,9 @@ internal import Synchronization
 /// memory, refreshed ahead of expiry, and served stale while a provider is down.
 ///
 /// Pass one cache to every compile in a process (`PolicyCompiler.keyCache`) so policies naming
-/// the same source share its keys, its refetch limits and its fetches. Concurrent evaluations
-/// that need a fetch wait on a single request. Events go to `logger` (label
+/// the same source share its keys, its refetch limits and its fetches. A `kid` the cache holds
+/// never waits on the network; evaluations that need a fetch wait on a single request, at most
+/// the source's `max_wait`. Events go to `logger` (label
 /// `policy-engine.keys`): each fetch at `info` with the running fetch count, each failure at
 /// `warning` with the failure count and the age of the set still being served.
 public final class JWKSCache: Sendable {
@@ -22,28 +23,61 @@ public final class JWKSCache: Sendable {
         self.now = now
     }
 
-    /// The keys for a token with `kid`, fetching when the set is missing, expired, or does not
-    /// know `kid` and the refetch limit allows. Never throws: a source that cannot supply keys
-    /// yields `.unavailable`.
-    public func resolve(_ source: RemoteKeySource, kid: String?) async -> KeyResolution {
-        var fetched = false
+    /// The keys for a token with `kid`. A `kid` the cache holds (fresh, or stale within
+    /// `stale_if_error`) is answered at once, whatever fetch is under way; a set near or past the
+    /// end of its TTL is refreshed in the background. A fetch is waited for only when the cache
+    /// cannot answer (no set yet, an unknown `kid` the refetch limit allows asking about), and at
+    /// most `max_wait`, or to its end with `untilFetched` (a prefetch at start-up). Never throws:
+    /// a source that cannot supply keys yields `.unavailable`.
+    public func resolve(_ source: RemoteKeySource, kid: String?, untilFetched: Bool = false) async -> KeyResolution {
+        var settled = false
         while true {
-            switch step(source, kid: kid, fetched: fetched, waits: true) {
+            switch step(source, kid: kid, settled: settled, waits: true) {
             case let .serve(keys): return .available(keys)
             case let .fail(error): return .unavailable(error)
             case let .wait(task):
-                await task.value
-                fetched = true
+                if untilFetched { await task.value } else { await Self.wait(for: task, atMost: source.maxWait) }
+                settled = true
             case .fetch:
                 preconditionFailure("step starts fetches itself")
             }
         }
     }
 
+    /// Waits until `task` ends or `bound` passes, whichever is first; the fetch goes on either way.
+    private static func wait(for task: Task<Void, Never>, atMost bound: Duration) async {
+        let waiter = Waiter()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiter.set(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: bound)
+                waiter.resume()
+            }
+            Task {
+                await task.value
+                timer.cancel()
+                waiter.resume()
+            }
+        }
+    }
+
+    /// A continuation resumed once, by whichever of the fetch and the timer ends first.
+    private final class Waiter: Sendable {
+        private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+        func set(_ waiting: CheckedContinuation<Void, Never>) {
+            continuation.withLock { $0 = waiting }
+        }
+
+        func resume() {
+            continuation.withLock { $0.take() }?.resume()
+        }
+    }
+
     /// The keys for `kid` if they can be had without waiting for a fetch, else nil. A fetch the
     /// answer needed is started in the background, so a later call may succeed.
     public func cachedResolution(_ source: RemoteKeySource, kid: String?) -> KeyResolution? {
-        switch step(source, kid: kid, fetched: false, waits: false) {
+        switch step(source, kid: kid, settled: false, waits: false) {
         case let .serve(keys): .available(keys)
         case let .fail(error): .unavailable(error)
         case .wait, .fetch: nil
@@ -62,18 +96,18 @@ public final class JWKSCache: Sendable {
 
     /// Decides under the lock and, when the decision is to fetch, starts the one fetch and
     /// returns it as something to wait on.
-    private func step(_ source: RemoteKeySource, kid: String?, fetched: Bool, waits: Bool) -> KeyCacheEntry.Decision {
+    private func step(_ source: RemoteKeySource, kid: String?, settled: Bool, waits: Bool) -> KeyCacheEntry.Decision {
         let now = now()
         return entries.withLock { entries in
             var entry = entries[source] ?? KeyCacheEntry()
             defer { entries[source] = entry }
-            let decision = entry.decide(kid: kid, now: now, fetched: fetched, source: source)
-            entry.count(decision, afterFetch: fetched, waits: waits)
+            let decision = entry.decide(kid: kid, now: now, settled: settled, source: source)
+            entry.count(decision, afterFetch: settled, waits: waits)
             switch decision {
             case .fetch:
                 let task = startFetch(source, in: &entry, at: now)
                 return .wait(task)
-            case .serve where entry.wantsRefreshAhead(now: now, source: source):
+            case .serve where entry.wantsRefresh(now: now, source: source):
                 _ = startFetch(source, in: &entry, at: now)
                 return decision
             default:

@@ -40,9 +40,9 @@ struct KeyCacheEntry {
     enum Decision {
         /// Use these keys now.
         case serve(ResolvedKeys)
-        /// Start a fetch (the caller records it as `inFlight`), then decide again.
+        /// Start a fetch (the caller records it as `inFlight`), then wait for it, at most `max_wait`.
         case fetch
-        /// Wait for the fetch under way, then decide again.
+        /// Wait for the fetch under way, at most `max_wait`, then decide again, settled.
         case wait(Task<Void, Never>)
         /// No keys can be served.
         case fail(KeyFetchError)
@@ -51,36 +51,51 @@ struct KeyCacheEntry {
     /// The share of `cache_ttl` after which a use refreshes the set in the background.
     static let refreshAheadFraction = 0.8
 
-    /// Decides for a token with `kid` at `now`. `fetched` is true once this caller has waited for
-    /// a fetch: it then takes whatever the cache holds instead of asking again.
-    func decide(kid: String?, now: Date, fetched: Bool, source: RemoteKeySource) -> Decision {
-        if let inFlight, !fetched { return .wait(inFlight) }
-        let mayFetch = !fetched && lastAttempt.map { now.timeIntervalSince($0) >= source.minRefreshInterval.seconds } ?? true
+    /// Decides for a token with `kid` at `now`. `settled` is true once this caller has waited
+    /// for a fetch (to its end, or to `max_wait`): it then takes whatever the cache holds.
+    ///
+    /// A `kid` the set knows is served at once, whatever fetch is under way: fresh within
+    /// `cache_ttl`, stale within `stale_if_error` after it (`step` then refreshes the set in the
+    /// background). Only what the cache cannot answer waits: an unknown `kid` (a key the
+    /// provider may have just rotated in), no set yet, or a set past `stale_if_error`.
+    func decide(kid: String?, now: Date, settled: Bool, source: RemoteKeySource) -> Decision {
+        let spaced = lastAttempt.map { now.timeIntervalSince($0) >= source.minRefreshInterval.seconds } ?? true
+        func needFetch() -> Decision? {
+            guard !settled else { return nil }
+            if let inFlight { return .wait(inFlight) }
+            return spaced ? .fetch : nil
+        }
         guard let snapshot else {
-            if mayFetch { return .fetch }
+            if let decision = needFetch() { return decision }
+            if inFlight != nil {
+                return .fail(KeyFetchError(.timeout, "\(source) is still answering after max_wait (\(source.maxWaitText)); the fetch goes on"))
+            }
             return .fail(lastFailure ?? KeyFetchError(.transport, "\(source) has not been fetched"))
         }
         let age = now.timeIntervalSince(snapshot.fetchedAt ?? now)
-        if age < source.cacheTTL.seconds {
-            // A kid the set does not know may be a key the provider has just rotated in.
-            if !snapshot.knows(kid: kid), mayFetch { return .fetch }
-            return .serve(snapshot)
-        }
-        if mayFetch { return .fetch }
+        let fresh = age < source.cacheTTL.seconds
         guard age < source.cacheTTL.seconds + source.staleIfError.seconds else {
+            if let decision = needFetch() { return decision }
             let reason = lastFailure.map { " (last error: \($0.message))" } ?? ""
             return .fail(KeyFetchError(lastFailure?.code ?? .transport,
                                        "\(source) has failed past stale_if_error; its last good key set is \(Int(age)) s old\(reason)"))
         }
-        return .serve(ResolvedKeys(keys: snapshot.keys, fetchedAt: snapshot.fetchedAt, freshness: .stale))
+        if !snapshot.knows(kid: kid), let decision = needFetch() { return decision }
+        return .serve(ResolvedKeys(keys: snapshot.keys, fetchedAt: snapshot.fetchedAt, freshness: fresh ? .fresh : .stale,
+                                   refetchProblem: snapshot.knows(kid: kid) ? nil : refetchProblem(source)))
     }
 
-    /// Whether a use at `now` should start a background refresh: the set is near the end of its
-    /// TTL, nothing is under way, and the refetch spacing allows it.
-    func wantsRefreshAhead(now: Date, source: RemoteKeySource) -> Bool {
+    /// Why the set a caller with an unknown `kid` is served holds nothing newer.
+    private func refetchProblem(_ source: RemoteKeySource) -> String? {
+        if inFlight != nil { return "the key source is still answering after max_wait (\(source.maxWaitText))" }
+        return lastFailure.map { "key source unavailable: \($0.code.rawValue)" }
+    }
+
+    /// Whether a use at `now` should start a background refresh: the set is past 80% of its TTL
+    /// (or past it, served stale), nothing is under way, and the refetch spacing allows it.
+    func wantsRefresh(now: Date, source: RemoteKeySource) -> Bool {
         guard inFlight == nil, let fetchedAt = snapshot?.fetchedAt else { return false }
-        let age = now.timeIntervalSince(fetchedAt)
         let spaced = lastAttempt.map { now.timeIntervalSince($0) >= source.minRefreshInterval.seconds } ?? true
-        return spaced && age >= source.cacheTTL.seconds * Self.refreshAheadFraction && age < source.cacheTTL.seconds
+        return spaced && now.timeIntervalSince(fetchedAt) >= source.cacheTTL.seconds * Self.refreshAheadFraction
     }
 }

@@ -5,7 +5,8 @@ public import Foundation
 public enum KeyFreshness: String, Sendable, Codable, Comparable {
     /// Loaded from the policy, or fetched within the source's `cache_ttl`.
     case fresh
-    /// Past `cache_ttl` and served because refreshing failed (within `stale_if_error`).
+    /// Past `cache_ttl`, served while a refresh runs in the background or because refreshing
+    /// failed (within `stale_if_error`).
     case stale
     /// The source could not supply a key set at all.
     case unavailable
@@ -25,12 +26,16 @@ public struct ResolvedKeys: Sendable {
     public let fetchedAt: Date?
     /// Whether the set is within its TTL, or served stale during an outage.
     public let freshness: KeyFreshness
+    /// Why a refetch this evaluation asked for (an unknown `kid`) brought nothing new: the key
+    /// source still answering after `max_wait`, or failing. A `kid_unknown` finding says so.
+    public let refetchProblem: String?
 
     /// Keys as resolved for one evaluation; `fetchedAt` is nil for local keys.
-    public init(keys: JWKSet, fetchedAt: Date?, freshness: KeyFreshness) {
+    public init(keys: JWKSet, fetchedAt: Date?, freshness: KeyFreshness, refetchProblem: String? = nil) {
         self.keys = keys
         self.fetchedAt = fetchedAt
         self.freshness = freshness
+        self.refetchProblem = refetchProblem
     }
 
     /// Whether `kid` can select a key: true without a kid, or when no key of the set has one.

@@ -126,7 +126,8 @@ public struct KeySource: Sendable {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 if let history { return .refused(history.absence(of: kid, at: now)) }
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
-                return .refused(.kidUnknown("no key with kid '\(kid)' in \(description)\(fetched)"))
+                let refetch = resolved.refetchProblem.map { "; \($0)" } ?? ""
+                return .refused(.kidUnknown("no key with kid '\(kid)' in \(description)\(fetched)\(refetch)"))
             }
             if kid == nil, requireKid {
                 return .refused(.kidMissing("the token has no kid, and \(description) requires one"))

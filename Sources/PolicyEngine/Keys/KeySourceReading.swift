@@ -8,8 +8,8 @@ internal import Foundation
 extension RuleCompiler {
     static let keySourceKinds = ["jwks_file", "jwks", "jwk", "pem_file", "secret", "jwks_uri", "discovery"]
     static let remoteKeySourceKinds = ["jwks_uri", "discovery"]
-    static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "allow_http", "allow_internal", "history",
-                                   "history_grace"]
+    static let remoteKeyOptions = ["cache_ttl", "min_refresh_interval", "timeout", "stale_if_error", "max_wait", "allow_http", "allow_internal",
+                                   "history", "history_grace"]
     static let keyOptions = ["min_rsa_bits", "require_kid", "x5c"] + remoteKeyOptions
 
     /// Reads a `keys` mapping. Local keys are loaded now, and their problems (a missing file, a
@@ -80,7 +80,7 @@ extension RuleCompiler {
                 break
             default:
                 guard let seconds = duration(option.value, what: "'\(option.name)'") else { continue }
-                let minimum: Int64 = option.name == "stale_if_error" || option.name == "history_grace" ? 0 : 1
+                let minimum: Int64 = ["stale_if_error", "history_grace", "max_wait"].contains(option.name) ? 0 : 1
                 guard seconds >= minimum, seconds <= 7 * 86400 else {
                     error(.invalidValue, "'\(option.name)' must be from \(minimum) s to 7 days", at: option.value)
                     continue
@@ -102,6 +102,7 @@ extension RuleCompiler {
             remote.minRefreshInterval = durations["min_refresh_interval"] ?? remote.minRefreshInterval
             remote.timeout = durations["timeout"] ?? remote.timeout
             remote.staleIfError = durations["stale_if_error"] ?? remote.staleIfError
+            remote.maxWait = durations["max_wait"] ?? remote.maxWait
             if remote.minRefreshInterval > remote.cacheTTL {
                 error(.conflict, "'min_refresh_interval' is longer than 'cache_ttl', so the set could not be refreshed when it expires", at: node)
                 return nil

@@ -25,6 +25,10 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     public var staleIfError: Duration
     /// How long one fetch may take, connection to last byte.
     public var timeout: Duration
+    /// How long an evaluation that needs a fetch (an unknown `kid`, no set yet) waits for it;
+    /// then it is judged with what the cache holds while the fetch goes on. A `kid` the cache
+    /// holds never waits.
+    public var maxWait: Duration
     /// Whether plain `http://` URLs to a loopback host are accepted (tests only).
     public var allowHTTP: Bool
     /// Whether link-local addresses and cloud metadata services may be reached (`allow_internal`).
@@ -33,18 +37,25 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     public var keyOptions: KeyLoadingOptions
 
     /// A source with the format's defaults: 10 min TTL, 30 s between fetches, 1 h stale-if-error,
-    /// 5 s timeout, https only, no link-local or metadata address.
+    /// 5 s timeout, at most 1 s waited for a fetch, https only, no link-local or metadata address.
     public init(location: Location, cacheTTL: Duration = .seconds(600), minRefreshInterval: Duration = .seconds(30),
-                staleIfError: Duration = .seconds(3600), timeout: Duration = .seconds(5), allowHTTP: Bool = false,
+                staleIfError: Duration = .seconds(3600), timeout: Duration = .seconds(5), maxWait: Duration = .seconds(1), allowHTTP: Bool = false,
                 allowInternal: Bool = false, keyOptions: KeyLoadingOptions = .standard) {
         self.location = location
         self.cacheTTL = cacheTTL
         self.minRefreshInterval = minRefreshInterval
         self.staleIfError = staleIfError
         self.timeout = timeout
+        self.maxWait = maxWait
         self.allowHTTP = allowHTTP
         self.allowInternal = allowInternal
         self.keyOptions = keyOptions
+    }
+
+    /// `max_wait` in words: `1 s`, `300 ms`.
+    var maxWaitText: String {
+        let milliseconds = Int((maxWait.seconds * 1000).rounded())
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
     /// As the policy writes it: `jwks_uri https://…` or `discovery https://…`.

@@ -37,7 +37,7 @@ struct KeysCommand: AsyncParsableCommand {
             case let .local(local):
                 keys = local
             case let .remote(remote):
-                switch await policy.keyCache.resolve(remote, kid: nil) {
+                switch await policy.keyCache.resolve(remote, kid: nil, untilFetched: true) {
                 case let .available(resolved):
                     keys = resolved.keys
                     fetchedAt = resolved.fetchedAt.map { $0.timeIntervalSince1970.rounded(.down) }

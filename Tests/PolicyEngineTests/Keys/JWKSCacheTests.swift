@@ -3,6 +3,7 @@ import Foundation
 import KeyServer
 import Logging
 import PolicyEngine
+import Synchronization
 import Testing
 
 /// The remote key cache against a real HTTP server on 127.0.0.1, with the cache's clock moved by
@@ -96,10 +97,11 @@ struct JWKSCacheTests {
         #expect(await cache.resolve(source, kid: "a").freshness == .fresh)
         await server.stop()
         clock.advance(601)
+        // Past its TTL the set is served at once, stale, while the refresh fails in the background.
         let stale = await cache.resolve(source, kid: "a")
         #expect(stale.freshness == .stale)
         #expect(stale.kids == ["a"])
-        #expect(cache.statistics(for: source).failures == 1)
+        #expect(await eventually { cache.statistics(for: source).failures == 1 })
         let warning = try #require(log.all.first { $0.message == "key set fetch failed" })
         #expect(warning.level == .warning)
         #expect(warning.metadata["code"] == "transport" && warning.metadata["cache_age_s"] == "601")
@@ -112,7 +114,7 @@ struct JWKSCacheTests {
         #expect(gone.failure?.code == .transport)
         #expect(gone.failure?.message.contains("past stale_if_error") == true)
         let statistics = cache.statistics(for: source)
-        #expect(statistics.failures == 2 && statistics.staleServes == 2 && statistics.hits == 1 && statistics.misses == 3)
+        #expect(statistics.failures == 2 && statistics.staleServes == 2 && statistics.hits == 2 && statistics.misses == 2, "\(statistics)")
     }
 
     @Test("a provider that answers after the timeout is a timeout, and nothing is cached")
@@ -202,6 +204,54 @@ struct JWKSCacheTests {
         #expect(await eventually { cache.cachedResolution(source, kid: "a") != nil })
         #expect(cache.cachedResolution(source, kid: "a")?.kids == ["a"])
         #expect(await server.requests("/jwks") == 1)
+        await server.stop()
+    }
+
+    @Test("a kid the cache holds is answered at once while an unknown kid's refetch hangs; the unknown kid waits max_wait and says why")
+    func cachedKidNeverWaits() async throws {
+        let server = try await KeyServer()
+        let delay = Mutex<Duration>(.zero)
+        let body = try TestKeys.jwks(["a"])
+        await server.route("/jwks") { _ in
+            try await Task.sleep(for: delay.withLock { $0 })
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: Data(body.utf8))
+        }
+        let cache = cache()
+        var source = source(server.url("/jwks"))
+        source.maxWait = .milliseconds(300)
+        #expect(await cache.resolve(source, kid: "a").kids == ["a"])
+        delay.withLock { $0 = .seconds(4) }
+        clock.advance(31)
+        let unknown = Task { () -> (KeyResolution, Duration) in
+            let started = ContinuousClock.now
+            return (await cache.resolve(source, kid: "invented"), ContinuousClock.now - started)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        for _ in 0..<5 {
+            let started = ContinuousClock.now
+            let cached = await cache.resolve(source, kid: "a")
+            #expect(cached.kids == ["a"] && cached.freshness == .fresh && ContinuousClock.now - started < .milliseconds(100))
+            #expect(cache.cachedResolution(source, kid: "a")?.kids == ["a"])
+        }
+        let (resolution, took) = await unknown.value
+        #expect(took >= .milliseconds(250) && took < .seconds(2), "the unknown kid waited \(took)")
+        #expect(resolution.keys?.refetchProblem == "the key source is still answering after max_wait (300 ms)")
+        // The refetch went on in the background and ended; one request in all since the first.
+        #expect(await server.requests("/jwks") == 2)
+        await server.stop()
+    }
+
+    @Test("an unknown kid while the source fails: the set is served with why nothing newer came, and the verdict's kid_unknown says it")
+    func unknownKidWhileFailing() async throws {
+        let server = try await KeyServer()
+        let document = await server.document("/jwks", try TestKeys.jwks(["a"]))
+        let cache = cache()
+        let source = source(server.url("/jwks"))
+        _ = await cache.resolve(source, kid: "a")
+        document.set(#"{"error": "down"}"#, status: .internalServerError)
+        clock.advance(31)
+        let refused = await cache.resolve(source, kid: "rotated")
+        #expect(refused.kids == ["a"] && refused.keys?.refetchProblem == "key source unavailable: http_status")
         await server.stop()
     }
 }
