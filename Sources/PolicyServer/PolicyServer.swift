@@ -6,6 +6,8 @@ internal import PolicyEngine
 internal import PolicyHTTP
 internal import Foundation
 public import Logging
+internal import ServiceLifecycle
+internal import UnixSignals
 
 /// The engine as an HTTP service (`policy-run serve`): every policy of a set at
 /// `POST /v1/check/{policy}` (the verdict as JSON) and at `/v1/authz/{policy}` (forward auth for
@@ -36,9 +38,12 @@ public struct PolicyServer: Sendable {
         /// Forward-auth routes at `/v1/authz`: the original request's host and path choose the
         /// policy, its headers supply inputs; a request no route takes is denied (403).
         public var routes: [ServeConfiguration.Route] = []
+        /// How long calls are still served after SIGTERM or SIGINT, with `/readyz` answering 503
+        /// and every answer `Connection: close`, before the listener closes; 0 stops at once.
+        public var drain: Duration = .seconds(5)
 
         /// The defaults: 127.0.0.1:8181, bodies up to 1 MiB, headers up to 32 KiB in 100
-        /// fields, 1,024 connections, 30 s idle, 10 s per request.
+        /// fields, 1,024 connections, 30 s idle, 10 s per request, a 5 s drain.
         public init() {}
 
         /// Listens on `address`, written HOST:PORT (`127.0.0.1:8181`, `[::1]:8181`).
@@ -66,6 +71,8 @@ public struct PolicyServer: Sendable {
     /// session's every request) is not verified again. Safe to share, since a check is keyed
     /// by the key's material, not its name.
     let signatureCache = SignatureCache()
+    /// Set by the first SIGTERM or SIGINT.
+    let drain = ServerDrain()
 
     /// A server for `policies`; decisions are not logged unless `decisionLog` says so.
     public init(policies: ServedPolicies, configuration: Configuration = Configuration(), decisionLog: DecisionLog = DecisionLog(level: .none)) {
@@ -123,27 +130,59 @@ public struct PolicyServer: Sendable {
         return status
     }
 
-    /// Serves until SIGTERM or SIGINT (or the task is cancelled), then stops after the calls in
-    /// flight; `onRunning` gets the bound port once the server listens. Remote key sets are
-    /// fetched at once; `/readyz` answers 503 until every one is available. With `watchEvery`, the
-    /// policy directory is checked that often and reloaded when a file below it changed.
+    /// Serves until SIGTERM or SIGINT (or the task is cancelled); `onRunning` gets the bound
+    /// port once the server listens. Remote key sets are fetched at once; `/readyz` answers 503
+    /// until every one is available. With `watchEvery`, the policy directory is checked that
+    /// often and reloaded when a file below it changed.
+    ///
+    /// The first SIGTERM or SIGINT drains: `/readyz` answers 503 at once, calls are still served
+    /// for `configuration.drain` with `Connection: close`, then the listener closes and the calls
+    /// in flight finish. A second signal ends at once.
     ///
     /// - Throws: the server's error when it cannot bind or fails.
     public func run(logger: Logger = Logger(label: "policy-engine.serve"), watchEvery: Duration? = .seconds(1),
                     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await policies.current.prefetch() }
-            if let watchEvery {
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: watchEvery)
-                        if let status = policies.reloadIfChanged() { _ = record(status, logger: logger) }
+        let services = ServiceGroup(configuration: .init(services: [application(logger: logger, onRunning: onRunning)], gracefulShutdownSignals: [],
+                                                         cancellationSignals: [], logger: logger))
+        do {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await policies.current.prefetch() }
+                if let watchEvery {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: watchEvery)
+                            if let status = policies.reloadIfChanged() { _ = record(status, logger: logger) }
+                        }
                     }
                 }
+                group.addTask { try await stopOnSignals(services, logger: logger) }
+                try await services.run()
+                group.cancelAll()
             }
-            try await application(logger: logger, onRunning: onRunning).runService()
-            group.cancelAll()
+        } catch is Interrupted {
+            logger.info("stopped at once by a second signal")
         }
+    }
+
+    /// A second SIGTERM or SIGINT during the drain.
+    private struct Interrupted: Error {}
+
+    /// Drains on the first SIGTERM or SIGINT, then shuts `services` down gracefully; throws
+    /// `Interrupted` on a second signal, which ends the server at once.
+    private func stopOnSignals(_ services: ServiceGroup, logger: Logger) async throws {
+        var signals = await UnixSignalsSequence(trapping: .sigterm, .sigint).makeAsyncIterator()
+        guard let first = await signals.next() else { return }
+        drain.begin()
+        let period = configuration.drain
+        logger.info("draining: /readyz answers 503, calls are served with Connection: close until the listener closes",
+                    metadata: ["signal": "\(first)", "drain_s": "\(period.seconds)"])
+        let shutdown = Task {
+            try? await Task.sleep(for: period)
+            await services.triggerGracefulShutdown()
+        }
+        defer { shutdown.cancel() }
+        guard await signals.next() != nil else { return await shutdown.value }
+        throw Interrupted()
     }
 
     /// The Hummingbird application.
@@ -158,7 +197,9 @@ public struct PolicyServer: Sendable {
             let text = metrics.text(keyCache: served.keyCache, signatureCache: signatureCache)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
+        let drain = drain
         router.get("/readyz") { _, _ in
+            if drain.isDraining { return ServerResponses.json(#"{"status":"draining"}"#, status: .serviceUnavailable) }
             let set = served.current
             let withoutKeys = set.sourcesWithoutKeys()
             var object = JSONObject(["status": .string(withoutKeys.isEmpty ? "ready" : "waiting_for_keys"),
@@ -227,7 +268,7 @@ public struct PolicyServer: Sendable {
         let limits = configuration
         let connections = OpenConnections(limit: limits.maxConnections)
         var http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionCap(connections: connections), RequestDeadline(timeout: TimeAmount(limits.requestTimeout))],
+            additionalChannelHandlers: [ConnectionCap(connections: connections, drain: drain), RequestDeadline(timeout: TimeAmount(limits.requestTimeout))],
             idleTimeout: TimeAmount(limits.idleTimeout))
         http1.httpDecoder = .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,
                                   maxHeaderFieldCount: limits.maxHeaderFields)

@@ -69,7 +69,12 @@ public struct ServeConfiguration: Sendable {
     /// How often the policy directory is checked for changes; nil: never (SIGHUP still reloads).
     public var watchEvery: Duration? = .seconds(1)
 
-    static let keys = ["listen", "policies", "limits", "decision_log", "watch", "routes"]
+    static let keys = ["listen", "policies", "limits", "decision_log", "watch", "drain", "routes"]
+
+    /// A duration as the file and the command line write it: `30`, `30s` or `2m`.
+    public static func duration(_ text: String) -> Duration? {
+        ConfigurationReading.seconds(text).map { .seconds($0) }
+    }
 
     /// Reads and checks the file at `path`.
     ///
@@ -132,6 +137,13 @@ public struct ServeConfiguration: Sendable {
                 watchEvery = .seconds(seconds)
             } else {
                 reading.error(.invalidValue, "'watch' is false or a duration of at least 1s (1s, 5s, 1m)", at: node)
+            }
+        }
+        if let node = root["drain"] {
+            if let text = node.scalar?.text, let seconds = ConfigurationReading.seconds(text), (0...300).contains(seconds) {
+                server.drain = .seconds(seconds)
+            } else {
+                reading.error(.invalidValue, "'drain' is a duration from 0s to 5m (0 stops at once on SIGTERM)", at: node)
             }
         }
         if let node = root["routes"] {

@@ -46,6 +46,10 @@ struct PolicyServe: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest call body accepted (default 1 MiB).", valueName: "BYTES"))
     var maxBodyBytes: Int?
 
+    @Option(help: ArgumentHelp("How long calls are still served after SIGTERM, with /readyz answering 503 (default 5s, or the configuration's; 0 stops at once).",
+                               valueName: "DURATION"))
+    var drain: String?
+
     @Option(help: ArgumentHelp("Decision logs: none (default), timing (policy, result, codes, duration, key) or data (also outputs and refusing rules).",
                                valueName: "LEVEL"))
     var decisionLog: String?
@@ -83,6 +87,12 @@ struct PolicyServe: AsyncParsableCommand {
             throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
         }
         guard configuration.maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        if let drain {
+            guard let period = ServeConfiguration.duration(drain), period >= .zero, period <= .seconds(300) else {
+                throw ValidationError("--drain expects a duration from 0 to 5m (0, 5s, 1m), got '\(drain)'")
+            }
+            configuration.drain = period
+        }
         let levelName = decisionLog ?? file?.decisionLogLevel.rawValue ?? "none"
         guard let level = DecisionLog.Level(rawValue: levelName) else {
             throw ValidationError("--decision-log must be none, timing or data, got '\(levelName)'")

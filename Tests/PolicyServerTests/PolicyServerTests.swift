@@ -164,7 +164,7 @@ struct PolicyServerTests {
             for connection in held { connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") }
             for connection in held { #expect(connection.readHead()?.hasPrefix("HTTP/1.1 200") == true) }
             let extra = try RawConnection(port: port)
-            extra.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            extra.send("GET /v1/authz/api HTTP/1.1\r\nHost: x\r\n\r\n")
             let refused = try #require(extra.readUntilClosed())
             #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("too_many_connections") && refused.lowercased().contains("connection: close"))
             // A place freed is a place taken again.
@@ -173,6 +173,27 @@ struct PolicyServerTests {
             let next = try RawConnection(port: port)
             next.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(next.readHead()?.hasPrefix("HTTP/1.1 200") == true)
+        }
+    }
+
+    @Test("health, readiness and metrics are answered past the connection cap, each on a connection closed after it; nothing else is")
+    func probesPastTheCap() async throws {
+        try await Self.withServer(limits: { $0.maxConnections = 16 }) { base, _ in
+            let port = try #require(base.port)
+            let idle = try (0..<20).map { _ in try RawConnection(port: port) }
+            try await Task.sleep(for: .milliseconds(200))
+            for probe in ["healthz", "readyz", "metrics"] {
+                let (status, headers, _) = try await Self.call(base.appendingPathComponent(probe))
+                #expect(status == 200 && headers["connection"]?.lowercased() == "close", "/\(probe): \(status) \(headers)")
+            }
+            let (check, _, body) = try await Self.call(base.appendingPathComponent("v1/check/api"), method: "POST", body: "{}")
+            #expect(check == 503 && body.contains("too_many_connections"))
+            // A request pipelined behind a probe past the cap is not served: the connection closes.
+            let pipelined = try RawConnection(port: port)
+            pipelined.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nPOST /v1/check/api HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+            let answer = try #require(pipelined.readUntilClosed())
+            #expect(answer.hasPrefix("HTTP/1.1 200") && answer.components(separatedBy: "HTTP/1.1 ").count == 2, "\(answer)")
+            _ = idle
         }
     }
 

@@ -7,18 +7,17 @@ import Testing
 /// `policy-run serve` as a process: it starts on the bundled policies, answers, and stops cleanly on SIGTERM.
 @Suite("policy-run serve")
 struct ServeCommandTests {
-    @Test("serves Policies/ on an ephemeral port, answers a check, reloads on SIGHUP, and exits 0 on SIGTERM")
-    func serveAndStop() async throws {
+    /// A running `policy-run serve ARGUMENTS`, its port (from the `serving NAMES on HOST:PORT`
+    /// line), its standard error, and that line.
+    static func start(_ arguments: [String]) throws -> (process: Process, port: Int, errors: Pipe, line: String) {
         let process = Process()
         process.executableURL = try DecodeCommandTests.binary()
-        process.arguments = ["serve", "--policies", "Policies", "--listen", "127.0.0.1:0"]
+        process.arguments = ["serve"] + arguments
         process.currentDirectoryURL = DecodeCommandTests.packageRoot
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        // The line `serving NAMES on 127.0.0.1:PORT` says where it listens.
         var announced = ""
         while !announced.contains("serving "), process.isRunning {
             let chunk = errors.fileHandleForReading.availableData
@@ -27,16 +26,28 @@ struct ServeCommandTests {
         }
         let line = try #require(announced.split(separator: "\n").first { $0.hasPrefix("serving ") })
         let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
-        #expect(line.contains("okta-id-token") && line.contains("rfc9068-access-token"))
+        return (process, port, errors, String(line))
+    }
 
+    /// A check of the bundled sample ID token at its own time: valid.
+    static func check(_ port: Int) async throws -> (status: Int, connection: String?, body: String) {
         let token = try String(contentsOf: DecodeCommandTests.packageRoot.appendingPathComponent("Policies/examples/sample-id-token.jwt"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/check/okta-id-token")!)
         request.httpMethod = "POST"
         request.httpBody = Data(#"{"token": "\#(token)", "inputs": {"nonce": "n-0S6_WzA2Mj"}, "now": "2026-11-21T09:30:00Z"}"#.utf8)
         let (data, response) = try await URLSession.shared.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self).contains(#""valid":true"#))
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Connection"), String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("serves Policies/ on an ephemeral port, answers a check, reloads on SIGHUP, and exits 0 on SIGTERM (--drain 0: at once)")
+    func serveAndStop() async throws {
+        let (process, port, errors, line) = try Self.start(["--policies", "Policies", "--listen", "127.0.0.1:0", "--drain", "0"])
+        defer { if process.isRunning { process.terminate() } }
+        #expect(line.contains("okta-id-token") && line.contains("rfc9068-access-token"))
+        let (status, _, body) = try await Self.check(port)
+        #expect(status == 200 && body.contains(#""valid":true"#))
 
         // SIGHUP reloads the directory, as daemons do.
         kill(process.processIdentifier, SIGHUP)
@@ -48,15 +59,80 @@ struct ServeCommandTests {
         }
         #expect(logged.contains("policies reloaded"))
 
+        let stopped = ContinuousClock.now
         process.terminate()  // SIGTERM
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(ContinuousClock.now - stopped < .seconds(2))
     }
 
-    @Test("serve --check validates the bundled configuration and every policy without serving")
+    @Test("SIGTERM drains: /readyz answers 503 at once, calls are still served with Connection: close, then exit 0 with every call logged")
+    func drain() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let (process, port, _, _) = try Self.start(["--policies", "Policies", "--listen", "127.0.0.1:0", "--drain", "3s",
+                                                    "--decision-log", "timing", "--decision-log-file", log])
+        defer { if process.isRunning { process.terminate() } }
+        var answered = 0
+        for _ in 0..<5 {
+            #expect(try await Self.check(port).status == 200)
+            answered += 1
+        }
+        let stopped = ContinuousClock.now
+        process.terminate()  // SIGTERM
+        try await Task.sleep(for: .milliseconds(200))
+        let ready = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!)
+        #expect((ready.1 as? HTTPURLResponse)?.statusCode == 503 && String(decoding: ready.0, as: UTF8.self).contains("draining"))
+        // Two seconds into a three-second drain, every call is still answered, and told to go.
+        while ContinuousClock.now - stopped < .seconds(2) {
+            let (status, connection, _) = try await Self.check(port)
+            #expect(status == 200 && connection?.lowercased() == "close", "a call during the drain: \(status) \(connection ?? "-")")
+            answered += 1
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(process.isRunning)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(ContinuousClock.now - stopped >= .seconds(3) && ContinuousClock.now - stopped < .seconds(8))
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == answered, "\(lines.count) decision log lines for \(answered) calls")
+    }
+
+    @Test("a second SIGTERM during the drain ends the server at once")
+    func secondSignal() async throws {
+        let (process, port, _, _) = try Self.start(["--policies", "Policies", "--listen", "127.0.0.1:0", "--drain", "60s"])
+        defer { if process.isRunning { process.terminate() } }
+        #expect(try await Self.check(port).status == 200)
+        let stopped = ContinuousClock.now
+        process.terminate()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(process.isRunning)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(ContinuousClock.now - stopped < .seconds(5) && process.terminationReason == .exit)
+    }
+
+    @Test("serve --check validates the bundled configuration and every policy without serving; an input from a header is warned about")
     func checkConfiguration() throws {
         let result = try DecodeCommandTests.run(["serve", "--config", "deploy/serve.yaml", "--check"])
         #expect(result.status == 0 && result.stdout.hasPrefix("ok: deploy/serve.yaml serves authhub-authenticate,") && result.stdout.contains("(2 routes)"))
+        #expect(!result.stderr.contains("warning"), "\(result.stderr)")
+
+        let file = DecodeCommandTests.packageRoot.appendingPathComponent("deploy/serve-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+        policies: ../Policies
+        routes:
+          - match: {path_prefix: /orders/}
+            policy: rfc9068-access-token
+            inputs:
+              required_scope: {header: X-Required-Scope}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let warned = try DecodeCommandTests.run(["serve", "--config", file, "--check"])
+        #expect(warned.status == 0 && warned.stderr.contains("warning[insecure_setting]")
+                && warned.stderr.contains("input 'required_scope' comes from the request header X-Required-Scope, which the client chooses"),
+                "\(warned.stderr)")
+        #expect(warned.stderr.contains(".yaml:3:5: warning"), "the warning points at the route: \(warned.stderr)")
     }
 
     @Test("a policy directory that does not compile, or a bad --listen, exits 2 before serving")
