@@ -2,9 +2,13 @@
 # Soak of `policy-run serve` (a benchmark, not a test): wrk holds 64 connections of forward-auth
 # calls with RS256 tokens for SECONDS (default 600) while the policy is reloaded every 10 s
 # (alternately by a changed file and by SIGHUP) and, half-way, the JWKS server rotates to a new
-# key and the tokens switch to it (an unknown kid: one refetch). The server's RSS is sampled
-# every 10 s. Prints the wrk totals, errors and non-2xx answers (the target is none), the
-# reloads the server counted, the key fetches, and the RSS samples.
+# key and the tokens switch to it (an unknown kid: one refetch). From 20% to 35% of the run the
+# JWKS server answers only after 8 s and a call with an invented kid arrives every second (the
+# cached kid must not wait for those refetches); from 60% to 70% 1,100 idle connections hold
+# the connection cap while /healthz and /readyz are probed every second (they must answer).
+# The server's RSS is sampled every 10 s. Prints the wrk totals, errors and non-2xx answers
+# (the target is none), the slow phase's and the flood's figures, the reloads the server
+# counted, the key fetches, and the RSS samples.
 #
 # Needs: wrk, python3 with `cryptography`, and a release build of policy-run. Usage:
 #   Benchmarks/serve-soak.sh [SECONDS] [CONNECTIONS]
@@ -13,6 +17,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 connections=${2:-64}
 source Benchmarks/serve-prelude.sh
+# The flood holds more connections than the cap (1,024), and each end needs a descriptor.
+ulimit -n 8192 2>/dev/null || true
 
 jwks_port=$(free_port)
 mkdir -p "$work/jwks" "$work/policies"
@@ -39,6 +45,9 @@ def token(kid):
     claims = {"iss": "https://soak.example", "aud": "api", "sub": "soak-user", "iat": now - 60, "exp": now + seconds + 3600}
     signing_input = header + "." + b64(json.dumps(claims).encode())
     return signing_input + "." + b64(keys[kid].sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256()))
+with open(f"{work}/invented.txt", "w") as invented:
+    invented.write(token("soak-1").replace(b64(json.dumps({"alg": "RS256", "typ": "JWT", "kid": "soak-1"}).encode()),
+                                           b64(json.dumps({"alg": "RS256", "typ": "JWT", "kid": "invented"}).encode())))
 with open(f"{work}/soak.lua", "w") as lua:
     lua.write(f'first = "Bearer {token("soak-1")}"\nsecond = "Bearer {token("soak-2")}"\nrotate_at = {rotate_at}\n')
     lua.write("request = function()\n  local token = first\n  if os.time() >= rotate_at then token = second end\n"
@@ -60,7 +69,17 @@ EOF
 }
 write_policy 0
 
-(cd "$work/jwks" && exec python3 -m http.server "$jwks_port" --bind 127.0.0.1 > "$work/jwks.log" 2>&1) &
+# The JWKS server: the files of $work/jwks, answered 8 s late while $work/slow exists.
+(cd "$work/jwks" && exec python3 - "$jwks_port" "$work/slow" > "$work/jwks.log" 2>&1 <<'PY'
+import http.server, os, sys, time
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        if os.path.exists(sys.argv[2]):
+            time.sleep(8)
+        super().do_GET()
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+PY
+) &
 pids+=($!)
 port=$(free_port)
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$jwks_port/jwks.json" > /dev/null && break; sleep 0.1; done
@@ -80,6 +99,47 @@ samples=("0 $(rss)")
 started=$(date +%s)
 reloads=0
 rotated=no
+
+# The slow key server and the unknown kids: one call a second, timed.
+(
+    sleep $(( seconds / 5 ))
+    touch "$work/slow"
+    end=$(( $(date +%s) + seconds * 15 / 100 ))
+    while (( $(date +%s) < end )); do
+        curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -H "Authorization: Bearer $(cat "$work/invented.txt")" "$base/v1/authz/soak" >> "$work/invented.log"
+        sleep 1
+    done
+    rm -f "$work/slow"
+) &
+pids+=($!)
+# The connection flood: 1,100 idle connections past the cap of 1,024, and the probes meanwhile.
+(
+    sleep $(( seconds * 6 / 10 ))
+    python3 - "$port" "$(( seconds / 10 ))" "$work/probes.log" <<'PY'
+import socket, sys, time, urllib.request
+port, hold, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+idle = []
+for _ in range(1100):
+    try:
+        idle.append(socket.create_connection(("127.0.0.1", port), timeout=2))
+    except OSError:
+        break
+with open(log, "w") as out:
+    end = time.time() + hold
+    while time.time() < end:
+        for probe in ("healthz", "readyz"):
+            try:
+                status = urllib.request.urlopen(f"http://127.0.0.1:{port}/{probe}", timeout=2).status
+            except Exception as error:
+                status = getattr(error, "code", "error")
+            out.write(f"{len(idle)} {probe} {status}\n")
+        time.sleep(1)
+for connection in idle:
+    connection.close()
+PY
+) &
+pids+=($!)
+
 while kill -0 "$wrk_pid" 2>/dev/null; do
     sleep 10
     kill -0 "$wrk_pid" 2>/dev/null || break
@@ -106,6 +166,11 @@ echo "| requests | requests/s | p50 | p99 | socket errors | non-2xx |"
 echo "|---:|---:|---:|---:|---:|---:|"
 echo "| $requests | $rate | $p50 | $p99 | ${errors:-0} | ${non2xx:-0} |"
 echo
+echo "slow key server (8 s) with an invented kid every second: $(wc -l < "$work/invented.log" 2>/dev/null || echo 0) calls;" \
+    "answers $(awk '{print $1}' "$work/invented.log" 2>/dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ',' )" \
+    "slowest $(awk 'BEGIN {m = 0} $2 > m {m = $2} END {print m}' "$work/invented.log" 2>/dev/null) s (max_wait 1 s)"
+echo "connection flood: $(head -1 "$work/probes.log" 2>/dev/null | awk '{print $1}') idle connections held;" \
+    "probes $(wc -l < "$work/probes.log" 2>/dev/null || echo 0), of which not 200: $(awk '$3 != 200' "$work/probes.log" 2>/dev/null | wc -l)"
 echo "reloads asked: $reloads; the server counted:"
 echo "$metrics" | grep -E '^policy_reloads_total' || echo "(none)"
 echo "key fetches and lookups:"

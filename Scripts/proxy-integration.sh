@@ -46,6 +46,9 @@ export NGINX_TEST_KEY=${generated[0]}
 valid=${generated[1]} expired=${generated[2]} no_scope=${generated[3]} both_scopes=${generated[4]}
 
 mkdir -p "$work/policies" "$work/tmp"
+# Where nginx may write, in both configurations.
+temp_paths="client_body_temp_path $work/tmp/body; proxy_temp_path $work/tmp/proxy; fastcgi_temp_path $work/tmp/fastcgi;
+    uwsgi_temp_path $work/tmp/uwsgi; scgi_temp_path $work/tmp/scgi;"
 cat > "$work/policies/api.yaml" <<'YAML'
 policy: api
 token:
@@ -75,11 +78,7 @@ error_log $work/error.log;
 events {}
 http {
     access_log $work/access.log;
-    client_body_temp_path $work/tmp/body;
-    proxy_temp_path $work/tmp/proxy;
-    fastcgi_temp_path $work/tmp/fastcgi;
-    uwsgi_temp_path $work/tmp/uwsgi;
-    scgi_temp_path $work/tmp/scgi;
+    $temp_paths
     server {
         listen 127.0.0.1:$proxy_port;
         location / {
@@ -193,11 +192,7 @@ error_log $work/routed-error.log;
 events {}
 http {
     access_log off;
-    client_body_temp_path $work/tmp/body;
-    proxy_temp_path $work/tmp/proxy;
-    fastcgi_temp_path $work/tmp/fastcgi;
-    uwsgi_temp_path $work/tmp/uwsgi;
-    scgi_temp_path $work/tmp/scgi;
+    $temp_paths
     server {
         listen 127.0.0.1:$routed_proxy_port;
         location / {

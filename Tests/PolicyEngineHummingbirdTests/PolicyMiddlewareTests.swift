@@ -28,6 +28,19 @@ struct PolicyMiddlewareTests {
         return try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(), algorithm: .hs256, key: key)
     }
 
+    /// Runs `body` with the port of an application of `router` on 127.0.0.1, then stops it.
+    static func serve(_ router: Router<Context>, _ body: (Int) async throws -> Void) async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let task = Task { try await app.run() }
+        defer { task.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        try await body(try #require(await iterator.next()))
+        task.cancel()
+        _ = await task.result
+    }
+
     @Test("a valid token reaches the route with the policy's outputs; others get 401 or 403")
     func guardedRoute() async throws {
         let secret = String(decoding: Base64URL.encodeBytes(Array("a-secret-of-thirty-two-bytes-or-more!".utf8)), as: UTF8.self)
@@ -46,31 +59,23 @@ struct PolicyMiddlewareTests {
         let router = Router(context: Context.self)
         router.add(middleware: PolicyMiddleware(policy: policy))
         router.get("/orders") { _, context in "orders of \(context.policyOutputs["user"]?.stringValue ?? "nobody")" }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        let task = Task { try await app.run() }
-        defer { task.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-
-        func get(_ token: String?) async throws -> (Int, String, String?) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/orders")!)
-            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let http = try #require(response as? HTTPURLResponse)
-            return (http.statusCode, String(decoding: data, as: UTF8.self), http.value(forHTTPHeaderField: "WWW-Authenticate"))
+        try await Self.serve(router) { (port: Int) async throws in
+            func get(_ token: String?) async throws -> (Int, String, String?) {
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/orders")!)
+                if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+                let (data, response) = try await URLSession.shared.data(for: request)
+                let http = try #require(response as? HTTPURLResponse)
+                return (http.statusCode, String(decoding: data, as: UTF8.self), http.value(forHTTPHeaderField: "WWW-Authenticate"))
+            }
+            let ok = try await get(try Self.token(scope: "read"))
+            #expect(ok.0 == 200 && ok.1 == "orders of alice")
+            let denied = try await get(try Self.token(scope: "write"))
+            #expect(denied.0 == 403 && denied.2 == #"Bearer error="insufficient_scope", error_description="claim_mismatch""#)
+            let expired = try await get(try Self.token(scope: "read", expires: -3600))
+            #expect(expired.0 == 401 && expired.2 == #"Bearer error="invalid_token", error_description="token_expired""#)
+            let missing = try await get(nil)
+            #expect(missing.0 == 401 && missing.2 == "Bearer")
         }
-        let ok = try await get(try Self.token(scope: "read"))
-        #expect(ok.0 == 200 && ok.1 == "orders of alice")
-        let denied = try await get(try Self.token(scope: "write"))
-        #expect(denied.0 == 403 && denied.2 == #"Bearer error="insufficient_scope", error_description="claim_mismatch""#)
-        let expired = try await get(try Self.token(scope: "read", expires: -3600))
-        #expect(expired.0 == 401 && expired.2 == #"Bearer error="invalid_token", error_description="token_expired""#)
-        let missing = try await get(nil)
-        #expect(missing.0 == 401 && missing.2 == "Bearer")
-        task.cancel()
-        _ = await task.result
     }
 
     @Test("the request is judged as it arrived: a client's X-Forwarded-Uri is not believed, and ';' or '..' spellings of a path are refused")
@@ -83,26 +88,18 @@ struct PolicyMiddlewareTests {
         let router = Router(context: Context.self)
         router.add(middleware: PolicyMiddleware(policy: policy))
         router.get("/**") { request, _ in "served \(request.uri.path)" }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        let task = Task { try await app.run() }
-        defer { task.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-
-        func get(_ path: String, headers: [String: String] = [:]) async throws -> Int {
-            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
-            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-            let (_, response) = try await URLSession.shared.data(for: request)
-            return try #require(response as? HTTPURLResponse).statusCode
+        try await Self.serve(router) { (port: Int) async throws in
+            func get(_ path: String, headers: [String: String] = [:]) async throws -> Int {
+                var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+                for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+                let (_, response) = try await URLSession.shared.data(for: request)
+                return try #require(response as? HTTPURLResponse).statusCode
+            }
+            #expect(try await get("/public/page") == 200)
+            #expect(try await get("/admin/x") == 403)
+            #expect(try await get("/admin/x", headers: ["X-Forwarded-Uri": "/public/x", "X-Forwarded-Host": "public.example"]) == 403)
+            #expect(try await get("/public/..;/admin/x") == 403)
+            #expect(try await get("/public;x/page") == 403)
         }
-        #expect(try await get("/public/page") == 200)
-        #expect(try await get("/admin/x") == 403)
-        #expect(try await get("/admin/x", headers: ["X-Forwarded-Uri": "/public/x", "X-Forwarded-Host": "public.example"]) == 403)
-        #expect(try await get("/public/..;/admin/x") == 403)
-        #expect(try await get("/public;x/page") == 403)
-        task.cancel()
-        _ = await task.result
     }
 }

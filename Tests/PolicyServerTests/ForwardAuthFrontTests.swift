@@ -12,20 +12,11 @@ struct ForwardAuthFrontTests {
     /// The fixture's policies plus `admin` (scope admin), `scoped` (the scope is an input) and
     /// `strict` (fail_fast, scope orders:write).
     static func morePolicies(_ fixture: PolicyServerTests.Fixture) throws {
-        let token = """
-        token:
-          algorithms: [ES256]
-          keys: {jwks_file: keys.json}
-          issuer: https://issuer.example
-          audience: api
-          claims:
-            scope: {contains: SCOPE}
-        """
-        try ("policy: admin\n" + token.replacingOccurrences(of: "SCOPE", with: "admin")).write(toFile: fixture.directory + "/admin.yaml", atomically: true, encoding: .utf8)
-        try ("policy: scoped\ninputs:\n  required_scope: {required: false}\n" + token.replacingOccurrences(of: "SCOPE", with: "'${required_scope}'"))
+        let token = PolicyServerTests.Fixture.tokenSection
+        try ("policy: admin\n" + token("admin")).write(toFile: fixture.directory + "/admin.yaml", atomically: true, encoding: .utf8)
+        try ("policy: scoped\ninputs:\n  required_scope: {required: false}\n" + token("'${required_scope}'"))
             .write(toFile: fixture.directory + "/scoped.yaml", atomically: true, encoding: .utf8)
-        try ("policy: strict\nmode: fail_fast\n" + token.replacingOccurrences(of: "SCOPE", with: "orders:write"))
-            .write(toFile: fixture.directory + "/strict.yaml", atomically: true, encoding: .utf8)
+        try ("policy: strict\nmode: fail_fast\n" + token("orders:write")).write(toFile: fixture.directory + "/strict.yaml", atomically: true, encoding: .utf8)
     }
 
     /// Sends `head` (request line and header lines) on a new connection; the status and body.

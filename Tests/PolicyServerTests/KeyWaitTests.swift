@@ -10,9 +10,13 @@ import Testing
 /// while an unknown `kid` waits for a refetch, and not while the early refresh runs.
 @Suite("Key waits")
 struct KeyWaitTests {
-    /// A policy `remote` on `keyServer`'s `/jwks` with `options`, beside the fixture's key.
-    static func remotePolicy(_ keyServer: KeyServer, options: String) -> (PolicyServerTests.Fixture) throws -> Void {
-        { fixture in
+    /// Runs `body` against a server whose policy `remote` (key options `options`) takes its keys
+    /// from a key server that, once the server is ready, answers only after 8 s.
+    static func withSlowKeys(options: String, _ body: (URL, PolicyServerTests.Fixture, KeyServer) async throws -> Void) async throws {
+        let keyServer = try await KeyServer()
+        let keys = await SlowKeys(keyServer)
+        try await PolicyServerTests.withServer(prepare: { fixture in
+            keys.serve(try String(contentsOfFile: fixture.directory + "/keys.json", encoding: .utf8))
             try """
             policy: remote
             token:
@@ -21,7 +25,12 @@ struct KeyWaitTests {
               issuer: https://issuer.example
               audience: api
             """.write(toFile: fixture.directory + "/remote.yaml", atomically: true, encoding: .utf8)
+        }) { base, fixture in
+            _ = try await PolicyServerTests.eventually(base.appendingPathComponent("readyz")) { status, _ in status == 200 }
+            keys.delay(.seconds(8))
+            try await body(base, fixture, keyServer)
         }
+        await keyServer.stop()
     }
 
     /// `/jwks` on `keyServer`: the fixture's key set, answered after a delay the test sets.
@@ -49,14 +58,7 @@ struct KeyWaitTests {
 
     @Test("with an invented kid waiting on a key server that sleeps 8 s, five calls with a cached kid are each answered 200 in < 500 ms")
     func unknownKidDoesNotStallCachedKids() async throws {
-        let keyServer = try await KeyServer()
-        let keys = await SlowKeys(keyServer)
-        try await PolicyServerTests.withServer(prepare: { fixture in
-            keys.serve(try String(contentsOfFile: fixture.directory + "/keys.json", encoding: .utf8))
-            try Self.remotePolicy(keyServer, options: "min_refresh_interval: 1s")(fixture)
-        }) { base, fixture in
-            _ = try await PolicyServerTests.eventually(base.appendingPathComponent("readyz")) { status, _ in status == 200 }
-            keys.delay(.seconds(8))
+        try await Self.withSlowKeys(options: "min_refresh_interval: 1s") { base, fixture, keyServer in
             try await Task.sleep(for: .milliseconds(1100))
             let authz = base.appendingPathComponent("v1/authz/remote")
             let invented = try CompactJWS.sign(payload: Array(#"{"iss":"https://issuer.example","aud":"api","exp":4102444800}"#.utf8),
@@ -74,19 +76,11 @@ struct KeyWaitTests {
             let (_, _, verdict) = try await PolicyServerTests.call(base.appendingPathComponent("v1/check/remote"), method: "POST", body: #"{"token": "\#(invented)"}"#)
             #expect(verdict.contains("still answering"), "\(verdict)")
         }
-        await keyServer.stop()
     }
 
     @Test("the early refresh against a key server that sleeps 8 s delays no call, before and after the TTL")
     func earlyRefreshInTheBackground() async throws {
-        let keyServer = try await KeyServer()
-        let keys = await SlowKeys(keyServer)
-        try await PolicyServerTests.withServer(prepare: { fixture in
-            keys.serve(try String(contentsOfFile: fixture.directory + "/keys.json", encoding: .utf8))
-            try Self.remotePolicy(keyServer, options: "cache_ttl: 2s, min_refresh_interval: 1s")(fixture)
-        }) { base, fixture in
-            _ = try await PolicyServerTests.eventually(base.appendingPathComponent("readyz")) { status, _ in status == 200 }
-            keys.delay(.seconds(8))
+        try await Self.withSlowKeys(options: "cache_ttl: 2s, min_refresh_interval: 1s") { base, fixture, keyServer in
             try await Task.sleep(for: .milliseconds(1700))
             let authz = base.appendingPathComponent("v1/authz/remote")
             let token = try fixture.token()
@@ -99,6 +93,5 @@ struct KeyWaitTests {
             }
             #expect(await keyServer.requests("/jwks") == 2)
         }
-        await keyServer.stop()
     }
 }

@@ -24,18 +24,8 @@ struct PolicyServerTests {
             exported.set("kid", .string("k1"))
             let jwks = JSONValue.object(JSONObject(["keys": .array([.object(exported)])]))
             try String(decoding: jwks.serializedBytes(), as: UTF8.self).write(toFile: directory + "/keys.json", atomically: true, encoding: .utf8)
-            try """
-            policy: api
-            token:
-              algorithms: [ES256]
-              keys: {jwks_file: keys.json}
-              issuer: https://issuer.example
-              audience: api
-              claims:
-                scope: {contains: read}
-            outputs:
-              user: claims.sub
-            """.write(toFile: directory + "/api.yaml", atomically: true, encoding: .utf8)
+            try ("policy: api\n" + Self.tokenSection(scope: "read") + "\noutputs:\n  user: claims.sub\n")
+                .write(toFile: directory + "/api.yaml", atomically: true, encoding: .utf8)
             try """
             policy: admin-paths
             request:
@@ -45,6 +35,19 @@ struct PolicyServerTests {
         }
 
         deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+        /// A `token` section for the fixture's tokens whose `scope` must contain `scope`.
+        static func tokenSection(scope: String) -> String {
+            """
+            token:
+              algorithms: [ES256]
+              keys: {jwks_file: keys.json}
+              issuer: https://issuer.example
+              audience: api
+              claims:
+                scope: {contains: \(scope)}
+            """
+        }
 
         func token(_ changes: [String: JSONValue] = [:]) throws -> String {
             let now = Int64(Date().timeIntervalSince1970)
