@@ -4,14 +4,16 @@ internal import Glibc
 #endif
 internal import PolicyEngine
 
-/// A path a command writes its output to, opened in place, as a shell's `>` opens it.
+/// A path a command writes its output to, written without destroying what is there.
 ///
 /// `FileManager.createFile` writes a new file beside the path and renames it over the path: run
-/// as root with `--output /dev/null` it turned the device into a regular file, and it replaces a
-/// symlink or a FIFO instead of writing where they lead. Opened in place, output goes through a
-/// symlink to its target, into a device or a FIFO, and a regular file is emptied without a new
-/// inode, so a process that holds it open sees the new text.
-public enum OutputFile {
+/// as root with `--output /dev/null` it turned the device into a regular file, and it replaced a
+/// symlink or a FIFO instead of writing where they lead. Here a symlink is followed (the link is
+/// kept, its target written); a regular file, or a path with nothing yet, is written to a
+/// temporary file beside it that `commit()` renames into place, so a reader never sees half the
+/// output and a process holding the old file keeps it whole; anything else (a character
+/// device, a FIFO, a socket) is opened and written through.
+public final class OutputFile {
     /// Why a path cannot be written.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// The path as given.
@@ -22,18 +24,67 @@ public enum OutputFile {
         public var description: String { "cannot write to '\(InertText.escaped(path))': \(reason)" }
     }
 
-    /// `path` opened for writing: created (mode 0644 less the umask) when absent, emptied when it
-    /// is a regular file, and written in place whatever it is.
-    ///
-    /// - Throws: `Failure` when it cannot be opened (a directory, no permission, a missing
-    ///   folder).
-    public static func open(_ path: String) throws(Failure) -> FileHandle {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    /// Where the output goes now.
+    public let handle: FileHandle
+    /// The path as given.
+    private let path: String
+    /// The file that `commit()` renames into place, and where it goes; nil when written through.
+    private var replacement: (temporary: String, target: String)?
+
+    private init(handle: FileHandle, path: String, replacement: (temporary: String, target: String)?) {
+        self.handle = handle
+        self.path = path
+        self.replacement = replacement
     }
 
-    /// Writes `text` to `path` in place, or to standard output for `-`.
+    deinit {
+        // Never committed (an error on the way): the temporary file goes, the old one stays.
+        if let replacement { unlink(replacement.temporary) }
+    }
+
+    /// Opens `path` for writing as described above.
+    ///
+    /// - Throws: `Failure` when it cannot be written: a directory, no permission, a missing
+    ///   folder, a loop of symlinks.
+    public static func open(_ path: String) throws(Failure) -> OutputFile {
+        let target = try resolved(path)
+        var info = stat()
+        if stat(target, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                throw Failure(path: path, reason: "Is a directory")
+            case S_IFREG:
+                return try replacing(target, keeping: info, as: path)
+            default:
+                let descriptor = Glibc.open(target, O_WRONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { throw failure(path) }
+                return OutputFile(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), path: path, replacement: nil)
+            }
+        }
+        guard errno == ENOENT else { throw failure(path) }
+        return try replacing(target, keeping: nil, as: path)
+    }
+
+    /// Ends the output: closes it and, for a regular file, renames it into place.
+    ///
+    /// - Throws: `Failure` when the last bytes cannot be written or the rename fails; the old
+    ///   file is then left as it was.
+    public func commit() throws(Failure) {
+        do {
+            try handle.close()
+        } catch {
+            throw Failure(path: path, reason: "\(error)")
+        }
+        guard let (temporary, target) = replacement else { return }
+        replacement = nil
+        guard rename(temporary, target) == 0 else {
+            let failure = Self.failure(path)
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    /// Writes `text` to `path` as `open` and `commit` do, or to standard output for `-`.
     ///
     /// - Throws: `Failure` when the path cannot be opened or written.
     public static func write(_ text: String, to path: String) throws(Failure) {
@@ -41,12 +92,52 @@ public enum OutputFile {
             FileHandle.standardOutput.write(Data(text.utf8))
             return
         }
-        let handle = try open(path)
+        let output = try open(path)
         do {
-            try handle.write(contentsOf: Data(text.utf8))
-            try handle.close()
+            try output.handle.write(contentsOf: Data(text.utf8))
         } catch {
             throw Failure(path: path, reason: "\(error)")
         }
+        try output.commit()
+    }
+
+    /// A new file beside `target` (mode 0666 less the umask, or the old file's mode and owner),
+    /// to be renamed over it.
+    private static func replacing(_ target: String, keeping old: stat?, as path: String) throws(Failure) -> OutputFile {
+        let slash = target.lastIndex(of: "/")
+        let folder = slash.map { String(target[..<$0]) } ?? "."
+        let name = slash.map { String(target[target.index(after: $0)...]) } ?? target
+        for _ in 0..<8 {
+            let temporary = "\(folder.isEmpty ? "/" : folder)/.\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+            let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if descriptor < 0, errno == EEXIST { continue }
+            guard descriptor >= 0 else { throw failure(path) }
+            if let old {
+                fchmod(descriptor, old.st_mode & 0o7777)
+                _ = fchown(descriptor, old.st_uid, old.st_gid)
+            }
+            return OutputFile(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), path: path, replacement: (temporary, target))
+        }
+        throw Failure(path: path, reason: "no free temporary name beside it")
+    }
+
+    /// `path` with every symlink on its last component followed, at most 40 deep.
+    private static func resolved(_ path: String) throws(Failure) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count >= 0 else { throw failure(path) }
+            let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let folder = current.lastIndex(of: "/").map { String(current[...$0]) } ?? ""
+            current = link.hasPrefix("/") ? link : folder + link
+        }
+        throw Failure(path: path, reason: "too many levels of symbolic links")
+    }
+
+    private static func failure(_ path: String) -> Failure {
+        Failure(path: path, reason: String(cString: strerror(errno)))
     }
 }

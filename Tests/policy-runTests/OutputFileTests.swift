@@ -5,21 +5,16 @@ import Glibc
 import Testing
 
 /// What a command writes never destroys what is at the path: a device stays a device, a FIFO a
-/// FIFO, a symlink a symlink (the text goes where it points), and a regular file keeps its inode.
+/// FIFO, a symlink a symlink (the text goes where it points), and a regular file is replaced
+/// whole, so a process that holds the old one keeps it intact.
 @Suite("Output files")
 struct OutputFileTests {
     static let policy = "Policies/okta-id-token.yaml"
-    static let token = "Policies/examples/sample-id-token.jwt"
 
     static func kind(_ path: String) -> mode_t {
         var info = stat()
         guard lstat(path, &info) == 0 else { return 0 }
         return info.st_mode & S_IFMT
-    }
-
-    static func inode(_ path: String) -> ino_t {
-        var info = stat()
-        return stat(path, &info) == 0 ? info.st_ino : 0
     }
 
     static func folder() throws -> URL {
@@ -28,31 +23,52 @@ struct OutputFileTests {
         return folder
     }
 
-    @Test("batch --output and --summary-json to /dev/null leave the device a device")
-    func device() throws {
-        #expect(Self.kind("/dev/null") == S_IFCHR)
-        let batch = try DecodeCommandTests.run(["batch", "--policy", Self.policy, "--var", "nonce=n", "--input-format", "lines",
-                                                "--output", "/dev/null", "--summary-json", "/dev/null", "-"], stdin: "not-a-token\n")
-        #expect(batch.status == 1, "\(batch.stderr)")
-        #expect(Self.kind("/dev/null") == S_IFCHR, "/dev/null is no longer a character device")
+    static func batch(output: String, summary: String? = nil) throws -> DecodeCommandTests.Run {
+        try DecodeCommandTests.run(["batch", "--policy", policy, "--var", "nonce=n", "--input-format", "lines", "--output", output]
+                                   + (summary.map { ["--summary-json", $0] } ?? []) + ["-"], stdin: "not-a-token\n")
     }
 
-    @Test("a symlink is written through, a regular file keeps its inode, a FIFO is written into, a folder is a clear error")
-    func inPlace() async throws {
+    @Test("batch --output and --summary-json to /dev/null, and to a character device made here, leave each a device")
+    func devices() throws {
+        #expect(Self.kind("/dev/null") == S_IFCHR)
+        #expect(try Self.batch(output: "/dev/null", summary: "/dev/null").status == 1)
+        #expect(Self.kind("/dev/null") == S_IFCHR, "/dev/null is no longer a character device")
+
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let device = folder.appendingPathComponent("null").path
+        // Device 1,3 (what /dev/null is), as glibc's makedev encodes it.
+        guard mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 else {
+            print("skipped: mknod of a character device is not permitted here (\(String(cString: strerror(errno))))")
+            return
+        }
+        #expect(try Self.batch(output: device, summary: device).status == 1)
+        #expect(Self.kind(device) == S_IFCHR)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["null"], "a temporary file was left beside it")
+    }
+
+    @Test("a symlink is written through to its target and kept; a regular file is replaced whole while a reader keeps the old one")
+    func symlinkAndRegularFile() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("verdicts.jsonl").path
         let link = folder.appendingPathComponent("latest.jsonl").path
-        FileManager.default.createFile(atPath: target, contents: Data("old\n".utf8))
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let inode = Self.inode(target)
-        let batch = try DecodeCommandTests.run(["batch", "--policy", Self.policy, "--var", "nonce=n", "--input-format", "lines", "--output", link, "-"],
-                                               stdin: "not-a-token\n")
-        #expect(batch.status == 1)
-        #expect(Self.kind(link) == S_IFLNK && Self.inode(target) == inode)
+        FileManager.default.createFile(atPath: target, contents: Data("old\n".utf8), attributes: [.posixPermissions: 0o640])
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "verdicts.jsonl")
+        let reader = try #require(FileHandle(forReadingAtPath: target))
+        #expect(try Self.batch(output: link).status == 1)
+        #expect(Self.kind(link) == S_IFLNK && Self.kind(target) == S_IFREG)
         let written = try String(contentsOfFile: target, encoding: .utf8)
         #expect(written.contains(#""valid":false"#) && !written.contains("old"))
+        #expect(String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) == "old\n", "the old file was changed under its reader")
+        #expect((try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber)?.intValue == 0o640)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)) == ["verdicts.jsonl", "latest.jsonl"])
+    }
 
+    @Test("a FIFO is written into and stays a FIFO; a folder is a clear usage error")
+    func fifoAndFolder() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let fifo = folder.appendingPathComponent("report.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let reader = Task.detached { () -> String in
@@ -64,8 +80,7 @@ struct OutputFileTests {
         #expect(await reader.value.contains("<testsuite"))
         #expect(Self.kind(fifo) == S_IFIFO)
 
-        let refused = try DecodeCommandTests.run(["batch", "--policy", Self.policy, "--var", "nonce=n", "--input-format", "lines", "--output", folder.path, "-"],
-                                                 stdin: "not-a-token\n")
+        let refused = try Self.batch(output: folder.path)
         #expect(refused.status == 2 && refused.stderr.contains("cannot write to '\(folder.path)': Is a directory"), "\(refused.stderr)")
     }
 }

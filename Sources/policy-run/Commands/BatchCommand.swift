@@ -102,12 +102,14 @@ struct BatchCommand: AsyncParsableCommand {
                     progress.update(records: summary.records, bytes: bytesBefore + reader.bytesRead)
                 }
             } catch let error as BatchInputError {
+                // The verdicts of the records read so far are kept, as they were written.
+                try? writer.finish()
                 FileHandle.standardError.write(Data("\nerror: \(source == "-" ? "standard input" : source): \(InertText.escaped(error.description))\n".utf8))
                 throw ExitCode(2)
             }
             progress.bytesDone = bytesBefore + reader.bytesRead
         }
-        try writer.flush()
+        try writer.finish()
         progress.finish()
         let seconds = (ContinuousClock.now - started).seconds
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
@@ -139,19 +141,34 @@ struct BatchCommand: AsyncParsableCommand {
 /// JSON lines to a file or standard output, written in large blocks.
 final class OutputWriter {
     private let handle: FileHandle
+    /// The file being written, renamed into place by `finish()`; nil for standard output.
+    private let file: OutputFile?
     private var buffer: [UInt8] = []
 
     init(path: String) throws {
         if path == "-" {
             handle = FileHandle.standardOutput
+            file = nil
         } else {
             do {
-                handle = try OutputFile.open(path)
+                let file = try OutputFile.open(path)
+                handle = file.handle
+                self.file = file
             } catch {
                 throw ValidationError(error.description)
             }
         }
         buffer.reserveCapacity(1 << 16)
+    }
+
+    /// Writes what is buffered and puts the file in place.
+    func finish() throws {
+        try flush()
+        do {
+            try file?.commit()
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     /// Writes JSON lines already formatted.
