@@ -184,7 +184,8 @@ let package = Package(
             path: "Fuzz/PolicyFuzz",
             swiftSettings: swiftSettings
         ),
-        // Test-only: a real HTTP server on 127.0.0.1 that counts requests, for remote key sources.
+        // Test-only: a real HTTP server on 127.0.0.1 that counts requests, for remote key sources,
+        // and a raw TCP client for the requests URLSession will not send.
         .target(
             name: "KeyServer",
             dependencies: [
@@ -227,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineHummingbirdTests",
             dependencies: [
-                "PolicyEngineHummingbird", "PolicyEngine", "Rules",
+                "PolicyEngineHummingbird", "PolicyEngine", "Rules", "KeyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -43,10 +43,14 @@ public struct IncomingRequest: Sendable {
     /// The request a forward-auth call describes: `X-Forwarded-Method`, `-Proto`, `-Host` and
     /// `-Uri`, each at most once, else the call's own method, scheme and `Host`.
     ///
-    /// - Parameter appendedTarget: The original target a proxy appended to the endpoint's path
-    ///   (Envoy `ext_authz` with `path_prefix`); a call with both it and `X-Forwarded-Uri` is
-    ///   refused, since the two may disagree.
-    public static func forwarded(_ head: HTTPRequest, appendedTarget: String? = nil) -> Result<IncomingRequest, FrontRefusal> {
+    /// - Parameters:
+    ///   - appendedTarget: The original target a proxy appended to the endpoint's path (Envoy
+    ///     `ext_authz` with `path_prefix`); a call with both it and `X-Forwarded-Uri` is refused,
+    ///     since the two may disagree.
+    ///   - callHost: Whether the call's own `Host` stands for the original host when
+    ///     `X-Forwarded-Host` is absent (Envoy keeps the original `Host`); false for a route
+    ///     table, which must never take the sidecar's own address for the host a client asked for.
+    public static func forwarded(_ head: HTTPRequest, appendedTarget: String? = nil, callHost: Bool = true) -> Result<IncomingRequest, FrontRefusal> {
         Result { () throws(FrontRefusal) in
             let fields = head.headerFields
             let method = try single(forwardedMethod, in: fields)
@@ -67,7 +71,7 @@ public struct IncomingRequest: Sendable {
                 }
                 scheme = known
             }
-            return try IncomingRequest(method: method ?? head.method.rawValue, scheme: scheme, host: host ?? head.authority,
+            return try IncomingRequest(method: method ?? head.method.rawValue, scheme: scheme, host: host ?? (callHost ? head.authority : nil),
                                        target: uri ?? appendedTarget, fields: fields)
         }
     }
@@ -88,6 +92,10 @@ public struct IncomingRequest: Sendable {
                 throw FrontRefusal(code: "target_invalid", "the request's target must be a path starting with '/'")
             }
             switch RequestTarget.parse(target) {
+            case let .success(parsed) where parsed.hasDotSegments:
+                // Routing would resolve them, and the server behind may not (a router matching the
+                // raw path, an upstream that keeps `//`): what is judged would not be what is served.
+                throw FrontRefusal(code: "target_invalid", "the request's path holds a dot segment ('.' or '..', however written), which the server behind may resolve differently")
             case let .success(parsed): self.target = parsed
             case let .failure(problem): throw FrontRefusal(code: "target_invalid", problem.message)
             }

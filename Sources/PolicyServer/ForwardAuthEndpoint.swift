@@ -25,6 +25,9 @@ enum ForwardAuthEndpoint {
     static func route(_ request: IncomingRequest, in routes: [ServeConfiguration.Route]) -> Result<(ServeConfiguration.Route, [String: JSONValue]), FrontRefusal> {
         Result { () throws(FrontRefusal) in
             let path = try request.routingPath().get()
+            if request.host == nil, routes.contains(where: { $0.host != nil }) {
+                throw FrontRefusal(code: "host_missing", "the call names no original host, and routes match hosts: the proxy must send X-Forwarded-Host")
+            }
             guard let route = routes.first(where: { $0.matches(host: request.host, path: path) }) else {
                 throw FrontRefusal(.forbidden, code: "no_route", "no route takes this request")
             }

@@ -236,7 +236,7 @@ public struct PolicyServer: Sendable {
                 let route: ServeConfiguration.Route
                 let inputs: [String: JSONValue]
                 do throws(FrontRefusal) {
-                    incoming = try IncomingRequest.forwarded(request.head).get()
+                    incoming = try IncomingRequest.forwarded(request.head, callHost: false).get()
                     (route, inputs) = try ForwardAuthEndpoint.route(incoming, in: routes).get()
                 } catch {
                     return ForwardAuthEndpoint.response(FrontAnswer(error))

@@ -13,8 +13,12 @@ public struct ServeConfiguration: Sendable {
         /// request's (lower case, no trailing dot), any port aside; nil matches any.
         public var host: String?
         /// A prefix of the original request's normalised path (`IncomingRequest.routingPath`);
-        /// nil matches any.
+        /// nil matches any. One that ends in `/` also takes the path without it (`/admin/`
+        /// takes `/admin`, which most servers answer, or redirect, as the same place).
         public var pathPrefix: String?
+        /// Whether `pathPrefix` is compared in any ASCII case, for a server behind that matches
+        /// paths so (ASP.NET Core, IIS, Express by default).
+        public var ignoreCase = false
         /// The policy's name.
         public var policy: String
         /// Inputs: from a header of the original request, or a constant.
@@ -39,8 +43,10 @@ public struct ServeConfiguration: Sendable {
         /// compared as code points.
         func matches(host requestHost: RequestHost?, path: String) -> Bool {
             if let host, requestHost.map({ $0.name.utf8.elementsEqual(host.utf8) }) != true { return false }
-            if let pathPrefix, !path.utf8.starts(with: pathPrefix.utf8) { return false }
-            return true
+            guard let pathPrefix else { return true }
+            let fold: (UInt8) -> UInt8 = ignoreCase ? { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : { $0 }
+            let (path, prefix) = (path.utf8.map(fold), pathPrefix.utf8.map(fold))
+            return path.starts(with: prefix) || (prefix.count > 1 && prefix.last == UInt8(ascii: "/") && path == prefix.dropLast())
         }
     }
 
@@ -166,6 +172,23 @@ public struct ServeConfiguration: Sendable {
                                            at: route.location, hint: "serve has \(policies.policies.keys.sorted().joined(separator: ", "))"))
                 continue
             }
+            // A required input no route supplies would refuse every call (400 missing_input).
+            for input in policy.inputs where input.required && input.defaultValue == nil {
+                switch route.inputs[input.name] {
+                case nil:
+                    problems.append(Diagnostic(.error, .missingKey, "policy '\(route.policy)' requires the input '\(input.name)', which the route does not supply",
+                                               at: route.location, hint: "add inputs: {\(input.name): {value: VALUE}} (or {header: NAME} that the proxy sets)"))
+                case .header(_, optional: true)?:
+                    problems.append(Diagnostic(.error, .conflict, "policy '\(route.policy)' requires the input '\(input.name)'; the route may not read it as optional",
+                                               at: route.location))
+                default:
+                    break
+                }
+            }
+            for name in route.outputHeaders.keys.sorted() where !policy.outputs.contains(where: { $0.name == name }) {
+                problems.append(Diagnostic(.error, .invalidValue, "policy '\(route.policy)' has no output '\(name)' to send as a header", at: route.location,
+                                           hint: "its outputs are \(policy.outputs.map(\.name).joined(separator: ", "))"))
+            }
             for name in route.inputs.keys.sorted() {
                 guard policy.inputs.contains(where: { $0.name == name }) else {
                     problems.append(Diagnostic(.error, .undeclaredInput, "policy '\(route.policy)' declares no input '\(name)'", at: route.location))
@@ -262,7 +285,10 @@ private struct ConfigurationReading {
         }
         guard let policy = string(policyNode, what: "'policy'") else { return nil }
         var route = ServeConfiguration.Route(policy: policy, location: node.location)
-        if let match = node["match"], mapping(match, allowed: ["host", "path_prefix"], what: "'match'") != nil {
+        if let match = node["match"], mapping(match, allowed: ["host", "path_prefix", "ignore_case"], what: "'match'") != nil {
+            if let flag = match["ignore_case"] {
+                if case let .bool(value)? = flag.scalar?.value { route.ignoreCase = value } else { error(.wrongType, "'ignore_case' is true or false", at: flag) }
+            }
             if let hostNode = match["host"], let text = string(hostNode, what: "'host'") {
                 if let host = RequestHost(text), host.port == nil {
                     route.host = host.name
@@ -272,12 +298,16 @@ private struct ConfigurationReading {
             }
             if let prefixNode = match["path_prefix"], let prefix = string(prefixNode, what: "'path_prefix'") {
                 // Routing compares the normalised path, so only a normalised prefix can match.
-                if case let .success(target) = RequestTarget.parse(prefix), prefix.hasPrefix("/"), !prefix.contains("?"),
-                   case let .success(normalized) = target.normalizedPath(.standard), normalized == prefix {
-                    route.pathPrefix = prefix
-                } else {
-                    error(.invalidValue, "'path_prefix' is a normalised path: it starts with '/', has no '.', '..', '//', escapes, ';' or query",
-                          at: prefixNode)
+                switch RequestTarget.parse(prefix) {
+                case let .failure(problem):
+                    error(.invalidValue, "'path_prefix': \(problem.message.replacingOccurrences(of: "the request URL", with: "the prefix"))", at: prefixNode)
+                case let .success(target):
+                    if prefix.hasPrefix("/"), !prefix.contains("?"), case let .success(normalized) = target.normalizedPath(.standard), normalized == prefix {
+                        route.pathPrefix = prefix
+                    } else {
+                        error(.invalidValue, "'path_prefix' is a normalised path: it starts with '/', has no '.', '..', '//', escapes, ';' or query",
+                              at: prefixNode)
+                    }
                 }
             }
         }
@@ -289,6 +319,10 @@ private struct ConfigurationReading {
             for pair in pairs {
                 guard mapping(pair.value, allowed: ["header", "optional", "value"], what: "input '\(pair.name)'") != nil else { continue }
                 if let header = pair.value["header"], let name = string(header, what: "'header'") {
+                    guard HTTPHeaderName.isValid(name) else {
+                        error(.invalidValue, "'\(InertText.escaped(name))' is not a header name (letters, digits and !#$%&'*+-.^_`|~)", at: header)
+                        continue
+                    }
                     var optional = false
                     if let node = pair.value["optional"] {
                         guard case let .bool(flag)? = node.scalar?.value else {
@@ -314,9 +348,22 @@ private struct ConfigurationReading {
             }
             for pair in pairs {
                 guard let header = string(pair.value, what: "the header of output '\(pair.name)'") else { continue }
+                guard HTTPHeaderName.isValid(header) else {
+                    error(.invalidValue, "'\(InertText.escaped(header))' is not a header name (letters, digits and !#$%&'*+-.^_`|~)", at: pair.value)
+                    continue
+                }
                 route.outputHeaders[pair.name] = header
             }
         }
         return route
+    }
+}
+
+/// RFC 9110 field names, as a route's input and output headers must be written.
+enum HTTPHeaderName {
+    private static let characters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+
+    static func isValid(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { characters.contains($0) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyServer
 import PolicyEngine
 import PolicyServer
 import Testing
@@ -19,22 +20,9 @@ struct ForwardAuthFrontTests {
         try ("policy: strict\nmode: fail_fast\n" + token("orders:write")).write(toFile: fixture.directory + "/strict.yaml", atomically: true, encoding: .utf8)
     }
 
-    /// Sends `head` (request line and header lines) on a new connection; the status and body.
-    /// The blocking socket calls run on a thread of their own, never on the cooperative pool
-    /// that the servers of the tests running beside this one answer from.
+    /// Sends `head` (request line and header lines) to the server at `base`; the status and body.
     static func raw(_ base: URL, _ head: [String]) async throws -> (Int, String) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try rawBlocking(base, head) }) }
-        }
-    }
-
-    private static func rawBlocking(_ base: URL, _ head: [String]) throws -> (Int, String) {
-        let connection = try RawConnection(port: base.port!)
-        connection.send((head + ["Host: 127.0.0.1", "Connection: close", "", ""]).joined(separator: "\r\n"))
-        let head = try #require(connection.readHead())
-        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
-        return (status, length == 0 ? "" : try #require(connection.read(count: length)))
+        try await RawConnection.exchange(port: base.port!, head + ["Host: 127.0.0.1"])
     }
 
     @Test("routes match the normalised host and path: no spelling of /admin or of the admin host reaches the user route")
@@ -53,15 +41,21 @@ struct ForwardAuthFrontTests {
             }
             #expect(try await status(uri: "/orders/1").0 == 200)
             #expect(try await status(uri: "/admin/users").0 == 403)
-            for spelling in ["/%61dmin/users", "//admin/users", "/./admin/users", "/public/../admin/users", "/public/%2e%2e/admin/users",
-                             "/public/%2E%2E/admin/users", "/admin//users", "/admin/"] {
+            for spelling in ["/%61dmin/users", "//admin/users", "/admin//users", "/admin/", "/admin", "/admin?x=1"] {
                 #expect(try await status(uri: spelling).0 == 403, "\(spelling) reached the user route")
             }
             for host in ["admin.example.com.", "ADMIN.example.COM", "admin.example.com:8443"] {
                 #expect(try await status(uri: "/orders/1", host: host).0 == 403, "host \(host) reached the user route")
             }
-            for (uri, code) in [("/admin;x/users", "path_parameter"), ("/admin;jsessionid=1", "path_parameter"), ("/public/..;/admin/users", "path_parameter"),
-                                ("/.;/admin/users", "path_parameter"), ("/admin%3Bx/users", "path_parameter"), ("/..", "target_invalid"),
+            // Dot segments, however written: a server behind that routes on the raw path, or keeps
+            // `//`, would serve another path than the one routed.
+            for uri in ["/./admin/users", "/public/../admin/users", "/public/%2e%2e/admin/users", "/public/%2E%2E/admin/users", "/admin//../public",
+                        "/admin/x/..//../public", "/admin/../public/x", "/public/.%2e/admin", "/public/..;x/admin"] {
+                let (answer, body) = try await status(uri: uri)
+                #expect(answer == 400 && body.contains(#""code":"target_invalid""#) || body.contains(#""code":"path_parameter""#), "\(uri): \(answer) \(body)")
+            }
+            for (uri, code) in [("/admin;x/users", "path_parameter"), ("/admin;jsessionid=1", "path_parameter"), ("/public/..;/admin/users", "target_invalid"),
+                                ("/.;/admin/users", "target_invalid"), ("/admin%3Bx/users", "path_parameter"), ("/..", "target_invalid"),
                                 ("/public/../../admin/users", "target_invalid"), ("/admin%2Fusers", "target_invalid"), ("admin/users", "target_invalid"),
                                 ("/admin/%zz", "target_invalid"), ("http://app.example.com/admin/users", "target_invalid")] {
                 let (answer, body) = try await status(uri: uri)
@@ -74,6 +68,9 @@ struct ForwardAuthFrontTests {
             // Without the original target there is nothing to route: never a fallback to '/'.
             let (untargeted, _, body) = try await PolicyServerTests.call(authz, headers: ["Authorization": user])
             #expect(untargeted == 400 && body.contains(#""code":"target_missing""#))
+            // Without X-Forwarded-Host, never the sidecar's own Host, when routes match hosts.
+            let (unhosted, _, hostBody) = try await PolicyServerTests.call(authz, headers: ["Authorization": user, "X-Forwarded-Uri": "/orders/1"])
+            #expect(unhosted == 400 && hostBody.contains(#""code":"host_missing""#))
         }
     }
 
@@ -144,6 +141,67 @@ struct ForwardAuthFrontTests {
                                                header: JSONObject(["kid": .string("k1")]), algorithm: .es256, key: other)
             let (_, _, collected) = try await PolicyServerTests.call(base.appendingPathComponent("v1/check/api"), method: "POST", body: #"{"token": "\#(unscoped)"}"#)
             #expect(collected.contains(#""code":"signature_invalid""#) && !collected.contains("claim_mismatch") && !collected.contains(#"contain "read""#))
+        }
+    }
+
+    @Test("ignore_case routes every ASCII case of a prefix, for servers that match paths so")
+    func ignoreCase() async throws {
+        var admin = ServeConfiguration.Route(pathPrefix: "/admin/", policy: "admin", location: Self.here)
+        admin.ignoreCase = true
+        let routes = [admin, ServeConfiguration.Route(pathPrefix: "/", policy: "api", location: Self.here)]
+        try await PolicyServerTests.withServer(routes: routes, prepare: Self.morePolicies) { base, fixture in
+            for uri in ["/ADMIN/users", "/Admin/users", "/aDmIn", "/admin/x"] {
+                let (status, _, _) = try await PolicyServerTests.call(base.appendingPathComponent("v1/authz"),
+                                                                      headers: ["Authorization": "Bearer \(try fixture.token())", "X-Forwarded-Uri": uri])
+                #expect(status == 403, "\(uri) reached the user route")
+            }
+        }
+    }
+
+    @Test("--check refuses routes that would refuse every call or send nothing: a required input not supplied or read as optional, bad header names, unknown outputs")
+    func routeChecks() throws {
+        let fixture = try PolicyServerTests.Fixture()
+        try Self.morePolicies(fixture)
+        try ("policy: needs\ninputs:\n  tenant: {required: true}\n" + PolicyServerTests.Fixture.tokenSection(scope: "read"))
+            .write(toFile: fixture.directory + "/needs.yaml", atomically: true, encoding: .utf8)
+        let file = fixture.directory + "/../serve-\(UUID().uuidString).yaml"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+        policies: \(fixture.directory)
+        routes:
+          - match: {path_prefix: /a/}
+            policy: needs
+          - match: {path_prefix: /b/}
+            policy: needs
+            inputs: {tenant: {header: X-Tenant, optional: true}}
+          - match: {path_prefix: /c/}
+            policy: api
+            outputs: {user: X-User, nothing: X-Nothing}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try ServeConfiguration(file: file)
+        let problems = configuration.problems(with: try PolicySet(directory: fixture.directory, keyCache: JWKSCache())).filter { $0.severity == .error }
+        #expect(problems.map { "\($0.location.line) \($0.message)" } == [
+            "3 policy 'needs' requires the input 'tenant', which the route does not supply",
+            "5 policy 'needs' requires the input 'tenant'; the route may not read it as optional",
+            "8 policy 'api' has no output 'nothing' to send as a header",
+        ])
+        try """
+        policies: \(fixture.directory)
+        routes:
+          - match: {path_prefix: "/ädmin/"}
+            policy: api
+            inputs: {scope: {header: "X Bad"}}
+            outputs: {user: "Bad Header"}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        do {
+            _ = try ServeConfiguration(file: file)
+            Issue.record("bad header names were read")
+        } catch {
+            #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.message)" } == [
+                "3:26 'path_prefix': the prefix has a character URLs do not allow (byte 0xc3 at position 2)",
+                "5:30 'X Bad' is not a header name (letters, digits and !#$%&'*+-.^_`|~)",
+                "6:21 'Bad Header' is not a header name (letters, digits and !#$%&'*+-.^_`|~)",
+            ])
         }
     }
 }

@@ -389,7 +389,7 @@ struct PolicyServerTests {
             otherHost["X-Forwarded-Host"] = "evil.example.com"
             let (unrouted, _, body) = try await Self.call(authz, headers: otherHost)
             #expect(unrouted == 403 && body.contains(#""code":"no_route""#))
-            let (adminStatus, _, _) = try await Self.call(authz, headers: ["X-Forwarded-Method": "GET", "X-Forwarded-Uri": "/admin/users"])
+            let (adminStatus, _, _) = try await Self.call(authz, headers: ["X-Forwarded-Method": "GET", "X-Forwarded-Uri": "/admin/users", "X-Forwarded-Host": "app.example.com"])
             #expect(adminStatus == 200)
         }
     }

@@ -77,6 +77,16 @@ struct RequestPathTests {
         #expect(throws: PolicyDiagnostics.self) { try Self.policy("  path_normalization: {path_parameters: keep}\n", rules: "  - request: {path: /x}\n") }
     }
 
+    @Test("'..' right after '//' is refused when slashes merge: merged first it removes one segment, as RFC 3986 reads it another")
+    func dotDotAfterDoubleSlash() throws {
+        for path in ["/admin//../public", "/admin/x//../../public", "/admin/x/..//../public"] {
+            #expect(throws: RequestPath.Refusal.self, "\(path)") { try RequestPath.normalize(Substring(path), .standard).get() }
+        }
+        // Unmerged, the empty segment is a segment, as RFC 3986 §5.2.4 has it.
+        #expect(try RequestPath.normalize("/admin//../public", PathNormalization(mergeSlashes: false)).get() == "/admin/public")
+        #expect(try RequestPath.normalize("/admin//x/../public", .standard).get() == "/admin/public")
+    }
+
     @Test("a path that climbs above the root is refused, under every setting")
     func aboveRoot() throws {
         for options in [PathNormalization.standard, PathNormalization(mergeSlashes: false), PathNormalization(escapedSlashes: .unescape, pathParameters: .strip)] {

@@ -26,20 +26,27 @@ public enum BearerCredential {
         }
     }
 
-    /// RFC 6750 `b64token` characters, before any trailing `=`.
-    private static let b64tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8)
+    /// RFC 6750 `b64token` characters, before any trailing `=`, as a table by byte: a token is
+    /// hundreds of bytes on every request, too many for a hashed set's lookups.
+    private static let b64tokenCharacters: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8 { table[Int(byte)] = true }
+        return table
+    }()
 
     /// The token of `values`, every `Authorization` header of a request in order.
     public static func token(in values: [String]) -> Result<String, Problem> {
         guard let value = values.first else { return .failure(.absent) }
         guard values.count == 1 else { return .failure(.repeated(values.count)) }
-        let bytes = Array(value.utf8)
-        let schemeEnd = bytes.firstIndex(of: UInt8(ascii: " ")) ?? bytes.count
-        guard schemeEnd == 6, zip(bytes[..<6], "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return .failure(.otherScheme) }
-        let tokenStart = bytes[schemeEnd...].firstIndex { $0 != UInt8(ascii: " ") } ?? bytes.count
-        let token = bytes[tokenStart...]
-        let body = token.reversed().drop { $0 == UInt8(ascii: "=") }
-        guard !body.isEmpty, body.allSatisfy({ b64tokenCharacters.contains($0) }) else { return .failure(.malformed) }
-        return .success(String(decoding: token, as: UTF8.self))
+        let bytes = value.utf8
+        let schemeEnd = bytes.firstIndex(of: UInt8(ascii: " ")) ?? bytes.endIndex
+        guard bytes.distance(from: bytes.startIndex, to: schemeEnd) == 6, zip(bytes[..<schemeEnd], "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
+            return .failure(.otherScheme)
+        }
+        let token = bytes[schemeEnd...].drop { $0 == UInt8(ascii: " ") }
+        var body = token[...]
+        while body.last == UInt8(ascii: "=") { body.removeLast() }
+        guard !body.isEmpty, body.allSatisfy({ b64tokenCharacters[Int($0)] }) else { return .failure(.malformed) }
+        return .success(String(Substring(token)))
     }
 }

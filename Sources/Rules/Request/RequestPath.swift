@@ -82,7 +82,11 @@ public enum RequestPath {
         }
         var segments: [String] = []
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        // Whether the segment before was empty (`//`): merged, `/a//../b` is `/b`; as RFC 3986
+        // reads it, `..` removes the empty segment and it is `/a/b`. Servers differ, so refused.
+        var afterEmpty = false
         for (index, part) in parts.enumerated() where index > 0 || !part.isEmpty {
+            defer { afterEmpty = part.isEmpty && index > 0 }
             guard let decoded = decode(part, keepingEscapedSlashes: options.escapedSlashes == .keep) else {
                 return .failure(Refusal(message: "the path has a broken percent escape or is not UTF-8"))
             }
@@ -91,6 +95,8 @@ public enum RequestPath {
             switch decoded {
             case ".":
                 if last { segments.append("") }
+            case ".." where options.mergeSlashes && afterEmpty:
+                return .failure(Refusal(message: "the path has '..' right after '//', which servers resolve differently (merged first, or not)"))
             case "..":
                 guard !segments.isEmpty else {
                     return .failure(Refusal(message: "the path climbs above the root with '..', which servers refuse or resolve differently"))

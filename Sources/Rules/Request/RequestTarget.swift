@@ -15,6 +15,18 @@ public struct RequestTarget: Sendable {
         public let message: String
     }
 
+    /// Whether the path holds a dot segment (`.` or `..`, percent-encoded or with `;`
+    /// parameters as well): a front that cannot tell how the server behind resolves them (a
+    /// router that matches the raw path, an upstream that does not merge `//`) refuses them.
+    public var hasDotSegments: Bool {
+        rawPath.split(separator: "/", omittingEmptySubsequences: true).contains { segment in
+            let bare = segment.prefix { $0 != ";" }
+            guard bare.count <= 9 else { return false }
+            let decoded = URLText.percentDecoded(bare)
+            return decoded == "." || decoded == ".."
+        }
+    }
+
     /// The path normalised under `options` (dot segments removed, slashes merged, ...).
     public func normalizedPath(_ options: PathNormalization) -> Result<String, RequestPath.Refusal> {
         RequestPath.normalize(rawPath, options)

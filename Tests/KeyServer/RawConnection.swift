@@ -5,11 +5,31 @@ import Glibc
 
 /// A TCP connection to a loopback port that sends exactly the bytes it is given, when it is
 /// told to: for the calls URLSession will not make (oversized heads, a slow client).
-final class RawConnection {
+public final class RawConnection {
     private var socket: Int32
 
+    /// Sends `head` (a request line and header lines) on a new connection to 127.0.0.1:`port`;
+    /// the answer's status and body (read by its Content-Length). The blocking socket calls run
+    /// on a thread of their own, never on the cooperative pool that the servers of tests running
+    /// beside this one answer from.
+    public static func exchange(port: Int, _ head: [String]) async throws -> (status: Int, body: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    let connection = try RawConnection(port: port)
+                    connection.send((head + ["Connection: close", "", ""]).joined(separator: "\r\n"))
+                    guard let answer = connection.readHead() else { throw RawConnectionError.failed("no answer") }
+                    let status = Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
+                    let length = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    return (status, length == 0 ? "" : connection.read(count: length) ?? "")
+                })
+            }
+        }
+    }
+
     /// Connects to 127.0.0.1:`port`; reads wait at most `timeout` seconds.
-    init(port: Int, timeout: Int = 5) throws {
+    public init(port: Int, timeout: Int = 5) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw RawConnectionError.failed("socket") }
         var address = sockaddr_in()
@@ -30,21 +50,21 @@ final class RawConnection {
     deinit { close() }
 
     /// Closes the connection from this side.
-    func close() {
+    public func close() {
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
     }
 
     /// Sends `text`; false when the server has closed the connection.
     @discardableResult
-    func send(_ text: String) -> Bool {
+    public func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         return bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
     /// Everything the server sends until it closes the connection, or nil when the read
     /// timeout passes first.
-    func readUntilClosed() -> String? {
+    public func readUntilClosed() -> String? {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -56,7 +76,7 @@ final class RawConnection {
     }
 
     /// The next `count` bytes, or nil when the connection ends or the read timeout passes first.
-    func read(count: Int) -> String? {
+    public func read(count: Int) -> String? {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while received.count < count {
@@ -68,7 +88,7 @@ final class RawConnection {
     }
 
     /// The first response's status line and headers, read until the blank line ends them.
-    func readHead() -> String? {
+    public func readHead() -> String? {
         var received: [UInt8] = []
         var byte: UInt8 = 0
         while !received.ends(with: Array("\r\n\r\n".utf8)) {
@@ -79,7 +99,7 @@ final class RawConnection {
     }
 }
 
-enum RawConnectionError: Error {
+public enum RawConnectionError: Error {
     case failed(String)
 }
 
