@@ -17,6 +17,8 @@ public struct FrontPolicy: Sendable {
     let authenticates: Bool
     /// The ids of the rules whose failure means "not authenticated" (`RuleFailureMeaning`).
     let notAuthenticatedRules: Set<String>
+    /// Each output's default header (`user` → `X-Auth-User`), named once, not per answer.
+    let outputHeaders: [String: String]
 
     /// What judging a request came to.
     public enum Judgement: Sendable {
@@ -34,6 +36,7 @@ public struct FrontPolicy: Sendable {
         readsBearer = policy.subjects.contains("token")
         notAuthenticatedRules = Set(policy.root.rules.filter { type(of: $0.rule).failureMeaning == .notAuthenticated }.map(\.id))
         authenticates = readsBearer || !notAuthenticatedRules.isEmpty
+        outputHeaders = Dictionary(policy.outputs.map { ($0.name, OutputHeader.name(for: $0.name)) }) { first, _ in first }
     }
 
     /// Judges `request` at `now`: its bearer token, the request itself and its URL as a
@@ -85,7 +88,7 @@ public struct FrontPolicy: Sendable {
             return FrontAnswer(status: .unauthorized, headers: [(.wwwAuthenticate, "Bearer")])
         case let .judged(verdict, _) where verdict.valid:
             return FrontAnswer(status: .ok, headers: verdict.outputs.keys.sorted().compactMap { name in
-                OutputHeader.field(outputHeaders[name] ?? OutputHeader.name(for: name), verdict.outputs[name]!)
+                OutputHeader.field(outputHeaders[name] ?? self.outputHeaders[name] ?? OutputHeader.name(for: name), verdict.outputs[name]!)
             })
         case let .judged(verdict, _):
             guard authenticates else { return FrontAnswer(status: .forbidden, headers: []) }

@@ -177,7 +177,7 @@ public struct PolicyServer: Sendable {
         logger.info("draining: /readyz answers 503, calls are served with Connection: close until the listener closes",
                     metadata: ["signal": "\(first)", "drain_s": "\(period.seconds)"])
         let shutdown = Task {
-            try? await Task.sleep(for: period)
+            guard (try? await Task.sleep(for: period)) != nil else { return }
             await services.triggerGracefulShutdown()
         }
         defer { shutdown.cancel() }
