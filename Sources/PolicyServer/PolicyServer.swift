@@ -144,6 +144,8 @@ public struct PolicyServer: Sendable {
                     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let services = ServiceGroup(configuration: .init(services: [application(logger: logger, onRunning: onRunning)], gracefulShutdownSignals: [],
                                                          cancellationSignals: [], logger: logger))
+        // Every part is a child, so that whichever ends the server (the services stopping, a
+        // second signal, the caller's cancellation) ends the others through the group.
         do {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await policies.current.prefetch() }
@@ -156,19 +158,28 @@ public struct PolicyServer: Sendable {
                     }
                 }
                 group.addTask { try await stopOnSignals(services, logger: logger) }
-                try await services.run()
-                group.cancelAll()
+                group.addTask {
+                    try await services.run()
+                    throw Stopped.servicesEnded
+                }
             }
-        } catch is Interrupted {
+        } catch Stopped.servicesEnded {
+            return
+        } catch Stopped.interrupted {
             logger.info("stopped at once by a second signal")
         }
     }
 
-    /// A second SIGTERM or SIGINT during the drain.
-    private struct Interrupted: Error {}
+    /// How the server's task group ends without a failure.
+    private enum Stopped: Error {
+        /// The HTTP server stopped (after a drain, or cancelled).
+        case servicesEnded
+        /// A second SIGTERM or SIGINT during the drain.
+        case interrupted
+    }
 
     /// Drains on the first SIGTERM or SIGINT, then shuts `services` down gracefully; throws
-    /// `Interrupted` on a second signal, which ends the server at once.
+    /// `Stopped.interrupted` on a second signal, which ends the server at once.
     private func stopOnSignals(_ services: ServiceGroup, logger: Logger) async throws {
         var signals = await UnixSignalsSequence(trapping: .sigterm, .sigint).makeAsyncIterator()
         guard let first = await signals.next() else { return }
@@ -182,7 +193,7 @@ public struct PolicyServer: Sendable {
         }
         defer { shutdown.cancel() }
         guard await signals.next() != nil else { return await shutdown.value }
-        throw Interrupted()
+        throw Stopped.interrupted
     }
 
     /// The Hummingbird application.

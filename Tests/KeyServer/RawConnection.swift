@@ -13,18 +13,22 @@ public final class RawConnection {
     /// on a thread of their own, never on the cooperative pool that the servers of tests running
     /// beside this one answer from.
     public static func exchange(port: Int, _ head: [String]) async throws -> (status: Int, body: String) {
+        try await offPool {
+            let connection = try RawConnection(port: port)
+            connection.send((head + ["Connection: close", "", ""]).joined(separator: "\r\n"))
+            guard let answer = connection.readHead() else { throw RawConnectionError.failed("no answer") }
+            let status = Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
+            let length = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+            return (status, length == 0 ? "" : connection.read(count: length) ?? "")
+        }
+    }
+
+    /// Runs `body`, whose socket calls block, on a thread of its own: blocked on the cooperative
+    /// pool (two threads on two cores), it would starve the servers of the tests running beside.
+    public static func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    let connection = try RawConnection(port: port)
-                    connection.send((head + ["Connection: close", "", ""]).joined(separator: "\r\n"))
-                    guard let answer = connection.readHead() else { throw RawConnectionError.failed("no answer") }
-                    let status = Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
-                    let length = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                        .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
-                    return (status, length == 0 ? "" : connection.read(count: length) ?? "")
-                })
-            }
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
         }
     }
 

@@ -95,8 +95,8 @@ struct InertLogHandlerTests {
                           #"{"issuer": "\#(issuer)\u001b[31mred\u0007\r\nFORGED line", "jwks_uri": "\#(server.url("/jwks").absoluteString)"}"#)
         let stream = CapturedStream()
         let cache = JWKSCache(logger: Self.logger(stream))
-        let unusable = await cache.resolve(RemoteKeySource(location: .jwksURI(server.url("/jwks")), allowHTTP: true), kid: nil)
-        let mismatch = await cache.resolve(RemoteKeySource(location: .discovery(issuer: issuer), allowHTTP: true), kid: nil)
+        let unusable = await cache.resolve(RemoteKeySource(location: .jwksURI(server.url("/jwks")), allowHTTP: true), kid: nil, untilFetched: true)
+        let mismatch = await cache.resolve(RemoteKeySource(location: .discovery(issuer: issuer), allowHTTP: true), kid: nil, untilFetched: true)
         guard case let .unavailable(first) = unusable, case let .unavailable(second) = mismatch else {
             Issue.record("a set without usable keys or with another issuer was used")
             return

@@ -130,52 +130,59 @@ struct PolicyServerTests {
             $0.maxConnections = 3
         }) { base, _ in
             let port = try #require(base.port)
-            let big = try RawConnection(port: port)
-            big.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 5000))\r\n\r\n")
-            let bigAnswer = try #require(big.readUntilClosed(), "the server neither answered nor closed an oversized head")
+            let (bigAnswer, manyAnswer) = try await RawConnection.offPool {
+                let big = try RawConnection(port: port)
+                big.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 5000))\r\n\r\n")
+                let many = try RawConnection(port: port)
+                many.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + (1...30).map { "X-F\($0): v\r\n" }.joined() + "\r\n")
+                return (big.readUntilClosed(), many.readUntilClosed())
+            }
             // The server answers 400 and closes with the rest of the head unread, so the client's
             // kernel may take the reset before the answer: refused either way, never served.
-            #expect((bigAnswer.isEmpty || bigAnswer.hasPrefix("HTTP/1.1 400")) && !bigAnswer.contains("alive"))
-            let many = try RawConnection(port: port)
-            many.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + (1...30).map { "X-F\($0): v\r\n" }.joined() + "\r\n")
-            let manyAnswer = try #require(many.readUntilClosed())
-            #expect((manyAnswer.isEmpty || manyAnswer.hasPrefix("HTTP/1.1 400")) && !manyAnswer.contains("alive"))
+            let big = try #require(bigAnswer, "the server neither answered nor closed an oversized head")
+            #expect((big.isEmpty || big.hasPrefix("HTTP/1.1 400")) && !big.contains("alive"))
+            let many = try #require(manyAnswer)
+            #expect((many.isEmpty || many.hasPrefix("HTTP/1.1 400")) && !many.contains("alive"))
 
-            // A head sent a byte at a time is closed an idle timeout after the connection opened.
+            // A head sent a byte at a time is closed an idle timeout after the connection opened;
+            // a body sent a byte at a time is answered 408 a request timeout after its head.
             let started = ContinuousClock.now
-            let slowHead = try RawConnection(port: port)
-            slowHead.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
-            for _ in 0..<8 {
-                try await Task.sleep(for: .milliseconds(200))
-                slowHead.send("X")
+            let (slowHead, headClosed, slowBody) = try await RawConnection.offPool {
+                let slowHead = try RawConnection(port: port)
+                slowHead.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+                let slowBody = try RawConnection(port: port)
+                slowBody.send("POST /v1/check/api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"token\":")
+                for _ in 0..<8 {
+                    Thread.sleep(forTimeInterval: 0.2)
+                    slowHead.send("X")
+                    slowBody.send(" ")
+                }
+                let head = slowHead.readUntilClosed()
+                return (head, ContinuousClock.now, slowBody.readUntilClosed())
             }
-            #expect(slowHead.readUntilClosed() == "")
-            #expect(ContinuousClock.now - started < .seconds(4))
-
-            // A body sent a byte at a time is answered 408 a request timeout after its head.
-            let slowBody = try RawConnection(port: port)
-            slowBody.send("POST /v1/check/api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"token\":")
-            for _ in 0..<8 {
-                try await Task.sleep(for: .milliseconds(200))
-                slowBody.send(" ")
-            }
-            let slowAnswer = try #require(slowBody.readUntilClosed())
+            #expect(slowHead == "")
+            #expect(headClosed - started < .seconds(4))
+            let slowAnswer = try #require(slowBody)
             #expect(slowAnswer.hasPrefix("HTTP/1.1 408") && slowAnswer.contains(#""code":"request_timeout""#))
 
-            // Three connections held; a fourth is told so, and closed.
-            let held = try (0..<3).map { _ in try RawConnection(port: port) }
-            for connection in held { connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") }
-            for connection in held { #expect(connection.readHead()?.hasPrefix("HTTP/1.1 200") == true) }
-            let extra = try RawConnection(port: port)
-            extra.send("GET /v1/authz/api HTTP/1.1\r\nHost: x\r\n\r\n")
-            let refused = try #require(extra.readUntilClosed())
+            // Three connections held; a fourth is told so, and closed; a place freed is taken again.
+            let (heldHeads, refusedAnswer, nextHead) = try await RawConnection.offPool {
+                let held = try (0..<3).map { _ in try RawConnection(port: port) }
+                for connection in held { connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") }
+                let heads = held.map { $0.readHead() }
+                let extra = try RawConnection(port: port)
+                extra.send("GET /v1/authz/api HTTP/1.1\r\nHost: x\r\n\r\n")
+                let refused = extra.readUntilClosed()
+                held[0].close()
+                Thread.sleep(forTimeInterval: 0.1)
+                let next = try RawConnection(port: port)
+                next.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                return (heads, refused, next.readHead())
+            }
+            for head in heldHeads { #expect(head?.hasPrefix("HTTP/1.1 200") == true) }
+            let refused = try #require(refusedAnswer)
             #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("too_many_connections") && refused.lowercased().contains("connection: close"))
-            // A place freed is a place taken again.
-            held[0].close()
-            try await Task.sleep(for: .milliseconds(100))
-            let next = try RawConnection(port: port)
-            next.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(next.readHead()?.hasPrefix("HTTP/1.1 200") == true)
+            #expect(nextHead?.hasPrefix("HTTP/1.1 200") == true)
         }
     }
 
@@ -185,6 +192,7 @@ struct PolicyServerTests {
             let port = try #require(base.port)
             let idle = try (0..<20).map { _ in try RawConnection(port: port) }
             try await Task.sleep(for: .milliseconds(200))
+            defer { idle.forEach { $0.close() } }
             for probe in ["healthz", "readyz", "metrics"] {
                 let (status, headers, _) = try await Self.call(base.appendingPathComponent(probe))
                 #expect(status == 200 && headers["connection"]?.lowercased() == "close", "/\(probe): \(status) \(headers)")
@@ -192,11 +200,12 @@ struct PolicyServerTests {
             let (check, _, body) = try await Self.call(base.appendingPathComponent("v1/check/api"), method: "POST", body: "{}")
             #expect(check == 503 && body.contains("too_many_connections"))
             // A request pipelined behind a probe past the cap is not served: the connection closes.
-            let pipelined = try RawConnection(port: port)
-            pipelined.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nPOST /v1/check/api HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
-            let answer = try #require(pipelined.readUntilClosed())
+            let answer = try #require(try await RawConnection.offPool {
+                let pipelined = try RawConnection(port: port)
+                pipelined.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nPOST /v1/check/api HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+                return pipelined.readUntilClosed()
+            })
             #expect(answer.hasPrefix("HTTP/1.1 200") && answer.components(separatedBy: "HTTP/1.1 ").count == 2, "\(answer)")
-            _ = idle
         }
     }
 
@@ -262,7 +271,7 @@ struct PolicyServerTests {
             policy: remote
             token:
               algorithms: [ES256]
-              keys: {jwks_uri: "\(keyServer.url("/jwks").absoluteString)", allow_http: true, min_refresh_interval: 1s}
+              keys: {jwks_uri: "\(keyServer.url("/jwks").absoluteString)", allow_http: true, min_refresh_interval: 1s, max_wait: 30s}
               issuer: https://issuer.example
               audience: api
             """.write(toFile: fixture.directory + "/remote.yaml", atomically: true, encoding: .utf8)

@@ -18,7 +18,7 @@ struct RemoteKeyPolicyTests {
         policy: remote
         token:
           algorithms: [ES256]
-          keys: {jwks_uri: "\(server.url(path).absoluteString)", allow_http: true\(options)}
+          keys: {jwks_uri: "\(server.url(path).absoluteString)", allow_http: true, max_wait: 30s\(options)}
           issuer: https://issuer.example
           audience: client-1
         """, file: "remote.yaml", environment: [:], keyCache: cache)
@@ -157,7 +157,7 @@ struct RemoteKeyPolicyTests {
         let policy = try Policy.load(text: """
         policy: api
         request:
-          bearer: {token: {algorithms: [ES256], keys: {jwks_uri: "\(server.url("/jwks").absoluteString)", allow_http: true}}}
+          bearer: {token: {algorithms: [ES256], keys: {jwks_uri: "\(server.url("/jwks").absoluteString)", allow_http: true, max_wait: 30s}}}
         """, file: "api.yaml", environment: [:], keyCache: cache())
         #expect(policy.remoteKeySources.count == 1)
         func request(_ token: String) -> RequestSubject {
@@ -174,7 +174,7 @@ struct RemoteKeyPolicyTests {
     func embeddedTokenWithRemoteKeys() async throws {
         let server = try await KeyServer()
         await server.json("/jwks", fixture.jwksJSON)
-        let source = "{jwks_uri: \"\(server.url("/jwks").absoluteString)\", allow_http: true}"
+        let source = "{jwks_uri: \"\(server.url("/jwks").absoluteString)\", allow_http: true, max_wait: 30s}"
         let policy = try fixture.policy("embedded_tokens:\n  njwt: {token: {algorithms: [ES256], keys: \(source)}}")
         #expect(policy.remoteKeySources.count == 1)
         let token = try fixture.token(["njwt": .string(try fixture.token())])

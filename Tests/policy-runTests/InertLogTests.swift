@@ -54,7 +54,7 @@ struct InertLogTests {
         policy: remote-discovery
         token:
           algorithms: [RS256]
-          keys: {discovery: "\(issuer)", allow_http: true}
+          keys: {discovery: "\(issuer)", allow_http: true, max_wait: 30s}
           issuer: https://dev-123.okta.com/oauth2/default
           audience: 0oa1b2c3d4
         """)

@@ -31,7 +31,7 @@ struct KeyHistoryCommandTests {
         policy: rotating
         token:
           algorithms: [RS256, ES256]
-          keys: {jwks_uri: "\(url.absoluteString)", allow_http: true, require_kid: true\(extra)}
+          keys: {jwks_uri: "\(url.absoluteString)", allow_http: true, max_wait: 30s, require_kid: true\(extra)}
           issuer: https://dev-123.okta.com/oauth2/default
           audience: 0oa1b2c3d4
         """

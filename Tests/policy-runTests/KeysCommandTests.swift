@@ -19,7 +19,7 @@ struct KeysCommandTests {
         policy: remote-okta
         token:
           algorithms: [RS256]
-          keys: {jwks_uri: "\(url.absoluteString)", allow_http: true, require_kid: true}
+          keys: {jwks_uri: "\(url.absoluteString)", allow_http: true, max_wait: 30s, require_kid: true}
           issuer: https://dev-123.okta.com/oauth2/default
           audience: 0oa1b2c3d4
         """
