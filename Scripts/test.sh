@@ -4,9 +4,10 @@
 # independent validator (Python jsonschema), real nginx and Caddy in front of `policy-run serve`, and the
 # Hummingbird example package built against this checkout, and policy_spark on a local[2] Spark
 # against the policy-run built here.
-# The README's test command, and what .ci/run runs after installing what it needs.
+# The README's test command, and what .ci/run runs; it installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash Scripts/install-dependencies.sh tests
 swift test
 swift run policy-run test --coverage Policies/
 swift run policy-run lint Policies/*.yaml
