@@ -21,6 +21,7 @@ public final class OutputFile {
         /// The system's reason (`Is a directory`, `Permission denied`, ...).
         public let reason: String
 
+        /// `cannot write to 'PATH': REASON`, the path escaped for a terminal.
         public var description: String { "cannot write to '\(InertText.escaped(path))': \(reason)" }
     }
 

@@ -27,8 +27,6 @@ public struct IncomingRequest: Sendable {
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
-    /// RFC 9110 `tchar`: what a method may hold.
-    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
     /// The call itself, as a service's middleware receives it; `X-Forwarded-*` headers are the
     /// client's and are not read.
@@ -61,7 +59,7 @@ public struct IncomingRequest: Sendable {
             if uri != nil, appendedTarget != nil {
                 throw FrontRefusal(code: "target_ambiguous", "the call names the original target twice: in X-Forwarded-Uri and after the endpoint's path")
             }
-            if let method, method.isEmpty || !method.utf8.allSatisfy({ tokenCharacters.contains($0) }) {
+            if let method, !HTTPToken.isToken(method) {
                 throw FrontRefusal(code: "method_invalid", "X-Forwarded-Method is not an HTTP method")
             }
             var scheme = head.scheme ?? "http"

@@ -319,7 +319,7 @@ private struct ConfigurationReading {
             for pair in pairs {
                 guard mapping(pair.value, allowed: ["header", "optional", "value"], what: "input '\(pair.name)'") != nil else { continue }
                 if let header = pair.value["header"], let name = string(header, what: "'header'") {
-                    guard HTTPHeaderName.isValid(name) else {
+                    guard HTTPToken.isToken(name) else {
                         error(.invalidValue, "'\(InertText.escaped(name))' is not a header name (letters, digits and !#$%&'*+-.^_`|~)", at: header)
                         continue
                     }
@@ -348,7 +348,7 @@ private struct ConfigurationReading {
             }
             for pair in pairs {
                 guard let header = string(pair.value, what: "the header of output '\(pair.name)'") else { continue }
-                guard HTTPHeaderName.isValid(header) else {
+                guard HTTPToken.isToken(header) else {
                     error(.invalidValue, "'\(InertText.escaped(header))' is not a header name (letters, digits and !#$%&'*+-.^_`|~)", at: pair.value)
                     continue
                 }
@@ -359,11 +359,3 @@ private struct ConfigurationReading {
     }
 }
 
-/// RFC 9110 field names, as a route's input and output headers must be written.
-enum HTTPHeaderName {
-    private static let characters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
-
-    static func isValid(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { characters.contains($0) }
-    }
-}

@@ -172,13 +172,10 @@ public struct RequestSubject: PolicySubject {
         headers[name.lowercased()] ?? []
     }
 
-    /// RFC 9110 `tchar`: the bytes a header name may hold.
-    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
-
     /// Why a header cannot be used: a name that is not an RFC 9110 token, or a value with
     /// control characters or bytes outside visible ASCII (obsolete text is refused, not guessed).
     static func headerProblem(name: String, value: String) -> String? {
-        guard !name.isEmpty, name.utf8.allSatisfy({ tokenCharacters.contains($0) }) else {
+        guard HTTPToken.isToken(name) else {
             return "'\(String(name.unicodeScalars.prefix(40).map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" }))' is not a valid header name"
         }
         if let bad = value.utf8.firstIndex(where: { !(0x20...0x7E).contains($0) && $0 != 0x09 }) {

@@ -1,0 +1,15 @@
+/// RFC 9110 `token` (§5.6.2): what a header name and a method are written in. The one reading
+/// of it for the request rules, the HTTP front and the server's configuration.
+public enum HTTPToken {
+    /// `tchar`, as a table by byte.
+    private static let characters: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8 { table[Int(byte)] = true }
+        return table
+    }()
+
+    /// Whether `text` is a token: not empty, and `tchar`s only.
+    public static func isToken(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { characters[Int($0)] }
+    }
+}
