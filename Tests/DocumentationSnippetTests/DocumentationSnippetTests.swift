@@ -64,12 +64,12 @@ struct DocumentationSnippetTests {
     }
 
     /// CI runs `.ci/run`; the README promises that its test command is what CI runs.
-    @Test("the README's test command (the last line of its first sh block) is the command .ci/run ends with")
+    @Test("the README's quickstart is two commands, and its test command (the last) is the command .ci/run ends with")
     func ciRunsTheReadmeTestCommand() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let block = try #require(readme.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "\n```").first)
         let readmeLines = block.split(separator: "\n").map(String.init)
-        #expect(readmeLines.count == 3, "install, main job, tests")
+        #expect(readmeLines == ["bash Scripts/quickstart.sh", "bash Scripts/test.sh"], "exactly two commands: the main job, every test")
         let script = try String(contentsOf: Self.root.appendingPathComponent(".ci/run"), encoding: .utf8)
         let commands = script.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         #expect(commands.last == readmeLines.last, "README: \(readmeLines.last ?? "none"); .ci/run ends with: \(commands.last ?? "nothing")")
