@@ -119,9 +119,8 @@ public struct PolicyServer: Sendable {
     private func record(_ status: ServedPolicies.ReloadStatus, logger: Logger) -> ServedPolicies.ReloadStatus {
         metrics.recordReload(succeeded: status.succeeded)
         if status.succeeded {
-            // Key sets the new policies name are fetched before calls need them.
+            // Key sets the new policies name are fetched by `keepFetched` within a second.
             let set = policies.current
-            Task { await set.prefetch() }
             logger.info("policies reloaded", metadata: ["policies": "\(set.policies.keys.sorted().joined(separator: ","))"])
         } else {
             logger.error("reload failed; the previous policies keep serving",
@@ -131,9 +130,11 @@ public struct PolicyServer: Sendable {
     }
 
     /// Serves until SIGTERM or SIGINT (or the task is cancelled); `onRunning` gets the bound
-    /// port once the server listens. Remote key sets are fetched at once; `/readyz` answers 503
-    /// until every one is available. With `watchEvery`, the policy directory is checked that
-    /// often and reloaded when a file below it changed.
+    /// port once the server listens. Remote key sets are fetched at once and kept fetched
+    /// (`JWKSCache.keepFetched`): one that fails is retried in the background, so `/readyz`,
+    /// which answers 503 until every one is available, recovers without traffic. With
+    /// `watchEvery`, the policy directory is checked that often and reloaded when what it
+    /// holds changed.
     ///
     /// The first SIGTERM or SIGINT drains: `/readyz` answers 503 at once, calls are still served
     /// for `configuration.drain` with `Connection: close`, then the listener closes and the calls
@@ -148,7 +149,7 @@ public struct PolicyServer: Sendable {
         // second signal, the caller's cancellation) ends the others through the group.
         do {
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await policies.current.prefetch() }
+                group.addTask { await policies.keyCache.keepFetched { policies.current.remoteKeySources } }
                 if let watchEvery {
                     group.addTask {
                         while !Task.isCancelled {

@@ -50,15 +50,6 @@ public struct PolicySet: Sendable {
         self.keyCache = keyCache
     }
 
-    /// Fetches every remote key set not yet cached, so the first calls need not wait and
-    /// `/readyz` can say ready. A source that fails is logged by the cache and retried by the
-    /// next call that needs it.
-    public func prefetch() async {
-        await withDiscardingTaskGroup { group in
-            for source in remoteKeySources { group.addTask { _ = await keyCache.resolve(source, kid: nil, untilFetched: true) } }
-        }
-    }
-
     /// The remote sources with no key set to serve: never fetched, or failed past
     /// `stale_if_error`. Asks no provider, so a probe costs nothing.
     public func sourcesWithoutKeys(at now: Date = Date()) -> [(source: RemoteKeySource, problem: String)] {

@@ -20,7 +20,7 @@ public final class ServedPolicies: Sendable {
     public let directory: String
     /// The cache every set fetches remote keys through, kept across reloads.
     public let keyCache: JWKSCache
-    private let state: Mutex<(set: PolicySet, lastReload: ReloadStatus?, fingerprint: [String])>
+    private let state: Mutex<(set: PolicySet, lastReload: ReloadStatus?, fingerprint: PolicyDirectoryFingerprint)>
 
     /// Compiles the directory's policies.
     ///
@@ -29,7 +29,7 @@ public final class ServedPolicies: Sendable {
     public init(directory: String, keyCache: JWKSCache) throws(PolicyDiagnostics) {
         self.directory = directory
         self.keyCache = keyCache
-        let fingerprint = Self.fingerprint(directory)
+        let fingerprint = PolicyDirectoryFingerprint(directory)
         state = Mutex((try PolicySet(directory: directory, keyCache: keyCache), nil, fingerprint))
     }
 
@@ -42,7 +42,11 @@ public final class ServedPolicies: Sendable {
     /// Compiles the directory again and serves the result if every file compiles.
     @discardableResult
     public func reload() -> ReloadStatus {
-        let fingerprint = Self.fingerprint(directory)
+        reload(seeing: PolicyDirectoryFingerprint(directory))
+    }
+
+    /// Compiles the directory, whose contents before compiling were `fingerprint`.
+    private func reload(seeing fingerprint: PolicyDirectoryFingerprint) -> ReloadStatus {
         let status: ReloadStatus
         do {
             let set = try PolicySet(directory: directory, keyCache: keyCache)
@@ -55,25 +59,11 @@ public final class ServedPolicies: Sendable {
         return status
     }
 
-    /// Reloads when a file below the directory changed since the last load; nil when none did.
+    /// Reloads when what the directory holds changed since the last load (a file, or where a
+    /// link leads: `PolicyDirectoryFingerprint`); nil when nothing did.
     public func reloadIfChanged() -> ReloadStatus? {
-        let fingerprint = Self.fingerprint(directory)
+        let fingerprint = PolicyDirectoryFingerprint(directory)
         guard state.withLock({ $0.fingerprint }) != fingerprint else { return nil }
-        return reload()
-    }
-
-    /// Each regular file below `directory` with its size and modification time, sorted: what a
-    /// change to a policy, a base or a key file alters. At most 10,000 files are looked at.
-    static func fingerprint(_ directory: String) -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
-        var entries: [String] = []
-        while let name = enumerator.nextObject() as? String, entries.count < 10_000 {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: PolicyPath.joined(directory, name))
-            guard attributes?[.type] as? FileAttributeType == .typeRegular else { continue }
-            let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
-            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            entries.append("\(name)\u{0}\(size)\u{0}\(modified)")
-        }
-        return entries.sorted()
+        return reload(seeing: fingerprint)
     }
 }

@@ -74,6 +74,36 @@ public final class JWKSCache: Sendable {
         }
     }
 
+    /// Keeps the sources `sources()` names fetched until the task is cancelled, without waiting
+    /// for a call to need them: a source never fetched is fetched at once, one whose fetch failed
+    /// is tried again after `KeyRetryBackoff`'s delay (1 s doubling to 30 s, jittered), and a set
+    /// in hand is refreshed at 80% of its `cache_ttl`, no sooner than `min_refresh_interval` after
+    /// the last attempt.
+    ///
+    /// A server runs this beside its listener so that readiness recovers by itself when a
+    /// provider that was down comes back, and so that a set never ages past `stale_if_error`
+    /// merely because no traffic asked for it. `sources` is read again on every pass (at least
+    /// once a second), so a reload that names new sources is followed.
+    public func keepFetched(_ sources: @escaping @Sendable () -> [RemoteKeySource]) async {
+        while !Task.isCancelled {
+            let now = now()
+            var nextPass: TimeInterval = 1
+            for source in Set(sources()) {
+                let due: TimeInterval? = entries.withLock { entries in
+                    var entry = entries[source] ?? KeyCacheEntry()
+                    guard let due = entry.backgroundFetchDue(now: now, source: source) else { return nil }
+                    if due <= 0 {
+                        _ = startFetch(source, in: &entry, at: now)
+                        entries[source] = entry
+                    }
+                    return due
+                }
+                if let due, due > 0 { nextPass = min(nextPass, due) }
+            }
+            try? await Task.sleep(for: .seconds(max(nextPass, 0.05)))
+        }
+    }
+
     /// The keys for `kid` if they can be had without waiting for a fetch, else nil. A fetch the
     /// answer needed is started in the background, so a later call may succeed.
     public func cachedResolution(_ source: RemoteKeySource, kid: String?) -> KeyResolution? {
@@ -128,28 +158,36 @@ public final class JWKSCache: Sendable {
         let result: Result<JWKSet, KeyFetchError>
         do { result = .success(try await source.fetchKeys()) } catch { result = .failure(error) }
         let finished = now()
-        let entry = entries.withLock { entries in
+        let (entry, previous) = entries.withLock { entries in
             var entry = entries[source] ?? KeyCacheEntry()
             entry.inFlight = nil
+            let previous = (failures: entry.consecutiveFailures, failure: entry.lastFailure)
             switch result {
             case let .success(keys):
                 entry.snapshot = ResolvedKeys(keys: keys, fetchedAt: finished, freshness: .fresh)
                 entry.lastFailure = nil
+                entry.consecutiveFailures = 0
+                entry.retryAt = nil
                 entry.fetches += 1
             case let .failure(error):
                 entry.lastFailure = error
                 entry.failures += 1
+                entry.consecutiveFailures += 1
+                let delay = KeyRetryBackoff.delay(afterFailures: entry.consecutiveFailures, source: source, jitter: Double.random(in: 0...1))
+                entry.retryAt = finished.addingTimeInterval(delay)
             }
             entries[source] = entry
-            return entry
+            return (entry, previous)
         }
         let milliseconds = Int(((ContinuousClock.now - started).seconds * 1000).rounded())
         switch result {
         case let .success(keys):
-            logger.info("fetched key set", metadata: [
+            var metadata: Logger.Metadata = [
                 "source": "\(source)", "keys": "\(keys.keys.count)", "skipped": "\(keys.skipped.count)",
                 "fetches": "\(entry.fetches)", "duration_ms": "\(milliseconds)",
-            ])
+            ]
+            if previous.failures > 0 { metadata["after_failures"] = "\(previous.failures)" }
+            logger.info("fetched key set", metadata: metadata)
         case let .failure(error):
             var metadata: Logger.Metadata = [
                 "source": "\(source)", "code": "\(error.code.rawValue)", "error": "\(error.message)",
@@ -159,7 +197,11 @@ public final class JWKSCache: Sendable {
                 metadata["cache_age_s"] = "\(Int(finished.timeIntervalSince(fetchedAt)))"
                 metadata["stale_until"] = "\(fetchedAt.addingTimeInterval(source.cacheTTL.seconds + source.staleIfError.seconds))"
             }
-            logger.warning("key set fetch failed", metadata: metadata)
+            metadata["retry_in_s"] = "\(Int(entry.retryAt.map { $0.timeIntervalSince(finished) }?.rounded(.up) ?? 0))"
+            // Once per change of state: the first failure, or a different one. A provider down
+            // for an hour is retried about 120 times, and each is not news.
+            let news = previous.failures == 0 || previous.failure?.code != error.code || previous.failure?.message != error.message
+            logger.log(level: news ? .warning : .debug, "key set fetch failed", metadata: metadata)
         }
     }
 }

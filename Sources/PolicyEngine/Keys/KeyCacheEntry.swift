@@ -13,6 +13,10 @@ struct KeyCacheEntry {
     var lastAttempt: Date?
     /// The last fetch's failure, cleared by a success.
     var lastFailure: KeyFetchError?
+    /// Failed fetches since the last success: the retry backoff's exponent.
+    var consecutiveFailures = 0
+    /// When `JWKSCache.keepFetched` may try again after a failure (`KeyRetryBackoff`).
+    var retryAt: Date?
     var fetches = 0
     var failures = 0
     /// Lookups answered from memory, without waiting for a fetch.
@@ -97,5 +101,18 @@ struct KeyCacheEntry {
         guard inFlight == nil, let fetchedAt = snapshot?.fetchedAt else { return false }
         let spaced = lastAttempt.map { now.timeIntervalSince($0) >= source.minRefreshInterval.seconds } ?? true
         return spaced && now.timeIntervalSince(fetchedAt) >= source.cacheTTL.seconds * Self.refreshAheadFraction
+    }
+
+    /// Seconds until `JWKSCache.keepFetched` should fetch the set at `now` (zero or less: at
+    /// once), or nil while a fetch is under way. A set never fetched is due at once; after a
+    /// failure, at `retryAt`; a set in hand, at 80% of its TTL, spaced by `min_refresh_interval`
+    /// from the last attempt, so a server without traffic keeps a fresh set.
+    func backgroundFetchDue(now: Date, source: RemoteKeySource) -> TimeInterval? {
+        guard inFlight == nil else { return nil }
+        if lastFailure != nil, let retryAt { return retryAt.timeIntervalSince(now) }
+        guard let fetchedAt = snapshot?.fetchedAt else { return 0 }
+        let refreshAt = fetchedAt.addingTimeInterval(source.cacheTTL.seconds * Self.refreshAheadFraction)
+        let spacedAt = lastAttempt.map { $0.addingTimeInterval(source.minRefreshInterval.seconds) } ?? refreshAt
+        return max(refreshAt, spacedAt).timeIntervalSince(now)
     }
 }
