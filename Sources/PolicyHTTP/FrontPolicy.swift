@@ -74,9 +74,9 @@ public struct FrontPolicy: Sendable {
     /// challenge when the credential is missing, not authentic, not current or not for us; 403
     /// when the policy denies an acceptable one; 400 when the request cannot be read.
     ///
-    /// - Parameter outputHeaders: Header names for outputs, by output name; others get
-    ///   `X-Auth-<Name>`.
-    public func answer(_ judgement: Judgement, outputHeaders: [String: String] = [:]) -> FrontAnswer {
+    /// - Parameter outputHeaders: The outputs to send, by output name, with their header
+    ///   names: exactly these go out. Nil sends every output as `X-Auth-<Name>`.
+    public func answer(_ judgement: Judgement, outputHeaders: [String: String]? = nil) -> FrontAnswer {
         switch judgement {
         case let .refused(refusal):
             return FrontAnswer(refusal)
@@ -87,8 +87,9 @@ public struct FrontPolicy: Sendable {
         case .noCredential:
             return FrontAnswer(status: .unauthorized, headers: [(.wwwAuthenticate, "Bearer")])
         case let .judged(verdict, _) where verdict.valid:
+            let names = outputHeaders ?? self.outputHeaders
             return FrontAnswer(status: .ok, headers: verdict.outputs.keys.sorted().compactMap { name in
-                OutputHeader.field(outputHeaders[name] ?? self.outputHeaders[name] ?? OutputHeader.name(for: name), verdict.outputs[name]!)
+                names[name].flatMap { OutputHeader.field($0, verdict.outputs[name]!) }
             })
         case let .judged(verdict, _):
             guard authenticates else { return FrontAnswer(status: .forbidden, headers: []) }

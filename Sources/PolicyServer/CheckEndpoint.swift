@@ -5,13 +5,13 @@ internal import PolicyEngine
 /// `POST /v1/check/{policy}`: the verdict of docs/policy-format.md §8, status 200 whatever it
 /// says; 400 only for a call that cannot be judged.
 enum CheckEndpoint {
-    /// The answer, and the decision when the call was judged.
-    static func answer(policy: Policy, body: [UInt8], signatureCache: SignatureCache? = nil) async -> (Response, Decision?) {
+    /// The answer, and its decision: the verdict, or why the call could not be judged.
+    static func answer(policy: Policy, body: [UInt8], signatureCache: SignatureCache? = nil) async -> (Response, Decision) {
         let call: CheckCall
         do {
             call = try CheckCall(json: body)
         } catch {
-            return (ServerResponses.error(.badRequest, code: "call_invalid", error.message), nil)
+            return (ServerResponses.error(.badRequest, code: "call_invalid", error.message), Decision(.refused, code: "call_invalid"))
         }
         do {
             let (verdict, decoded) = try await policy.evaluateDecoding(token: call.token, subjects: call.subjects, inputs: call.inputs,
@@ -20,7 +20,7 @@ enum CheckEndpoint {
                                                                        signatureCache: signatureCache)
             return (ServerResponses.json(verdict.jsonText()), Decision(verdict: verdict, claims: decoded?.claims, request: call.request))
         } catch {
-            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
+            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), Decision(.refused, code: error.code.rawValue))
         }
     }
 }

@@ -135,23 +135,28 @@ public struct DecisionLog: Sendable {
     }
 
     /// Writes the line of one decision, unless the level or the sampling leaves it out.
-    func record(policy: String, endpoint: String, decision: Decision, duration: Duration, at time: Date = Date()) {
+    ///
+    /// - Parameter policy: The policy that judged, or nil when the call was refused before one
+    ///   was chosen.
+    func record(policy: String?, endpoint: String, decision: Decision, duration: Duration, at time: Date = Date()) {
         guard level != .none else { return }
-        let verdict = decision.verdict
-        if verdict.valid, sampleValid < 1, Double.random(in: 0..<1) >= sampleValid { return }
+        if decision.result == .valid, sampleValid < 1, Double.random(in: 0..<1) >= sampleValid { return }
         var line = JSONObject([
-            "time": .string(Self.timestamp(time)), "policy": .string(policy), "endpoint": .string(endpoint), "valid": .bool(verdict.valid),
-            "codes": .array(Array(Set(verdict.findings.map(\.code.rawValue))).sorted().map { .string($0) }),
+            "time": .string(Self.timestamp(time)), "policy": policy.map { .string($0) } ?? .null, "endpoint": .string(endpoint),
+            "valid": .bool(decision.result == .valid), "result": .string(decision.result.rawValue),
+            "codes": .array(decision.codes.map { .string($0) }),
             "duration_ms": .number(.decimal(Self.milliseconds(duration))),
         ])
         if let route = decision.route { line.set("route", .string(route)) }
-        if let key = verdict.proof?.key {
+        if let key = decision.verdict?.proof?.key {
             line.set("kid", key.kid.map { .string($0) } ?? .null)
             line.set("key_freshness", .string(key.freshness.rawValue))
         }
         if level == .data {
-            line.set("findings", .array(verdict.findings.map { .object(JSONObject(["rule": .string($0.rule), "code": .string($0.code.rawValue), "at": .string($0.at)])) }))
-            line.set("outputs", .object(JSONObject(members: verdict.outputs.keys.sorted().map { JSONMember(name: $0, value: verdict.outputs[$0]!) })))
+            if let verdict = decision.verdict {
+                line.set("findings", .array(verdict.findings.map { .object(JSONObject(["rule": .string($0.rule), "code": .string($0.code.rawValue), "at": .string($0.at)])) }))
+                line.set("outputs", .object(JSONObject(members: verdict.outputs.keys.sorted().map { JSONMember(name: $0, value: verdict.outputs[$0]!) })))
+            }
             if !fields.claims.isEmpty, let claims = decision.claims {
                 line.set("claims", .object(JSONObject(members: fields.claims.compactMap { name in claims[name].map { JSONMember(name: name, value: $0) } })))
             }
@@ -196,16 +201,50 @@ public struct DecisionLog: Sendable {
     }
 }
 
-/// What a decision log line is written from.
+/// What a decision log line and the metrics are written from: a verdict, or a call answered
+/// without one (no credential, a request that cannot be read, no route). Every call at `check`
+/// and `authz` makes one, so a flood of calls without a token is as visible as one of forgeries.
 struct Decision {
-    /// The verdict.
-    let verdict: Verdict
+    /// How the call ended.
+    enum Result: String {
+        /// A verdict, valid or not.
+        case valid, invalid
+        /// No credential the policy can read: none, another scheme (`Basic`), a malformed
+        /// `Bearer`, or two `Authorization` headers.
+        case noCredential = "no_credential"
+        /// A call that could not be judged as sent (a bad body, target or host, a missing input,
+        /// no route, an unknown policy).
+        case refused
+    }
+
+    let result: Result
+    /// The verdict, for `valid` and `invalid`.
+    let verdict: Verdict?
+    /// The verdict's finding codes, or the code of the refusal.
+    let codes: [String]
     /// The token's claims as decoded, when there was a token.
     var claims: JSONObjectView?
     /// The request judged, `{method, url, headers}`, when the log wants it.
     var request: JSONObject?
     /// Where the serve configuration's route that chose the policy is written.
     var route: String?
+
+    /// A call judged with `verdict`.
+    init(verdict: Verdict, claims: JSONObjectView? = nil, request: JSONObject? = nil) {
+        result = verdict.valid ? .valid : .invalid
+        self.verdict = verdict
+        codes = Array(Set(verdict.findings.map(\.code.rawValue))).sorted()
+        self.claims = claims
+        self.request = request
+    }
+
+    /// A call answered without a verdict, for the reason `code` (`credential_missing`,
+    /// `target_invalid`, ...).
+    init(_ result: Result, code: String) {
+        self.result = result
+        verdict = nil
+        codes = [code]
+    }
 }
 
 /// A decision log file that cannot be opened for writing.

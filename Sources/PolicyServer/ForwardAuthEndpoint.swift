@@ -4,6 +4,7 @@ internal import HTTPTypes
 internal import NIOCore
 internal import PolicyEngine
 internal import PolicyHTTP
+internal import Rules
 
 /// `/v1/authz` and `/v1/authz/{policy}`: may the original request pass? The request is the one a
 /// proxy describes in `X-Forwarded-Method`, `-Proto`, `-Host` and `-Uri` (nginx `auth_request`,
@@ -52,15 +53,20 @@ enum ForwardAuthEndpoint {
         }
     }
 
-    /// The answer to `request` under `front`, and the decision when it was judged.
-    static func answer(_ front: FrontPolicy, request: IncomingRequest, inputs: [String: JSONValue] = [:], outputHeaders: [String: String] = [:],
-                       signatureCache: SignatureCache) async -> (Response, Decision?) {
+    /// The answer to `request` under `front`, and its decision: the verdict, no credential, or
+    /// a refusal.
+    static func answer(_ front: FrontPolicy, request: IncomingRequest, inputs: [String: JSONValue] = [:], outputHeaders: [String: String]? = nil,
+                       signatureCache: SignatureCache) async -> (Response, Decision) {
         do {
             let judgement = try await front.judge(request, inputs: inputs, signatureCache: signatureCache)
-            let decision: Decision? = if case let .judged(verdict, claims) = judgement { Decision(verdict: verdict, claims: claims) } else { nil }
+            let decision = switch judgement {
+            case let .judged(verdict, claims): Decision(verdict: verdict, claims: claims)
+            case let .noCredential(problem): Decision(.noCredential, code: problem.code)
+            case let .refused(refusal): Decision(.refused, code: refusal.code)
+            }
             return (response(front.answer(judgement, outputHeaders: outputHeaders)), decision)
         } catch {
-            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), nil)
+            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), Decision(.refused, code: error.code.rawValue))
         }
     }
 

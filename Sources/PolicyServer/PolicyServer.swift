@@ -81,20 +81,25 @@ public struct PolicyServer: Sendable {
         self.decisionLog = decisionLog
     }
 
-    /// Judges one call with `body`, then counts and logs the decision. `request` is the request
-    /// judged, for a log that writes its fields; `route` the location of the configured route.
-    private func judged(_ policy: Policy, endpoint: String, request: @autoclosure () -> JSONObject? = nil, route: String? = nil,
-                        _ body: () async -> (Response, Decision?)) async -> Response {
+    /// Answers one call with `body`, then counts and logs its decision: every call at `check`
+    /// and `authz` is one, judged or refused. `policy` is nil for a call refused before a policy
+    /// was chosen; `request` is the request judged, for a log that writes its fields; `route` the
+    /// location of the configured route.
+    private func judged(_ policy: Policy?, endpoint: String, request: @autoclosure () -> JSONObject? = nil, route: String? = nil,
+                        _ body: () async -> (Response, Decision)) async -> Response {
         let started = ContinuousClock.now
-        let (response, decision) = await metrics.measuring(body)
-        if var decision {
-            let duration = ContinuousClock.now - started
-            metrics.record(policy: policy.name, endpoint: endpoint, verdict: decision.verdict, duration: duration)
-            if decisionLog.wantsRequest, decision.request == nil { decision.request = request() }
-            decision.route = route
-            decisionLog.record(policy: policy.name, endpoint: endpoint, decision: decision, duration: duration)
-        }
+        var (response, decision) = await metrics.measuring(body)
+        let duration = ContinuousClock.now - started
+        metrics.record(policy: policy?.name, endpoint: endpoint, decision: decision, duration: duration)
+        if decisionLog.wantsRequest, decision.request == nil { decision.request = request() }
+        decision.route = route
+        decisionLog.record(policy: policy?.name, endpoint: endpoint, decision: decision, duration: duration)
         return response
+    }
+
+    /// Answers and records a call refused before any policy judged it.
+    private func refused(_ refusal: FrontRefusal, endpoint: String, policy: Policy? = nil) async -> Response {
+        await judged(policy, endpoint: endpoint) { (ForwardAuthEndpoint.response(FrontAnswer(refusal)), Decision(.refused, code: refusal.code)) }
     }
 
     /// What SIGHUP does: the decision log file is opened again (after a rotation) and the
@@ -231,13 +236,19 @@ public struct PolicyServer: Sendable {
         }
         router.post("/v1/check/{policy}") { request, context in
             guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
-                return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(context.parameters.get("policy") ?? "")' is served")
+                let message = "no policy '\(InertText.escaped(String((context.parameters.get("policy") ?? "").prefix(200))))' is served"
+                return await self.judged(nil, endpoint: "check") {
+                    (ServerResponses.error(.notFound, code: "unknown_policy", message), Decision(.refused, code: "unknown_policy"))
+                }
             }
             let body: ByteBuffer
             do {
                 body = try await request.body.collect(upTo: maxBodyBytes)
             } catch {
-                return ServerResponses.error(.contentTooLarge, code: "body_too_large", "the call is larger than \(maxBodyBytes) bytes")
+                return await self.judged(policy, endpoint: "check") {
+                    (ServerResponses.error(.contentTooLarge, code: "body_too_large", "the call is larger than \(maxBodyBytes) bytes"),
+                     Decision(.refused, code: "body_too_large"))
+                }
             }
             return await self.judged(policy, endpoint: "check") { await CheckEndpoint.answer(policy: policy, body: Array(buffer: body), signatureCache: self.signatureCache) }
         }
@@ -251,11 +262,11 @@ public struct PolicyServer: Sendable {
                     incoming = try IncomingRequest.forwarded(request.head, callHost: false).get()
                     (route, inputs) = try ForwardAuthEndpoint.route(incoming, in: routes).get()
                 } catch {
-                    return ForwardAuthEndpoint.response(FrontAnswer(error))
+                    return await self.refused(error, endpoint: "authz")
                 }
                 let set = served.current
                 guard let front = set.fronts[route.policy] else {
-                    return ForwardAuthEndpoint.response(FrontAnswer(FrontRefusal(.forbidden, code: "no_route", "no route takes this request")))
+                    return await self.refused(FrontRefusal(.forbidden, code: "no_route", "no route takes this request"), endpoint: "authz")
                 }
                 return await self.judged(front.policy, endpoint: "authz", request: incoming.document, route: "\(route.location.file):\(route.location.line)") {
                     await ForwardAuthEndpoint.answer(front, request: incoming, inputs: inputs, outputHeaders: route.outputHeaders, signatureCache: self.signatureCache)
@@ -265,12 +276,15 @@ public struct PolicyServer: Sendable {
                 let set = served.current
                 let (name, appendedTarget) = ForwardAuthEndpoint.namedPolicy(request.head.path ?? "")
                 guard let front = set.fronts[String(name)] else {
-                    return ServerResponses.error(.notFound, code: "unknown_policy", "no policy '\(InertText.escaped(String(name.prefix(200))))' is served")
+                    let message = "no policy '\(InertText.escaped(String(name.prefix(200))))' is served"
+                    return await self.judged(nil, endpoint: "authz") {
+                        (ServerResponses.error(.notFound, code: "unknown_policy", message), Decision(.refused, code: "unknown_policy"))
+                    }
                 }
                 let incoming: IncomingRequest
                 switch IncomingRequest.forwarded(request.head, appendedTarget: appendedTarget) {
                 case let .success(parsed): incoming = parsed
-                case let .failure(refusal): return ForwardAuthEndpoint.response(FrontAnswer(refusal))
+                case let .failure(refusal): return await self.refused(refusal, endpoint: "authz", policy: front.policy)
                 }
                 return await self.judged(front.policy, endpoint: "authz", request: incoming.document) {
                     await ForwardAuthEndpoint.answer(front, request: incoming, signatureCache: self.signatureCache)

@@ -23,14 +23,16 @@ public struct ServeConfiguration: Sendable {
         public var policy: String
         /// Inputs: from a header of the original request, or a constant.
         public var inputs: [String: InputSource] = [:]
-        /// Response headers for outputs, by output name; others get `X-Auth-<Name>`.
-        public var outputHeaders: [String: String] = [:]
+        /// Response headers for outputs, by output name: a route that names outputs sends
+        /// exactly those, under these names; nil (no `outputs:`) sends every output as
+        /// `X-Auth-<Name>`.
+        public var outputHeaders: [String: String]?
         /// Where the route is written.
         public var location: SourceLocation
 
         /// A route to `policy` for requests matching `host` and `pathPrefix` (nil matches any).
         public init(host: String? = nil, pathPrefix: String? = nil, policy: String, inputs: [String: InputSource] = [:],
-                    outputHeaders: [String: String] = [:], location: SourceLocation) {
+                    outputHeaders: [String: String]? = nil, location: SourceLocation) {
             self.host = host
             self.pathPrefix = pathPrefix
             self.policy = policy
@@ -185,7 +187,7 @@ public struct ServeConfiguration: Sendable {
                     break
                 }
             }
-            for name in route.outputHeaders.keys.sorted() where !policy.outputs.contains(where: { $0.name == name }) {
+            for name in (route.outputHeaders ?? [:]).keys.sorted() where !policy.outputs.contains(where: { $0.name == name }) {
                 problems.append(Diagnostic(.error, .invalidValue, "policy '\(route.policy)' has no output '\(name)' to send as a header", at: route.location,
                                            hint: "its outputs are \(policy.outputs.map(\.name).joined(separator: ", "))"))
             }
@@ -346,13 +348,14 @@ private struct ConfigurationReading {
                 error(.wrongType, "'outputs' maps output names to response header names", at: outputs)
                 return nil
             }
+            route.outputHeaders = [:]
             for pair in pairs {
                 guard let header = string(pair.value, what: "the header of output '\(pair.name)'") else { continue }
                 guard HTTPToken.isToken(header) else {
                     error(.invalidValue, "'\(InertText.escaped(header))' is not a header name (letters, digits and !#$%&'*+-.^_`|~)", at: pair.value)
                     continue
                 }
-                route.outputHeaders[pair.name] = header
+                route.outputHeaders?[pair.name] = header
             }
         }
         return route

@@ -13,7 +13,12 @@ final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let inFlight: Gauge
 
-    static var decisions: MetricNameDescriptor { named("decisions", "total", "Decisions by policy, endpoint and result.") }
+    static var decisions: MetricNameDescriptor {
+        named("decisions", "total", "Decisions by policy, endpoint and result: valid, invalid, no_credential or refused.")
+    }
+    static var refusals: MetricNameDescriptor {
+        named("refusals", "total", "Calls answered without a verdict, by endpoint and code (credential_missing, credential_unsupported, target_invalid, no_route, ...).")
+    }
     static var findings: MetricNameDescriptor { named("findings", "total", "Findings of invalid verdicts by policy and finding code.") }
     static var latency: MetricNameDescriptor { named("evaluation_duration", "seconds", "Time to judge one call, keys fetched included.") }
     static var calls: MetricNameDescriptor { named("calls_in_flight", "", "Calls being judged now.") }
@@ -54,15 +59,22 @@ final class ServerMetrics: Sendable {
     private let byPolicy = Mutex<[String: PolicyMetrics]>([:])
     static let endpoints = ["check", "authz"]
 
-    /// Records one decision at `endpoint` (`check` or `authz`).
-    func record(policy: String, endpoint: String, verdict: Verdict, duration: Duration) {
+    /// Records one decision at `endpoint` (`check` or `authz`) by `policy`, or by none when the
+    /// call was refused before a policy was chosen: then only `policy_refusals_total` counts it.
+    func record(policy: String?, endpoint: String, decision: Decision, duration: Duration) {
+        if decision.verdict == nil {
+            for code in decision.codes {
+                registry.makeCounter(descriptor: Self.refusals, labels: [("endpoint", endpoint), ("code", code)]).increment()
+            }
+        }
+        guard let policy else { return }
         let metrics = byPolicy.withLock { byPolicy in
             if let metrics = byPolicy[policy] { return metrics }
             var decisions: [String: Counter] = [:]
             for endpoint in Self.endpoints {
-                for result in ["valid", "invalid"] {
-                    decisions[endpoint + result] = registry.makeCounter(descriptor: Self.decisions,
-                                                                        labels: [("policy", policy), ("endpoint", endpoint), ("result", result)])
+                for result in [Decision.Result.valid, .invalid, .noCredential, .refused] {
+                    decisions[endpoint + result.rawValue] = registry.makeCounter(descriptor: Self.decisions,
+                                                                                 labels: [("policy", policy), ("endpoint", endpoint), ("result", result.rawValue)])
                 }
             }
             let metrics = PolicyMetrics(decisions: decisions,
@@ -70,9 +82,11 @@ final class ServerMetrics: Sendable {
             byPolicy[policy] = metrics
             return metrics
         }
-        metrics.decisions[endpoint + (verdict.valid ? "valid" : "invalid")]?.increment()
-        for code in Set(verdict.findings.map(\.code.rawValue)) {
-            registry.makeCounter(descriptor: Self.findings, labels: [("policy", policy), ("code", code)]).increment()
+        metrics.decisions[endpoint + decision.result.rawValue]?.increment()
+        if decision.result == .invalid {
+            for code in decision.codes {
+                registry.makeCounter(descriptor: Self.findings, labels: [("policy", policy), ("code", code)]).increment()
+            }
         }
         metrics.latency.record(duration)
     }

@@ -354,6 +354,54 @@ struct PolicyServerTests {
         }
     }
 
+    @Test("every call is a decision: no token, Basic, a malformed bearer, an unreadable request, no route and an unknown policy are counted and logged, never with a header's value")
+    func everyCallCounted() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("decisions-\(UUID().uuidString).jsonl").path
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let here = SourceLocation(file: "serve.yaml", line: 3, column: 5)
+        let route = ServeConfiguration.Route(pathPrefix: "/orders/", policy: "api", location: here)
+        var metrics = ""
+        try await Self.withServer(decisionLog: DecisionLog(level: .timing, handle: handle), routes: [route]) { base, _ in
+            let named = base.appendingPathComponent("v1/authz/api")
+            let calls: [(URL, [String: String], Int)] = [
+                (named, [:], 401),
+                (named, ["Authorization": "Basic c2VjcmV0LXBhc3N3b3Jk"], 401),
+                (named, ["Authorization": "Bearer not a b64token!"], 401),
+                (named, ["X-Forwarded-Uri": "/a/%2e%2e/b"], 400),
+                (base.appendingPathComponent("v1/authz"), ["X-Forwarded-Uri": "/elsewhere"], 403),
+                (base.appendingPathComponent("v1/authz"), ["X-Forwarded-Uri": "/orders/1"], 401),
+                (base.appendingPathComponent("v1/authz/nope"), [:], 404),
+            ]
+            for (url, headers, expected) in calls {
+                let (status, _, _) = try await Self.call(url, headers: headers)
+                #expect(status == expected, "\(url.path) \(headers)")
+            }
+            metrics = try await Self.call(base.appendingPathComponent("metrics")).2
+        }
+        try handle.close()
+        for line in [#"policy_decisions_total{policy="api",endpoint="authz",result="no_credential"} 4"#,
+                     #"policy_decisions_total{policy="api",endpoint="authz",result="refused"} 1"#,
+                     #"policy_refusals_total{endpoint="authz",code="credential_missing"} 2"#,
+                     #"policy_refusals_total{endpoint="authz",code="credential_unsupported"} 1"#,
+                     #"policy_refusals_total{endpoint="authz",code="bearer_malformed"} 1"#,
+                     #"policy_refusals_total{endpoint="authz",code="target_invalid"} 1"#,
+                     #"policy_refusals_total{endpoint="authz",code="no_route"} 1"#,
+                     #"policy_refusals_total{endpoint="authz",code="unknown_policy"} 1"#] {
+            #expect(metrics.contains(line), "\(line)\n\(metrics)")
+        }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let entries = try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(entries.count == 7)
+        #expect(entries.map { $0["result"] as? String } == ["no_credential", "no_credential", "no_credential", "refused", "refused", "no_credential", "refused"])
+        #expect(entries.map { ($0["codes"] as? [String])?.first } == ["credential_missing", "credential_unsupported", "bearer_malformed", "target_invalid",
+                                                                     "no_route", "credential_missing", "unknown_policy"])
+        #expect(entries.map { $0["policy"] as? String } == ["api", "api", "api", "api", nil, "api", nil])
+        #expect(entries[5]["route"] as? String == "serve.yaml:3" && entries.allSatisfy { $0["valid"] as? Bool == false })
+        #expect(!text.contains("c2VjcmV0") && !text.contains("b64token") && !text.lowercased().contains("basic") && !text.contains("nope"))
+    }
+
     @Test("decision logs at data add the claims and request fields named, never credentials or the query; a routed decision names its route")
     func decisionLogFields() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fields-\(UUID().uuidString).jsonl").path
@@ -393,12 +441,19 @@ struct PolicyServerTests {
         var api = ServeConfiguration.Route(host: "api.example.com", pathPrefix: "/orders/", policy: "api", location: here)
         api.outputHeaders = ["user": "X-User"]
         let admin = ServeConfiguration.Route(pathPrefix: "/admin/", policy: "admin-paths", location: here)
-        try await Self.withServer(routes: [api, admin]) { base, fixture in
+        try await Self.withServer(routes: [api, admin], prepare: { fixture in
+            try ("policy: api\n" + Fixture.tokenSection(scope: "read") + "\noutputs:\n  user: claims.sub\n  scope: claims.scope\n")
+                .write(toFile: fixture.directory + "/api.yaml", atomically: true, encoding: .utf8)
+        }) { base, fixture in
             let authz = base.appendingPathComponent("v1/authz")
             let forwarded = ["X-Forwarded-Method": "GET", "X-Forwarded-Host": "api.example.com", "X-Forwarded-Uri": "/orders/7",
                              "Authorization": "Bearer \(try fixture.token())"]
             let (ok, headers, _) = try await Self.call(authz, headers: forwarded)
-            #expect(ok == 200 && headers["x-user"] == "alice" && headers["x-auth-user"] == nil)
+            // The route names one output: exactly that one goes out, under its name.
+            #expect(ok == 200 && headers["x-user"] == "alice" && headers["x-auth-user"] == nil && headers["x-auth-scope"] == nil, "\(headers)")
+            // Without a route, every output goes out as X-Auth-<Name>.
+            let (_, all, _) = try await Self.call(base.appendingPathComponent("v1/authz/api"), headers: ["Authorization": forwarded["Authorization"]!])
+            #expect(all["x-auth-user"] == "alice" && all["x-auth-scope"] == "read write", "\(all)")
             var otherHost = forwarded
             otherHost["X-Forwarded-Host"] = "evil.example.com"
             let (unrouted, _, body) = try await Self.call(authz, headers: otherHost)

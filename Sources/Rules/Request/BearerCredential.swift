@@ -15,6 +15,18 @@ public enum BearerCredential {
         /// `Bearer` without a token of `b64token` syntax.
         case malformed
 
+        /// A stable code for counting and logging the problem: `credential_missing`,
+        /// `header_repeated`, `credential_unsupported` (another scheme, such as `Basic`) or
+        /// `bearer_malformed`. It names the case only, never what the header held.
+        public var code: String {
+            switch self {
+            case .absent: "credential_missing"
+            case .repeated: "header_repeated"
+            case .otherScheme: "credential_unsupported"
+            case .malformed: "bearer_malformed"
+            }
+        }
+
         /// Why, in words a finding or an HTTP answer can carry.
         public var message: String {
             switch self {
