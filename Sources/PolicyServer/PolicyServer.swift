@@ -8,6 +8,7 @@ internal import Foundation
 public import Logging
 internal import ServiceLifecycle
 internal import UnixSignals
+internal import Synchronization
 
 /// The engine as an HTTP service (`policy-run serve`): every policy of a set at
 /// `POST /v1/check/{policy}` (the verdict as JSON) and at `/v1/authz/{policy}` (forward auth for
@@ -148,7 +149,12 @@ public struct PolicyServer: Sendable {
     /// - Throws: the server's error when it cannot bind or fails.
     public func run(logger: Logger = Logger(label: "policy-engine.serve"), watchEvery: Duration? = .seconds(1),
                     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let services = ServiceGroup(configuration: .init(services: [application(logger: logger, onRunning: onRunning)], gracefulShutdownSignals: [],
+        let listening = Mutex(false)
+        let application = application(logger: logger) { port in
+            listening.withLock { $0 = true }
+            await onRunning(port)
+        }
+        let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [],
                                                          cancellationSignals: [], logger: logger))
         // Every part is a child, so that whichever ends the server (the services stopping, a
         // second signal, the caller's cancellation) ends the others through the group.
@@ -173,6 +179,39 @@ public struct PolicyServer: Sendable {
             return
         } catch Stopped.interrupted {
             logger.info("stopped at once by a second signal")
+        } catch where !listening.withLock({ $0 }) {
+            throw ListenError(host: configuration.host, port: configuration.port, underlying: error)
+        }
+    }
+
+    /// The server could not listen where it was told to (the port is taken, the address is not
+    /// this machine's, binding needs privileges): an operator's error, said with the address.
+    public struct ListenError: Error, Sendable, CustomStringConvertible {
+        /// The address asked for.
+        public let host: String
+        /// The port asked for.
+        public let port: Int
+        /// Why, in words: `address in use`, `permission denied`, or the system's own message.
+        public let reason: String
+
+        init(host: String, port: Int, underlying: any Error) {
+            self.host = host
+            self.port = port
+            if let error = underlying as? IOError {
+                reason = switch error.errnoCode {
+                case EADDRINUSE: "address in use (another process listens there; pick another port with --listen)"
+                case EACCES: "permission denied (ports below 1024 need privileges)"
+                case EADDRNOTAVAIL: "address not available (no interface of this machine has it)"
+                default: String(cString: strerror(error.errnoCode)).lowercased()
+                }
+            } else {
+                reason = "\(underlying)"
+            }
+        }
+
+        /// `cannot listen on HOST:PORT: REASON`, an IPv6 host in brackets.
+        public var description: String {
+            "cannot listen on \(host.contains(":") ? "[\(host)]" : host):\(port): \(reason)"
         }
     }
 

@@ -147,8 +147,13 @@ struct PolicyServe: AsyncParsableCommand {
         hangup.resume()
         defer { hangup.cancel() }
         let host = configuration.host
-        try await server.run(logger: logger, watchEvery: file == nil ? .seconds(1) : file!.watchEvery) { port in
-            FileHandle.standardError.write(Data("serving \(names) on \(host):\(port)\n".utf8))
+        do {
+            try await server.run(logger: logger, watchEvery: file == nil ? .seconds(1) : file!.watchEvery) { port in
+                FileHandle.standardError.write(Data("serving \(names) on \(host):\(port)\n".utf8))
+            }
+        } catch let error as PolicyServer.ListenError {
+            FileHandle.standardError.write(Data("error: \(InertText.escaped(error.description))\n".utf8))
+            throw ExitCode(2)
         }
     }
 }

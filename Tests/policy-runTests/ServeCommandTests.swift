@@ -66,6 +66,17 @@ struct ServeCommandTests {
         #expect(ContinuousClock.now - stopped < .seconds(2))
     }
 
+    @Test("a port another process listens on: 'error: cannot listen on 127.0.0.1:PORT: address in use', exit 2, no NIO text")
+    func portInUse() async throws {
+        let (first, port, _, _) = try Self.start(["--policies", "Policies", "--listen", "127.0.0.1:0", "--drain", "0"])
+        defer { if first.isRunning { first.terminate() } }
+        let second = try DecodeCommandTests.run(["serve", "--policies", "Policies", "--listen", "127.0.0.1:\(port)"])
+        #expect(second.status == 2, "\(second.stderr)")
+        #expect(second.stderr.contains("error: cannot listen on 127.0.0.1:\(port): address in use"), "\(second.stderr)")
+        #expect(!second.stderr.contains("errno") && !second.stderr.contains("bind("), "\(second.stderr)")
+        #expect(try await Self.check(port).status == 200, "the first server still serves")
+    }
+
     @Test("SIGTERM drains: /readyz answers 503 at once, calls are still served with Connection: close, then exit 0 with every call logged")
     func drain() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID().uuidString).jsonl").path
