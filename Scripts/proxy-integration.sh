@@ -79,6 +79,11 @@ events {}
 http {
     access_log $work/access.log;
     $temp_paths
+    upstream policy_serve {
+        server 127.0.0.1:$serve_port;
+        keepalive 32;
+        keepalive_timeout 20s;
+    }
     server {
         listen 127.0.0.1:$proxy_port;
         location / {
@@ -89,7 +94,9 @@ http {
         }
         location = /_authz {
             internal;
-            proxy_pass http://127.0.0.1:$serve_port/v1/authz/api;
+            proxy_pass http://policy_serve/v1/authz/api;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
             proxy_pass_request_body off;
             proxy_set_header Content-Length "";
             proxy_set_header X-Forwarded-Method \$request_method;
@@ -125,6 +132,13 @@ check "expired token" 401 'error="invalid_token", error_description="token_expir
 check "token without the read scope" 403 "403 Forbidden" -H "Authorization: Bearer $no_scope"
 check "forged token" 401 'error="invalid_token"' -H "Authorization: Bearer ${valid}x"
 check "no token" 401 "WWW-Authenticate: Bearer"
+# The documented upstream keepalive: nginx holds its connection to the server open between calls.
+kept=$(ss -Htn state established "( dport = :$serve_port )" | wc -l)
+if [ "$kept" -ge 1 ]; then
+    passed=$((passed + 1)); printf 'ok    %-34s %s\n' "upstream keepalive to the server" "$kept connection(s) kept open"
+else
+    failed=$((failed + 1)); printf 'FAIL  %-34s no connection from nginx to the server stayed open\n' "upstream keepalive to the server"
+fi
 
 # Caddy: forward_auth copies the output header to the upstream request.
 caddy_port=$(free_port)
