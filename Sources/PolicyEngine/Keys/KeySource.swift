@@ -126,6 +126,11 @@ public struct KeySource: Sendable {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 if let history { return .refused(history.absence(of: kid, at: now)) }
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
+                if let dropped = resolved.keys.skipped.first(where: { $0.kid == kid }) {
+                    // The set names the kid, but its key could not be used: say why here, in the
+                    // verdict, not only in a warning when the set was read.
+                    return .refused(.kidUnknown("the key with kid '\(kid)' in \(description)\(fetched) is unusable and was left out: \(dropped.error.message)"))
+                }
                 let refetch = resolved.refetchProblem.map { "; \($0)" } ?? ""
                 return .refused(.kidUnknown("no key with kid '\(kid)' in \(description)\(fetched)\(refetch)"))
             }
