@@ -103,6 +103,14 @@ public struct PolicyServer: Sendable {
         await judged(policy, endpoint: endpoint) { (ForwardAuthEndpoint.response(FrontAnswer(refusal)), Decision(.refused, code: refusal.code)) }
     }
 
+    /// Answers and records a call naming a policy the server does not serve (404).
+    private func unknownPolicy(_ name: some StringProtocol, endpoint: String) async -> Response {
+        let message = "no policy '\(InertText.escaped(String(name.prefix(200))))' is served"
+        return await judged(nil, endpoint: endpoint) {
+            (ServerResponses.error(.notFound, code: "unknown_policy", message), Decision(.refused, code: "unknown_policy"))
+        }
+    }
+
     /// What SIGHUP does: the decision log file is opened again (after a rotation) and the
     /// policies are reloaded.
     @discardableResult
@@ -184,37 +192,6 @@ public struct PolicyServer: Sendable {
         }
     }
 
-    /// The server could not listen where it was told to (the port is taken, the address is not
-    /// this machine's, binding needs privileges): an operator's error, said with the address.
-    public struct ListenError: Error, Sendable, CustomStringConvertible {
-        /// The address asked for.
-        public let host: String
-        /// The port asked for.
-        public let port: Int
-        /// Why, in words: `address in use`, `permission denied`, or the system's own message.
-        public let reason: String
-
-        init(host: String, port: Int, underlying: any Error) {
-            self.host = host
-            self.port = port
-            if let error = underlying as? IOError {
-                reason = switch error.errnoCode {
-                case EADDRINUSE: "address in use (another process listens there; pick another port with --listen)"
-                case EACCES: "permission denied (ports below 1024 need privileges)"
-                case EADDRNOTAVAIL: "address not available (no interface of this machine has it)"
-                default: String(cString: strerror(error.errnoCode)).lowercased()
-                }
-            } else {
-                reason = "\(underlying)"
-            }
-        }
-
-        /// `cannot listen on HOST:PORT: REASON`, an IPv6 host in brackets.
-        public var description: String {
-            "cannot listen on \(host.contains(":") ? "[\(host)]" : host):\(port): \(reason)"
-        }
-    }
-
     /// How the server's task group ends without a failure.
     private enum Stopped: Error {
         /// The HTTP server stopped (after a drain, or cancelled).
@@ -275,10 +252,7 @@ public struct PolicyServer: Sendable {
         }
         router.post("/v1/check/{policy}") { request, context in
             guard let name = context.parameters.get("policy"), let policy = served.current.policies[name] else {
-                let message = "no policy '\(InertText.escaped(String((context.parameters.get("policy") ?? "").prefix(200))))' is served"
-                return await self.judged(nil, endpoint: "check") {
-                    (ServerResponses.error(.notFound, code: "unknown_policy", message), Decision(.refused, code: "unknown_policy"))
-                }
+                return await self.unknownPolicy(context.parameters.get("policy") ?? "", endpoint: "check")
             }
             let body: ByteBuffer
             do {
@@ -315,10 +289,7 @@ public struct PolicyServer: Sendable {
                 let set = served.current
                 let (name, appendedTarget) = ForwardAuthEndpoint.namedPolicy(request.head.path ?? "")
                 guard let front = set.fronts[String(name)] else {
-                    let message = "no policy '\(InertText.escaped(String(name.prefix(200))))' is served"
-                    return await self.judged(nil, endpoint: "authz") {
-                        (ServerResponses.error(.notFound, code: "unknown_policy", message), Decision(.refused, code: "unknown_policy"))
-                    }
+                    return await self.unknownPolicy(name, endpoint: "authz")
                 }
                 let incoming: IncomingRequest
                 switch IncomingRequest.forwarded(request.head, appendedTarget: appendedTarget) {
