@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every test: the Swift test suite, the policy tests of Policies/ with their coverage, lint of
 # every policy and test file, the policies and test files checked against schema/ by an
-# independent validator (Python jsonschema), real nginx and Caddy in front of `policy-run serve`, and the
-# Hummingbird example package built against this checkout, and policy_spark on a local[2] Spark
-# against the policy-run built here.
+# independent validator (Python jsonschema), real nginx and Caddy in front of `policy-run serve`, a
+# real OpenID Provider (django-oauth-toolkit) on loopback whose tokens, callbacks and key rotation
+# `policy-run` judges, the Hummingbird example package built against this checkout, and
+# policy_spark on a local[2] Spark against the policy-run built here.
 # The README's test command, and what .ci/run runs; it installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ swift run policy-run test --coverage Policies/
 swift run policy-run lint Policies/*.yaml
 python3 Scripts/validate-schemas.py
 bash Scripts/proxy-integration.sh
+POLICY_RUN="$(swift build --show-bin-path)/policy-run" bash Scripts/oidc-provider-integration.sh
 POLICY_RUN="$(swift build --show-bin-path)/policy-run" PYTHONPATH=spark:spark/tests \
     python3 -m unittest discover --start-directory spark/tests --top-level-directory spark/tests
 # The Hummingbird example builds against this checkout (its own build folder: another package).
