@@ -158,6 +158,13 @@ struct CompileErrorTests {
         #expect(child.root.rules.first { $0.id == "token.issuer" }?.location.file.hasSuffix("base.yaml") == true)
         #expect(try child.evaluateNow(token: TokenFixture.shared.token(), now: TokenFixture.now).valid)
 
+        // A key source holds one kind: a child's discovery replaces the base's jwks_file, and
+        // options beside it still merge.
+        try write("remote.yaml", "policy: remote\nextends: base\ntoken:\n  keys: {discovery: https://issuer.example, cache_ttl: 5m}\n")
+        let remote = try Policy.load(file: directory.appendingPathComponent("remote.yaml").path)
+        #expect(remote.remoteKeySources.map(\.description) == ["discovery https://issuer.example"])
+        #expect(remote.remoteKeySources.first?.cacheTTL == .seconds(300))
+
         func compileErrors(_ name: String) -> [Diagnostic] {
             let error = #expect(throws: PolicyDiagnostics.self) { try Policy.load(file: directory.appendingPathComponent(name).path) }
             return error?.items ?? []

@@ -113,10 +113,19 @@ struct ExtendsResolver {
         return PolicyPath.joined(policyDirectory, "\(name).yaml")
     }
 
-    /// `child` over `base`: mappings merge key by key (recursively), anything else is replaced.
+    /// Members of which a mapping holds exactly one: a key source's kind (`jwks_file`,
+    /// `discovery`, ...). A child naming one replaces the base's, whichever it was; merged key
+    /// by key, a child's `discovery` over a base's `jwks_file` would name two sources.
+    static let oneOfMembers: [Set<String>] = [Set(RuleCompiler.keySourceKinds)]
+
+    /// `child` over `base`: mappings merge key by key (recursively), anything else is replaced;
+    /// of the members in `oneOfMembers`, the child's replace the base's.
     static func merge(_ base: YAMLNode, _ child: YAMLNode) -> YAMLNode {
         guard let basePairs = base.pairs, let childPairs = child.pairs else { return child }
         var result = basePairs
+        for group in oneOfMembers where childPairs.contains(where: { group.contains($0.name) }) {
+            result.removeAll { group.contains($0.name) }
+        }
         for pair in childPairs {
             if let index = result.firstIndex(where: { $0.name == pair.name }) {
                 result[index] = YAMLPair(name: pair.name, keyLocation: pair.keyLocation, value: merge(result[index].value, pair.value))

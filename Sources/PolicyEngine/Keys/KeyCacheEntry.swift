@@ -86,13 +86,19 @@ struct KeyCacheEntry {
         }
         if !snapshot.knows(kid: kid), let decision = needFetch() { return decision }
         return .serve(ResolvedKeys(keys: snapshot.keys, fetchedAt: snapshot.fetchedAt, freshness: fresh ? .fresh : .stale,
-                                   refetchProblem: snapshot.knows(kid: kid) ? nil : refetchProblem(source)))
+                                   refetchProblem: snapshot.knows(kid: kid) ? nil : refetchProblem(source, now: now, refetched: settled)))
     }
 
-    /// Why the set a caller with an unknown `kid` is served holds nothing newer.
-    private func refetchProblem(_ source: RemoteKeySource) -> String? {
+    /// Why the set a caller with an unknown `kid` is served holds nothing newer: a fetch still
+    /// under way, a failing source, or the refetch spacing (nil when this caller's refetch ran
+    /// and brought no such key).
+    private func refetchProblem(_ source: RemoteKeySource, now: Date, refetched: Bool) -> String? {
         if inFlight != nil { return "the key source is still answering after max_wait (\(source.maxWaitText))" }
-        return lastFailure.map { "key source unavailable: \($0.code.rawValue)" }
+        if let lastFailure { return "key source unavailable: \(lastFailure.code.rawValue)" }
+        guard !refetched, let lastAttempt else { return nil }
+        let wait = Int((source.minRefreshInterval.seconds - now.timeIntervalSince(lastAttempt)).rounded(.up))
+        guard wait > 0 else { return nil }
+        return "not refetched: min_refresh_interval (\(Int(source.minRefreshInterval.seconds)) s) allows the next refetch in \(wait) s"
     }
 
     /// Whether a use at `now` should start a background refresh: the set is past 80% of its TTL

@@ -57,8 +57,11 @@ struct JWKSCacheTests {
         #expect(await cache.resolve(source, kid: "2026-10").kids == ["2026-10"])
         document.set(try TestKeys.jwks(["2026-11"]))
         clock.advance(10)
-        // Within min_refresh_interval of the last fetch: the new kid is not yet known.
-        #expect(await cache.resolve(source, kid: "2026-11").kids == ["2026-10"])
+        // Within min_refresh_interval of the last fetch: the new kid is not yet known, and the
+        // answer says why no refetch was made.
+        let spaced = await cache.resolve(source, kid: "2026-11")
+        #expect(spaced.kids == ["2026-10"])
+        #expect(spaced.keys?.refetchProblem == "not refetched: min_refresh_interval (30 s) allows the next refetch in 20 s")
         #expect(await server.requests("/jwks") == 1)
         clock.advance(21)
         #expect(await cache.resolve(source, kid: "2026-11").kids == ["2026-11"])
