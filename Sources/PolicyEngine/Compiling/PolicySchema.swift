@@ -99,10 +99,10 @@ public struct PolicySchema: Sendable {
     }
 
     static let durationSchema: JSONValue = .object(JSONObject([
-        "description": .string("integer seconds, or a number with s, m, h or d (90s, 5m, 1h, 1d)"),
+        "description": .string("integer seconds (300, or quoted '300'), or a number with s, m, h or d (90s, 5m, 1h, 1d)"),
         "anyOf": .array([
             .object(JSONObject(["type": .string("integer"), "minimum": .number(.integer(0))])),
-            .object(JSONObject(["type": .string("string"), "pattern": .string("^[0-9]+[smhd]$")])),
+            .object(JSONObject(["type": .string("string"), "pattern": .string("^[0-9]+[smhd]?$")])),
         ]),
     ]))
 

@@ -158,7 +158,8 @@ public struct RuleCompiler: Sendable {
         return flag
     }
 
-    /// A duration: integer seconds or `90s`, `5m`, `1h`, `1d`.
+    /// A duration: integer seconds, written plain (`300`) or quoted (`'300'`, as `fmt` writes a
+    /// quoted number), or `90s`, `5m`, `1h`, `1d`.
     public mutating func duration(_ node: YAMLNode, what: String) -> Int64? {
         if case let .integer(seconds)? = node.scalar?.value {
             guard seconds >= 0 else {
@@ -167,18 +168,22 @@ public struct RuleCompiler: Sendable {
             }
             return seconds
         }
-        guard let text = node.scalar?.string, let unit = text.last, let amount = Int64(text.dropLast()), amount >= 0 else {
+        // A quoted number of seconds ('300', as `fmt` writes a quoted number) means what the plain number does.
+        let text = node.scalar?.string ?? ""
+        let unit = text.last.flatMap { $0.isASCII && !$0.isNumber ? $0 : nil }
+        let digits = unit == nil ? Substring(text) : text.dropLast()
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let amount = Int64(digits) else {
             error(.wrongType, "\(what) must be a duration: seconds or a number with s, m, h or d (e.g. 300s, 5m), found \(node.shapeDescription)", at: node)
             return nil
         }
         let scale: Int64
-        switch unit {
+        switch unit ?? "s" {
         case "s": scale = 1
         case "m": scale = 60
         case "h": scale = 3600
         case "d": scale = 86400
         default:
-            error(.invalidValue, "\(what): unknown duration unit '\(unit)'", at: node, hint: "use s, m, h or d")
+            error(.invalidValue, "\(what): unknown duration unit '\(unit ?? "s")'", at: node, hint: "use s, m, h or d")
             return nil
         }
         let (product, overflow) = amount.multipliedReportingOverflow(by: scale)
