@@ -6,7 +6,8 @@ import PolicyEngine
 /// The entry point `policy-run` and `policy-serve` share: parse, run, and end every failure in one
 /// style, `error: ...` with the usage of the command that failed.
 ///
-/// Usage errors exit 2, as every verb documents, not ArgumentParser's 64. Every logger of the
+/// Usage errors exit 2, as every verb documents, not ArgumentParser's 64; so does a
+/// `CommandFailure` (a file that cannot be read), printed without the usage. Every logger of the
 /// process writes to standard error through `InertLogHandler`, so text from a key document or a
 /// policy file never reaches the terminal or a log collector with its control characters.
 public enum CommandMain {
@@ -33,6 +34,14 @@ public enum CommandMain {
 
     /// Ends the process for `error`, raised by `command`'s parsing or run under `root`.
     static func fail(_ error: any Error, in command: any ParsableCommand.Type, root: any ParsableCommand.Type) -> Never {
+        if let failure = error as? any CommandFailure {
+            if ErrorReport.wantsJSON() {
+                ErrorReport.print(code: failure.code, message: failure.message)
+            } else {
+                FileHandle.standardError.write(Data((inert("error: " + failure.message) + "\n").utf8))
+            }
+            Foundation.exit(2)
+        }
         let code = command.exitCode(for: error)
         // --help and --version arrive as errors: they print to standard output and succeed.
         if code == .success { command.exit(withError: error) }

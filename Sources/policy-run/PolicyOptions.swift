@@ -16,7 +16,8 @@ struct PolicyFileOptions: ParsableArguments {
                                valueName: "DIR"))
     var roots: [String] = []
 
-    /// The policy compiled, or exit 2 with every diagnostic on standard error.
+    /// The policy compiled, or exit 2 with every diagnostic on standard error (or, for a file
+    /// that cannot be read, `error: cannot read FILE: REASON`).
     func compiledPolicy() throws -> Policy {
         try PolicyFileOptions.compile(file: policy, roots: roots)
     }
@@ -39,6 +40,7 @@ struct PolicyFileOptions: ParsableArguments {
                 }
                 policy = try Policy.load(text: text, file: "<stdin>", keyCache: keyCache, fileRoots: fileRoots ?? FileRoots(["."]))
             } else {
+                try InputFile.checkReadable(file)
                 policy = try Policy.load(file: file, keyCache: keyCache, fileRoots: fileRoots)
             }
             Diagnostics.print(policy.warnings)

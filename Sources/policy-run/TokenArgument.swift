@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PolicyCommandLine
 
 /// Reads a subject (a token, a callback URL) given on the command line as text, `-` for
 /// standard input, or `@FILE`.
@@ -15,7 +16,7 @@ enum TokenArgument {
             text = String(decoding: data, as: UTF8.self)
         } else if argument.hasPrefix("@") {
             let path = String(argument.dropFirst())
-            guard let handle = FileHandle(forReadingAtPath: path) else { throw ValidationError("cannot read \(what) file '\(path)'") }
+            let handle = try InputFile.open(path)
             defer { try? handle.close() }
             let data = handle.readData(ofLength: maximumInputBytes + 1)
             guard data.count <= maximumInputBytes else { throw ValidationError("'\(path)' holds more than \(maximumInputBytes) bytes; expected one \(what)") }
@@ -34,9 +35,9 @@ enum TokenArgument {
 
     /// The bytes of FILE, or of standard input for `-`, up to one byte past the cap so the
     /// reader can tell an oversized input from one that fits.
-    static func bytes(_ argument: String, what: String) throws -> [UInt8] {
+    static func bytes(_ argument: String) throws -> [UInt8] {
         if argument == "-" { return Array(FileHandle.standardInput.readData(ofLength: maximumInputBytes + 1)) }
-        guard let handle = FileHandle(forReadingAtPath: argument) else { throw ValidationError("cannot read \(what) file '\(argument)'") }
+        let handle = try InputFile.open(argument)
         defer { try? handle.close() }
         return Array(handle.readData(ofLength: maximumInputBytes + 1))
     }

@@ -76,10 +76,10 @@ struct DecodeCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
-    @Test("a missing token file is a usage error")
+    @Test("a missing token file is a usage error that says why")
     func missingFile() throws {
         let result = try Self.run(["decode", "@/nonexistent/token.jwt"])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("cannot read token file"))
+        #expect(result.status == 2)
+        #expect(result.stderr == "error: cannot read /nonexistent/token.jwt: No such file or directory\n", "\(result.stderr)")
     }
 }

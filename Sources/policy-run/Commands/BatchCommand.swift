@@ -72,16 +72,16 @@ struct BatchCommand: AsyncParsableCommand {
         let evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
                                        includeClaims: includeClaims, signatureCache: cache)
         let sources = inputs.isEmpty ? ["-"] : inputs
+        // Every input is opened before a verdict is written: a missing second file is a
+        // mistake on the command line, not something to find after the first is judged.
+        let handles = try sources.map { $0 == "-" ? FileHandle.standardInput : try InputFile.open($0) }
         let writer = try OutputWriter(path: output)
         var progress = BatchProgress(totalBytes: sources.contains("-") ? nil : sources.reduce(0) { $0 + Self.size(of: $1) })
         let limits = BatchInputLimits(maxLineBytes: maxLineBytes, maxDecompressedBytes: maxDecompressedBytes, maxCompressionRatio: maxGzipRatio)
         var summary = BatchSummary()
         summary.limits = limits
         let started = ContinuousClock.now
-        for source in sources {
-            guard let handle = source == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: source) else {
-                throw ValidationError("cannot read input '\(source)'")
-            }
+        for (source, handle) in zip(sources, handles) {
             let reader = LineReader(handle: handle, limits: limits)
             let records = BatchRecords(reader: reader, format: format, input: sources.count > 1 ? source : nil)
             let bytesBefore = progress.bytesDone

@@ -45,7 +45,7 @@ struct CheckCommand: AsyncParsableCommand {
         let policy = try options.compiledPolicy()
         let text = try token.map { try TokenArgument.read($0) }
         var subjects: [any PolicySubject] = []
-        if let request { subjects.append(RequestSubject(json: try TokenArgument.bytes(request, what: "request"))) }
+        if let request { subjects.append(RequestSubject(json: try TokenArgument.bytes(request))) }
         if let callback { subjects.append(CallbackSubject(url: try TokenArgument.read(callback, what: "callback"))) }
         let (now, source) = try options.instant()
         let verdict: Verdict

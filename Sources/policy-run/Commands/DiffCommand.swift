@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PolicyEngine
 import PolicyAuthoring
+import PolicyCommandLine
 import Rules
 
 /// `policy-run diff`: what a policy change does to a token log, before rollout.
@@ -57,7 +58,7 @@ struct DiffCommand: AsyncParsableCommand {
         for policy in [oldPolicy, newPolicy] where policy.subjects != ["token"] {
             throw ValidationError("diff judges token logs; policy \(policy.name) checks \(policy.subjects.joined(separator: ", ")) instead")
         }
-        guard FileManager.default.isReadableFile(atPath: log) else { throw ValidationError("cannot read the log '\(log)'") }
+        try InputFile.checkReadable(log)
         var diff = PolicyDiff(old: oldPolicy, new: newPolicy, format: try records.recordFormat())
         diff.inputs = try PolicyOptions.inputs(variables)
         if let now { diff.defaultTime = try TimeArgument.seconds(now, option: "--now") }

@@ -23,7 +23,7 @@ struct EncryptCommand: ParsableCommand {
 
     func run() throws {
         let policy = try options.compiledPolicy()
-        let bytes = try TokenArgument.bytes(request, what: "request")
+        let bytes = try TokenArgument.bytes(request)
         guard bytes.count <= RequestSubject.maxBytes else {
             throw ValidationError("the request holds more than \(RequestSubject.maxBytes) bytes")
         }

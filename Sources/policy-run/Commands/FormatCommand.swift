@@ -29,9 +29,11 @@ struct FormatCommand: ParsableCommand {
         var failed = false
         let formatter = PolicyFormatter()
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file), data.count <= formatter.loader.maxFileBytes,
-                  let text = String(data: data, encoding: .utf8) else {
-                FileHandle.standardError.write(Data("error: cannot read \(file) (a UTF-8 file of at most \(formatter.loader.maxFileBytes) bytes)\n".utf8))
+            let text: String
+            do {
+                text = try Self.read(file, maxBytes: formatter.loader.maxFileBytes)
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
                 failed = true
                 continue
             }
@@ -61,6 +63,21 @@ struct FormatCommand: ParsableCommand {
         }
         if failed { throw ExitCode(2) }
         if check, unformatted > 0 { throw ExitCode(1) }
+    }
+
+    /// The text of `file`: a UTF-8 file of at most `maxBytes` bytes.
+    static func read(_ file: String, maxBytes: Int) throws(InputFile.Failure) -> String {
+        let handle = try InputFile.open(file)
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+        } catch {
+            throw InputFile.Failure(path: file, reason: "\(error.localizedDescription)")
+        }
+        guard data.count <= maxBytes else { throw InputFile.Failure(path: file, reason: "larger than \(maxBytes) bytes") }
+        guard let text = String(data: data, encoding: .utf8) else { throw InputFile.Failure(path: file, reason: "not UTF-8 text") }
+        return text
     }
 }
 

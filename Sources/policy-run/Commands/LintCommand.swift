@@ -11,7 +11,10 @@ struct LintCommand: ParsableCommand {
         commandName: "lint",
         abstract: "Report every compile error and warning in policy files.",
         discussion: """
-        A file named *.test.yaml is checked as a policy test file. A warning is silenced by a         comment '# lint: ignore=CODE' on its line or the line above.         Exit status: 0 when no file has errors (warnings allowed), 1 otherwise.
+        A file named *.test.yaml is checked as a policy test file. A warning is silenced by a \
+        comment '# lint: ignore=CODE' on its line or the line above. \
+        Exit status: 0 when no file has errors (warnings allowed), 1 otherwise, 2 a file that \
+        cannot be read (nothing is linted then).
         """
     )
 
@@ -30,6 +33,8 @@ struct LintCommand: ParsableCommand {
     var roots: [String] = []
 
     func run() throws {
+        // A file that cannot be read is a mistake on the command line, not a problem in a file.
+        for file in files { try InputFile.checkReadable(file) }
         var all: [Diagnostic] = []
         var failed = false
         for file in files {

@@ -76,10 +76,8 @@ enum TestFileSearch {
         var files: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw ValidationError("\(path) does not exist")
-            }
-            guard isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                try InputFile.checkReadable(path)
                 files.append(path)
                 continue
             }
