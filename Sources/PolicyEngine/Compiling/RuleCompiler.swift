@@ -39,6 +39,7 @@ public struct RuleCompiler: Sendable {
         self.inputDeclarations = inputDeclarations
         self.environment = environment
         self.policyCompiler = policyCompiler
+        sectionLocation = section.location
     }
 
     // MARK: - Diagnostics
@@ -78,8 +79,11 @@ public struct RuleCompiler: Sendable {
         inputsPassedOn.formUnion(inputs)
     }
 
-    /// Where a rule that runs by default without its key is reported: the section itself.
-    public var sectionLocation: SourceLocation { section.location }
+    /// Where a rule that runs without its key being written (`expires`, `crit`, `issued_at`,
+    /// ...) is reported in diagnostics, traces and verdicts: the key that opens its section
+    /// (`token:`), the mapping the rule belongs to and where an author would write the key to
+    /// change it; the section's first value when it has no key of its own.
+    public internal(set) var sectionLocation: SourceLocation
 
     /// Runs `body` without keeping its diagnostics: for a rule that reads a sibling's value
     /// (e.g. `trusted_audiences` reading `audience`), whose own rule reports its problems.

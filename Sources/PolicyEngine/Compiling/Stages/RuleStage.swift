@@ -38,8 +38,8 @@ struct RuleStage {
     mutating func sectionRules() -> [ChainNode] {
         var chain: [ChainNode] = []
         for sectionName in registry.sections.keys.sorted() {
-            guard let node = root[sectionName] else { continue }
-            chain += compileSection(sectionName, node, includeDefaults: true).map { .rule($0) }
+            guard let pair = root.pairs?.first(where: { $0.name == sectionName }) else { continue }
+            chain += compileSection(pair, includeDefaults: true).map { .rule($0) }
         }
         return chain
     }
@@ -55,11 +55,14 @@ struct RuleStage {
     }
 
     /// Compiles a section's rules. Defaults (rules that run unless configured otherwise) apply to
-    /// the policy's own section, not to fragments inside `rules:`.
-    private mutating func compileSection(_ name: String, _ node: YAMLNode, includeDefaults: Bool) -> [CompiledRule] {
+    /// the policy's own section, not to fragments inside `rules:`; they are located at the
+    /// section's key.
+    private mutating func compileSection(_ pair: YAMLPair, includeDefaults: Bool) -> [CompiledRule] {
+        let name = pair.name, node = pair.value
         guard let section = registry.sections[name] else { return [] }
         sectionsUsed.insert(name)
         var reader = makeReader(section: name, node: node)
+        reader.sectionLocation = pair.keyLocation
         if name == "token" {
             // The policy's own section uses the settings of stage 4; a fragment inherits them.
             reader.tokenSettings = includeDefaults ? tokenSettings ?? .standard : TokenSettings.read(&reader, inheriting: tokenSettings)
@@ -109,7 +112,7 @@ struct RuleStage {
             return nil
         }
         if !fragments.isEmpty {
-            let rules = fragments.flatMap { compileSection($0.name, $0.value, includeDefaults: false) }
+            let rules = fragments.flatMap { compileSection($0, includeDefaults: false) }
             guard !rules.isEmpty else { return nil }
             if rules.count == 1, id == nil, message == nil { return .rule(rules[0]) }
             return .all(rules.map { .rule($0) }, composite("all_of"))
