@@ -17,7 +17,8 @@ struct PolicyFileOptions: ParsableArguments {
     var roots: [String] = []
 
     /// The policy compiled, or exit 2 with every diagnostic on standard error (or, for a file
-    /// that cannot be read, `error: cannot read FILE: REASON`).
+    /// that cannot be read, `error: cannot read FILE: REASON`). Lint warnings are counted in one
+    /// note line: `lint` is the command that shows them.
     func compiledPolicy() throws -> Policy {
         try PolicyFileOptions.compile(file: policy, roots: roots)
     }
@@ -43,7 +44,9 @@ struct PolicyFileOptions: ParsableArguments {
                 try InputFile.checkReadable(file)
                 policy = try Policy.load(file: file, keyCache: keyCache, fileRoots: fileRoots)
             }
-            Diagnostics.print(policy.warnings)
+            if let note = LintWarningNote(count: policy.warnings.count, file: file) {
+                FileHandle.standardError.write(Data((note.rendered + "\n").utf8))
+            }
             return policy
         } catch let error as PolicyDiagnostics {
             if ErrorReport.wantsJSON() {

@@ -51,9 +51,11 @@ struct KeyHistoryCommandTests {
         let withGrace = try Self.policy(server.url("/jwks"), in: folder, history: "history", grace: "20m")
         let live = try Self.policy(server.url("/jwks"), in: folder, history: nil)
 
-        // Before any snapshot the policy compiles with a warning, and keys says there is none.
+        // Before any snapshot the policy compiles with a warning (lint shows it; keys counts it), and keys says there is none.
         let none = try await KeysCommandTests.run(["keys", "--policy", withHistory])
-        #expect(none.status == 1 && none.stderr.contains("holds no snapshot yet") && none.stderr.contains("warning[key_source]"))
+        #expect(none.status == 1 && none.stderr.contains("holds no snapshot yet") && none.stderr.contains("lint warning"), "\(none.stderr)")
+        let lint = try await KeysCommandTests.run(["lint", withHistory])
+        #expect(lint.stdout.contains("warning[key_source]") && lint.stdout.contains("holds no snapshot of"), "\(lint.stdout)")
 
         // The provider publishes rs256, then both, then only es256: a snapshot at each stage.
         let first = try await KeysCommandTests.run(["keys", "snapshot", "--policy", withHistory, "--seen", "2026-11-01T00:00:00Z"])
