@@ -37,6 +37,35 @@ struct PolicyTestReaderTests {
         #expect(problems[0].message.contains("RFC 3339"))
     }
 
+    @Test("a misspelled key gets a did-you-mean hint, as in a policy file; a key far from any gets the allowed keys")
+    func didYouMean() throws {
+        let problems = try Self.problems("policy: p\ncase:\n  - {name: a, now: 2026-11-21T09:30:00Z, expect: {valid: true}}\n")
+        let hints = problems.filter { $0.code == .unknownKey }.map { "\($0.location.line) \($0.hint ?? "")" }
+        #expect(hints == ["2 did you mean 'cases'?"], "\(problems)")
+        let cases = try Self.problems("""
+        policy: p
+        cases:
+          - name: a
+            now: 2026-11-21T09:30:00Z
+            tokn: {claims: {sub: a}}
+            expect: {valid: true}
+          - name: b
+            now: 2026-11-21T09:30:00Z
+            token: {claim: {sub: a}}
+            expect: {valid: true}
+          - name: c
+            now: 2026-11-21T09:30:00Z
+            expect: {valid: true, cods: [token_expired]}
+          - name: d
+            now: 2026-11-21T09:30:00Z
+            expect: {valid: true}
+            frobnicate: 1
+        """)
+        let caseHints = cases.filter { $0.code == .unknownKey }.map { "\($0.location.line) \($0.hint ?? "")" }
+        #expect(caseHints == ["5 did you mean 'token'?", "9 did you mean 'claims'?", "13 did you mean 'codes'?",
+                              "17 allowed: name, now, inputs, token, jwt, request, callback, expect"], "\(cases)")
+    }
+
     @Test("a case needs a time, an expectation and a unique name")
     func caseRequirements() throws {
         let problems = try Self.problems("""

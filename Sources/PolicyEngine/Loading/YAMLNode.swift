@@ -64,15 +64,16 @@ public struct YAMLNode: Sendable {
 
 extension YAMLNode {
     /// The errors of a node that must be a mapping of `allowed` keys: its wrong shape, or each
-    /// key it should not have, located at the key, with the allowed keys as the hint. For
-    /// readers of files beside policies (test files, server configurations).
+    /// key it should not have, located at the key, with a "did you mean" hint for a near miss
+    /// (as policy files get), else the allowed keys. For readers of files beside policies (test
+    /// files, server configurations).
     public func mappingProblems(allowed: [String], what: String) -> [Diagnostic] {
         guard let pairs else {
             return [Diagnostic(.error, .wrongType, "\(what) must be a mapping, found \(shapeDescription)", at: location, path: path)]
         }
         return pairs.filter { !allowed.contains($0.name) }.map { pair in
             Diagnostic(.error, .unknownKey, "\(what) has no key '\(pair.name)'", at: pair.keyLocation, path: pair.value.path,
-                       hint: "allowed: \(allowed.joined(separator: ", "))")
+                       hint: Suggestion.didYouMean(pair.name, among: allowed) ?? "allowed: \(allowed.joined(separator: ", "))")
         }
     }
 }
