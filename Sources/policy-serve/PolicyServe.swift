@@ -31,45 +31,11 @@ struct PolicyServe: AsyncParsableCommand {
         await CommandMain.run(Self.self)
     }
 
-    @Option(help: ArgumentHelp("The directory of policies to serve (or give --config).", valueName: "DIR"), completion: .directory)
-    var policies: String?
-
-    @Option(help: ArgumentHelp("A serve configuration file (docs/serve.md).", valueName: "FILE"), completion: .file(extensions: ["yaml", "yml"]))
-    var config: String?
-
-    @Flag(help: "Check the configuration and every policy, then exit without serving.")
-    var check = false
-
-    @Option(help: ArgumentHelp("The address to listen on, HOST:PORT (default 127.0.0.1:8181, or the configuration's).", valueName: "HOST:PORT"))
-    var listen: String?
-
-    @Option(help: ArgumentHelp("The largest call body accepted (default 1 MiB).", valueName: "BYTES"))
-    var maxBodyBytes: Int?
-
-    @Option(help: ArgumentHelp("How long calls are still served after SIGTERM, with /readyz answering 503 (default 5s, or the configuration's; 0 stops at once).",
-                               valueName: "DURATION"))
-    var drain: String?
-
-    @Option(help: ArgumentHelp("Decision logs: none (default), timing (policy, result, codes, duration, key) or data (also outputs and refusing rules).",
-                               valueName: "LEVEL"))
-    var decisionLog: String?
-
-    @Option(help: ArgumentHelp("Where decision logs go (default: standard output); appended to.", valueName: "FILE"))
-    var decisionLogFile: String?
-
-    @Option(help: ArgumentHelp("The share of valid decisions logged, from 0 to 1 (invalid ones always are).", valueName: "RATE"))
-    var logSampleValid: Double?
-
-    @Option(help: ArgumentHelp("At --decision-log data, the claims each line adds, comma-separated (e.g. sub,client_id).", valueName: "NAMES"))
-    var logClaims: String?
-
-    @Option(help: ArgumentHelp("At --decision-log data, the request fields each line adds: method, path, url, headers.NAME, comma-separated.",
-                               valueName: "FIELDS"))
-    var logRequestFields: String?
+    @OptionGroup var options: ServeOptions
 
     /// The configuration file's settings with the command line's on top.
     private func settings() throws -> ServeConfiguration? {
-        guard let config else { return nil }
+        guard let config = options.config else { return nil }
         do {
             return try ServeConfiguration(file: config)
         } catch {
@@ -79,39 +45,39 @@ struct PolicyServe: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard (policies == nil) != (config == nil) else { throw ValidationError("give either --policies DIR or --config FILE") }
+        guard (options.policies == nil) != (options.config == nil) else { throw ValidationError("give either --policies DIR or --config FILE") }
         let file = try settings()
         var configuration = file?.server ?? PolicyServer.Configuration()
-        configuration.maxBodyBytes = maxBodyBytes ?? configuration.maxBodyBytes
-        if let listen, !configuration.listen(on: listen) {
+        configuration.maxBodyBytes = options.maxBodyBytes ?? configuration.maxBodyBytes
+        if let listen = options.listen, !configuration.listen(on: listen) {
             throw ValidationError("--listen expects HOST:PORT, got '\(listen)'")
         }
         guard configuration.maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
-        if let drain {
+        if let drain = options.drain {
             guard let period = ServeConfiguration.duration(drain), period >= .zero, period <= .seconds(300) else {
                 throw ValidationError("--drain expects a duration from 0 to 5m (0, 5s, 1m), got '\(drain)'")
             }
             configuration.drain = period
         }
-        let levelName = decisionLog ?? file?.decisionLogLevel.rawValue ?? "none"
+        let levelName = options.decisionLog ?? file?.decisionLogLevel.rawValue ?? "none"
         guard let level = DecisionLog.Level(rawValue: levelName) else {
             throw ValidationError("--decision-log must be none, timing or data, got '\(levelName)'")
         }
         var fields = file?.decisionLogFields ?? DecisionLog.Fields()
-        if let logClaims { fields.claims = logClaims.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        if let logRequestFields {
+        if let logClaims = options.logClaims { fields.claims = logClaims.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        if let logRequestFields = options.logRequestFields {
             fields.request = logRequestFields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if let problem = fields.request.lazy.compactMap(DecisionLog.Fields.problem(requestField:)).first {
                 throw ValidationError("--log-request-fields: \(problem)")
             }
         }
-        let sample = logSampleValid ?? file?.sampleValid ?? 1
+        let sample = options.logSampleValid ?? file?.sampleValid ?? 1
         guard (0...1).contains(sample) else { throw ValidationError("--log-sample-valid must be from 0 to 1, got \(sample)") }
 
         let keyCache = JWKSCache(logger: Logger.keyWarningsOnly)
         let set: ServedPolicies
         do {
-            set = try ServedPolicies(directory: policies ?? file!.policies, keyCache: keyCache)
+            set = try ServedPolicies(directory: options.policies ?? file!.policies, keyCache: keyCache)
         } catch {
             Diagnostics.print(error.sorted)
             throw ExitCode(2)
@@ -122,13 +88,13 @@ struct PolicyServe: AsyncParsableCommand {
             guard !problems.contains(where: { $0.severity == .error }) else { throw ExitCode(2) }
         }
         let names = set.current.policies.keys.sorted().joined(separator: ", ")
-        if check {
-            print("ok: \(config ?? policies!) serves \(names)\(configuration.routes.isEmpty ? "" : " (\(configuration.routes.count) route\(configuration.routes.count == 1 ? "" : "s"))")")
+        if options.check {
+            print("ok: \(options.config ?? options.policies!) serves \(names)\(configuration.routes.isEmpty ? "" : " (\(configuration.routes.count) route\(configuration.routes.count == 1 ? "" : "s"))")")
             return
         }
 
         let log: DecisionLog
-        if let path = decisionLogFile ?? file?.decisionLogFile {
+        if let path = options.decisionLogFile ?? file?.decisionLogFile {
             do {
                 log = try DecisionLog(level: level, sampleValid: sample, fields: fields, file: path)
             } catch {

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
+import PolicyCommandLine
 
 /// `policy-run serve`: runs `policy-serve`, the HTTP server installed beside `policy-run`.
 ///
 /// `PolicyRun.main` hands the arguments over before parsing; this command is here for the list
-/// of subcommands and `policy-run help serve`.
+/// of subcommands, `policy-run help serve` and the shell completions, which offer `policy-serve`'s
+/// options because this command declares the same `ServeOptions`.
 ///
 /// The server is its own binary so that SwiftNIO and Hummingbird are not loaded by every
 /// `check`: they triple the binary's size and add 1–3 ms to each start.
@@ -17,6 +19,9 @@ struct ServeCommand: ParsableCommand {
         'policy-run serve --help' and policy-serve(1) list its options (docs/serve.md).
         """
     )
+
+    /// Never parsed here: declared so that help and completions list them.
+    @OptionGroup var options: ServeOptions
 
     /// The `policy-serve` beside the running `policy-run`.
     static func serverBinary() -> String {
