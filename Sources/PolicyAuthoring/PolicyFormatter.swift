@@ -254,7 +254,8 @@ public struct PolicyFormatter: Sendable {
               let close = rest.dropFirst().firstIndex(of: quote) else { return "\(key) \(rest)" }
         let inner = rest[rest.index(after: rest.startIndex)..<close]
         let after = rest[rest.index(after: close)...]
-        guard after.isEmpty || after.hasPrefix(" #") else { return String(content) }
+        // A trailing comment, however far it stands from the value, leaves the decision the same.
+        guard after.isEmpty || after.first == " " && after.drop(while: { $0 == " " }).hasPrefix("#") else { return String(content) }
         if quote == "\"", inner.contains("\\") { return String(content) }
         if quote == "'", inner.contains("'") { return String(content) }
         let value = Self.readsPlain(String(inner)) ? String(inner) : "'\(inner)'"

@@ -95,4 +95,31 @@ struct PolicyFormatterTests {
         #expect(formatted == "policy: p\nflags:\n  a: 'yes'\n  b: '300'\n  c: 'x # y'\n  d: \"tab\\tinside\"\n  e: '@file'\n")
         #expect(throws: FormatError.self) { try PolicyFormatter().format("policy: [unclosed\n", file: "bad.yaml") }
     }
+
+    @Test("a trailing comment, however far from the value, does not change whether its quotes stay")
+    func quotesBesideComments() throws {
+        let text = """
+        policy: p
+        flags:
+          a: "https://a.example"
+          b: "https://b.example" # one space
+          c: "https://c.example"   # three spaces
+          d: '300'
+          e: "300"  # two spaces
+          f: 'yes'    # kept: a string only in quotes
+
+        """
+        let formatted = try PolicyFormatter().format(text, file: "p.yaml")
+        #expect(formatted == """
+        policy: p
+        flags:
+          a: https://a.example
+          b: https://b.example # one space
+          c: https://c.example   # three spaces
+          d: '300'
+          e: '300'  # two spaces
+          f: 'yes'    # kept: a string only in quotes
+
+        """, "\(formatted)")
+    }
 }
