@@ -29,7 +29,7 @@ struct KeysCommand: AsyncParsableCommand {
         let policy = try options.compiledPolicy()
         var rows: [KeyRow] = []
         var notes: [String] = []
-        var failed = false
+        var failures: [SourceFailure] = []
         for source in policy.keySources {
             let keys: JWKSet
             var fetchedAt: Double?
@@ -42,14 +42,12 @@ struct KeysCommand: AsyncParsableCommand {
                     keys = resolved.keys
                     fetchedAt = resolved.fetchedAt.map { $0.timeIntervalSince1970.rounded(.down) }
                 case let .unavailable(error):
-                    FileHandle.standardError.write(Data("error: \(InertText.escaped(remote.description)): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
-                    failed = true
+                    failures.append(SourceFailure(source: remote.description, code: error.code.rawValue, message: error.message))
                     continue
                 }
             case let .history(history, _):
                 guard case let .keys(newest, snapshot) = history.keys(at: .infinity) else {
-                    FileHandle.standardError.write(Data("error: \(InertText.escaped("\(source.description): \(history.directory)")) holds no snapshot yet\n".utf8))
-                    failed = true
+                    failures.append(SourceFailure(source: source.description, code: "no_snapshot", message: "\(history.directory) holds no snapshot yet"))
                     continue
                 }
                 keys = newest
@@ -67,12 +65,32 @@ struct KeysCommand: AsyncParsableCommand {
         }
         switch format {
         case .json:
-            print(JSONValue.object(JSONObject(["keys": .array(rows.map(\.json)), "notes": .array(notes.map { .string($0) })])).prettyPrinted())
+            print(JSONValue.object(JSONObject(["keys": .array(rows.map(\.json)), "notes": .array(notes.map { .string($0) }),
+                                               "errors": .array(failures.map(\.json))])).prettyPrinted())
         case .text:
+            for failure in failures { FileHandle.standardError.write(Data((failure.line + "\n").utf8)) }
             if !rows.isEmpty { print(KeyRow.table(rows)) }
             for note in notes { print(InertText.escaped(note)) }
         }
-        if failed { throw ExitCode(1) }
+        if !failures.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// A key source that supplied no keys: on standard error as text, in the `errors` of the JSON.
+struct SourceFailure {
+    /// The source as the policy writes it (`jwks_uri https://...`).
+    let source: String
+    /// The fetch error's code (`transport`, `http_status`, ...), or `no_snapshot` for a history
+    /// that holds none yet.
+    let code: String
+    let message: String
+
+    /// `error: SOURCE: CODE: MESSAGE`, escaped for a terminal.
+    var line: String { "error: \(InertText.escaped(source)): \(code): \(InertText.escaped(message))" }
+
+    /// `{"source", "code", "message"}`.
+    var json: JSONValue {
+        .object(JSONObject(["source": .string(source), "code": .string(code), "message": .string(message)]))
     }
 }
 
