@@ -49,9 +49,35 @@ public final class LineReader {
         isStream = fstat(handle.fileDescriptor, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
     }
 
-    /// Whether `next()` may wait for the input: it is a stream, and no whole line is buffered.
+    /// Whether `next()` may wait for the input: it is a stream, no whole line is buffered, and
+    /// the stream has nothing more waiting.
+    ///
+    /// What the stream has waiting is read here first, without waiting: a pipe that a fast
+    /// writer keeps full (`cat log | policy-run batch -`) is then judged in whole chunks on every
+    /// core, as a file is, while a writer that pauses, even in the middle of a line, still has
+    /// the lines before the pause judged at once. A read error met here is thrown by `next()`.
     public var mayBlock: Bool {
-        isStream && !endOfInput && !buffer[start...].contains(UInt8(ascii: "\n"))
+        guard isStream else { return false }
+        while !endOfInput, deferredError == nil, !lineBuffered {
+            guard inputWaiting() else { return true }
+            do { try fill() } catch { deferredError = error }
+        }
+        return false
+    }
+
+    /// A read error `mayBlock` met, for `next()` to throw.
+    private var deferredError: BatchInputError?
+
+    /// Whether `next()` can return a line from the buffer: a whole one, or one already past
+    /// `maxLineBytes` to be cut.
+    private var lineBuffered: Bool {
+        buffer[start...].contains(UInt8(ascii: "\n")) || (!skippingLongLine && buffer.count - start > maxLineBytes)
+    }
+
+    /// Whether a read would return at once: bytes, or the end of the input, are waiting.
+    private func inputWaiting() -> Bool {
+        var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
     }
 
     /// A reader with the standard limits but `maxLineBytes`.
@@ -61,6 +87,10 @@ public final class LineReader {
 
     /// The next line, or nil at the end of the input.
     public func next() throws(BatchInputError) -> Line? {
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
         while true {
             if let newline = newlineIndex() {
                 var end = newline
