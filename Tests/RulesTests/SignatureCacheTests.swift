@@ -57,14 +57,58 @@ struct SignatureCacheTests {
         #expect(cache.statistics.misses == 2)
     }
 
-    @Test("a full cache starts over instead of growing")
-    func bounded() throws {
+    /// A thousand distinct tokens, more than the smallest cache holds.
+    static let thousand = try! (0..<1_000).map { try TokenFixture.shared.token(["jti": .string("t\($0)")]) }
+
+    @Test("a cache too small for the tokens in turn keeps answering the checks it holds, within its memory (one that starts over when full answers none)")
+    func noCliff() throws {
         let policy = try fixture.policy("")
-        let cache = SignatureCache(capacity: 2)
-        let tokens = try (0..<3).map { try fixture.token(["jti": .string("t\($0)")]) }
-        for token in tokens + tokens { _ = try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache) }
-        #expect(cache.statistics.misses >= 4)
-        #expect(cache.statistics.hits + cache.statistics.misses == 6)
+        let cache = SignatureCache(memoryLimit: 64 << 10)
+        let tokens = Self.thousand
+        var overLimit = 0
+        for pass in 0..<4 {
+            if pass == 1 { #expect(cache.statistics.hits == 0 && cache.count < tokens.count / 2 && cache.count > tokens.count / 4) }
+            for token in tokens {
+                #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid)
+                if cache.memoryUsed > cache.memoryLimit { overLimit += 1 }
+            }
+        }
+        let statistics = cache.statistics
+        // At best, every check it holds answers in each later pass.
+        #expect(Double(statistics.hits) >= 0.6 * Double(3 * cache.count), "\(statistics) with \(cache.count) held")
+        #expect(statistics.hits + statistics.misses == 4 * tokens.count && overLimit == 0)
+        #expect(statistics.hitRate == Double(statistics.hits) / Double(4 * tokens.count))
+    }
+
+    @Test("a token is kept decoded from its second decoding on, however many others came between")
+    func decodedOnSecondSighting() throws {
+        let policy = try fixture.policy("")
+        let cache = SignatureCache()
+        for _ in 0..<3 {
+            for token in Self.thousand { #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid) }
+        }
+        #expect(cache.decodedTokenStatistics == .init(hits: 1_000, misses: 2_000) && cache.statistics == .init(hits: 2_000, misses: 1_000))
+    }
+
+    @Test("hot tokens keep hitting while a stream of unique tokens, more than the cache holds, passes between their uses")
+    func hotTokensThroughAStream() throws {
+        let policy = try fixture.policy("")
+        let cache = SignatureCache(memoryLimit: 64 << 10)
+        let hot = try (0..<20).map { try fixture.token(["jti": .string("hot\($0)")]) }
+        var hotHits = 0
+        for round in 0..<4 {
+            for token in hot {
+                let before = cache.statistics.hits
+                _ = try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache)
+                if round > 0, cache.statistics.hits > before { hotHits += 1 }
+            }
+            for index in 0..<1_200 {
+                let unique = try fixture.token(["jti": .string("once-\(round)-\(index)")])
+                _ = try policy.evaluateNow(token: unique, now: TokenFixture.now, signatureCache: cache)
+            }
+        }
+        #expect(hotHits == 3 * hot.count, "\(hotHits) of \(3 * hot.count) hot checks answered: \(cache.statistics)")
+        #expect(cache.statistics.declined > 0 && cache.memoryUsed <= cache.memoryLimit)
     }
 
     /// The public JWK of `key` as inline policy text.

@@ -71,4 +71,12 @@ extension DigestAlgorithm {
         }
         return Array(data).withUnsafeBytes { digest.hash($0) }
     }
+
+    /// Hashes `data` into `out`, which holds `byteCount` bytes: for digests taken on a hot path,
+    /// where the result array of `hash(_:)` would be one more allocation per call.
+    public func hash(_ data: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count >= byteCount, "a \(byteCount)-byte digest does not fit in \(out.count) bytes")
+        let digest = OpenSSLDigest.of(self)
+        precondition(digest.hash(data, into: out.bindMemory(to: UInt8.self)), "hashing failed for a fetched digest")
+    }
 }

@@ -93,9 +93,12 @@ public struct BatchSummary: Sendable {
         if let limits { object.set("limits", limits.json) }
         if let peakMemoryBytes { object.set("max_rss_bytes", .number(.integer(Int64(peakMemoryBytes)))) }
         if let cache {
-            object.set("signature_cache", .object(JSONObject([
+            var counts = JSONObject([
                 "hits": .number(.integer(Int64(cache.hits))), "misses": .number(.integer(Int64(cache.misses))),
-            ])))
+                "evictions": .number(.integer(Int64(cache.evictions))),
+            ])
+            if let rate = cache.hitRate { counts.set("hit_rate", .number(.decimal((rate * 10000).rounded() / 10000))) }
+            object.set("signature_cache", .object(counts))
         }
         return .object(object)
     }

@@ -52,7 +52,7 @@ public struct ResolvedKeys: Sendable {
 /// tenants' sources) but holding different keys are different identities; a refetched set
 /// with the same keys is the same one, since it gives the same answers. Never a label.
 public struct KeySetIdentity: Sendable, Hashable {
-    private let words: (UInt64, UInt64, UInt64, UInt64)
+    private let digest: ContentDigest
 
     /// The identity of `keys`, in their order (which decides the order candidates are tried).
     public init(keys: [JWK]) throws(JOSEError) {
@@ -68,20 +68,7 @@ public struct KeySetIdentity: Sendable, Hashable {
                 field(restriction.map { [1] + Array($0.utf8) } ?? [0])
             }
         }
-        let digest = DigestAlgorithm.sha256.hash(bytes)
-        func word(_ at: Int) -> UInt64 { digest[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) } }
-        words = (word(0), word(8), word(16), word(24))
-    }
-
-    public static func == (lhs: KeySetIdentity, rhs: KeySetIdentity) -> Bool {
-        lhs.words == rhs.words
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(words.0)
-        hasher.combine(words.1)
-        hasher.combine(words.2)
-        hasher.combine(words.3)
+        digest = ContentDigest(of: bytes)
     }
 }
 

@@ -1,0 +1,106 @@
+@testable import PolicyEngine
+import Testing
+
+/// The eviction and admission under the signature and decoded-token caches: no cliff when the
+/// keys outnumber the room, a hot set kept through a stream of one-off keys, the memory bound.
+@Suite("Clock cache")
+struct ClockCacheTests {
+    /// A key whose sketch hash is its number, mixed.
+    struct Number: SketchedKey {
+        let value: Int
+        var sketchHash: UInt64 { UInt64(bitPattern: Int64(value)) &* 0x9E37_79B9_7F4A_7C15 }
+    }
+
+    static let perEntry = ClockCache<Number, Int>.overheadPerEntry
+
+    /// A cache with room for somewhat fewer than `entries` entries of no cost of their own: its
+    /// sketch takes a share of the budget.
+    static func cache(entries: Int, admitAfter: Int = 1) -> ClockCache<Number, Int> {
+        ClockCache(budget: entries * perEntry, typicalCost: 0, admitAfter: admitAfter)
+    }
+
+    /// How many entries of no cost of their own `cache` holds.
+    static func room(_ cache: ClockCache<Number, Int>) -> Int {
+        cache.limit / perEntry
+    }
+
+    /// Looks `key` up and, on a miss, offers it; true on a hit.
+    static func ask(_ cache: inout ClockCache<Number, Int>, _ key: Int, cost: Int = 0) -> Bool {
+        if cache.value(for: Number(value: key)) != nil { return true }
+        cache.offer(key, for: Number(value: key), ownCost: cost)
+        return false
+    }
+
+    @Test("2N keys in turn, five times, through a cache with room for N: it keeps answering (a cache that empties when full, like plain CLOCK or LRU, answers none)")
+    func cycleTwiceTheRoom() {
+        var cache = Self.cache(entries: 1000)
+        let room = Self.room(cache)
+        var hits = 0
+        for pass in 0..<5 {
+            for key in 0..<(2 * room) where Self.ask(&cache, key) && pass > 0 { hits += 1 }
+        }
+        // The most any cache of N can answer is half of each later pass.
+        let rate = Double(hits) / Double(4 * 2 * room)
+        #expect(rate > 0.35, "hit rate \(rate) over the later passes")
+        #expect(cache.count <= room && cache.used <= cache.limit)
+    }
+
+    @Test("a hot set of N/2 keys keeps hitting while three times the room in one-off keys streams past each round")
+    func hotSetThroughAStream() {
+        var cache = Self.cache(entries: 1000)
+        let room = Self.room(cache)
+        var oneOff = 1_000_000
+        var hotHits = 0
+        for round in 0..<10 {
+            // From the third round on: a few hot keys may have been given up while the cache
+            // filled (before they were counted), and come back in the second.
+            for key in 0..<(room / 2) where Self.ask(&cache, key) && round > 1 { hotHits += 1 }
+            for _ in 0..<(3 * room) {
+                _ = Self.ask(&cache, oneOff)
+                oneOff += 1
+            }
+        }
+        #expect(Double(hotHits) >= 0.99 * Double(8 * (room / 2)), "\(hotHits) of \(8 * (room / 2)) hot lookups answered")
+        #expect(cache.counts.declined > 0)
+    }
+
+    @Test("a new hot set takes over from an old one as the sketch ages")
+    func popularityShifts() {
+        var cache = Self.cache(entries: 500)
+        let room = Self.room(cache)
+        for _ in 0..<20 { for key in 0..<room { _ = Self.ask(&cache, key) } }
+        var lateHits = 0
+        for round in 0..<40 {
+            for key in 10_000..<(10_000 + room) where Self.ask(&cache, key) && round >= 30 { lateHits += 1 }
+        }
+        #expect(Double(lateHits) >= 0.9 * Double(10 * room), "\(lateHits) of \(10 * room)")
+    }
+
+    @Test("entries of every size: the cache never takes more than its budget, finds every entry it holds, and a costlier newcomer evicts others, never itself")
+    func memoryBound() {
+        var cache = Self.cache(entries: 200)
+        var random = SystemRandomNumberGenerator()
+        var overBudget = 0
+        for _ in 0..<20_000 {
+            _ = Self.ask(&cache, Int.random(in: 0..<2_000, using: &random), cost: Int.random(in: 0..<300, using: &random))
+            if cache.used > cache.limit { overBudget += 1 }
+        }
+        #expect(overBudget == 0 && cache.bytes <= 200 * Self.perEntry)
+        // Through all the evictions and moves, the index finds every entry, and only those.
+        let found = (0..<2_000).filter { cache.value(for: Number(value: $0)) == $0 }
+        #expect(found.count == cache.count && cache.count > 10)
+        // One entry that needs most of the room pushes out as many as it takes.
+        for _ in 0..<10 { _ = Self.ask(&cache, -1, cost: cache.limit * 3 / 4) }
+        #expect(cache.value(for: Number(value: -1)) != nil && cache.used <= cache.limit)
+        #expect(cache.counts.evictions > 0)
+    }
+
+    @Test("with admitAfter 2, a key is kept from its second sighting; one larger than the whole budget never is")
+    func admission() {
+        var cache = Self.cache(entries: 100, admitAfter: 2)
+        #expect(!Self.ask(&cache, 1) && !Self.ask(&cache, 1) && Self.ask(&cache, 1))
+        for _ in 0..<2 { _ = Self.ask(&cache, 2, cost: cache.limit + 1) }
+        #expect(cache.value(for: Number(value: 2)) == nil && cache.counts.declined == 1)
+        #expect(cache.counts.hits == 1)
+    }
+}
