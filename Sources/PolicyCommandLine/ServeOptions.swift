@@ -26,6 +26,10 @@ public struct ServeOptions: ParsableArguments {
                                valueName: "DURATION"))
     public var drain: String?
 
+    @Option(help: ArgumentHelp("The memory for remembered signature checks and decoded tokens (default 64MiB, or the configuration's; KiB, MiB or GiB).",
+                               valueName: "SIZE"))
+    public var signatureCache: String?
+
     @Option(help: ArgumentHelp("Decision logs: none (default), timing (policy, result, codes, duration, key) or data (also outputs and refusing rules).",
                                valueName: "LEVEL"),
             completion: .list(["none", "timing", "data"]))

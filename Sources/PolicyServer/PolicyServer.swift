@@ -2,7 +2,7 @@ internal import Hummingbird
 internal import NIOCore
 internal import HummingbirdCore
 internal import HTTPTypes
-internal import PolicyEngine
+public import PolicyEngine
 internal import PolicyHTTP
 internal import Foundation
 public import Logging
@@ -42,9 +42,13 @@ public struct PolicyServer: Sendable {
         /// How long calls are still served after SIGTERM or SIGINT, with `/readyz` answering 503
         /// and every answer `Connection: close`, before the listener closes; 0 stops at once.
         public var drain: Duration = .seconds(5)
+        /// The memory of the signature cache shared by every call, in bytes (remembered checks
+        /// and decoded tokens, `SignatureCache`).
+        public var signatureCacheBytes = SignatureCache.defaultMemoryLimit
 
         /// The defaults: 127.0.0.1:8181, bodies up to 1 MiB, headers up to 32 KiB in 100
-        /// fields, 1,024 connections, 30 s idle, 10 s per request, a 5 s drain.
+        /// fields, 1,024 connections, 30 s idle, 10 s per request, a 5 s drain, a 64 MiB
+        /// signature cache.
         public init() {}
 
         /// Listens on `address`, written HOST:PORT (`127.0.0.1:8181`, `[::1]:8181`).
@@ -68,10 +72,10 @@ public struct PolicyServer: Sendable {
     public var decisionLog: DecisionLog
     /// Counts of decisions, findings, latency and calls in flight, served at `/metrics`.
     let metrics = ServerMetrics()
-    /// Signature checks remembered across calls and policies: a token presented again (a
-    /// session's every request) is not verified again. Safe to share, since a check is keyed
-    /// by the key's material, not its name.
-    let signatureCache = SignatureCache()
+    /// Signature checks remembered across calls and policies, in `configuration.signatureCacheBytes`:
+    /// a token presented again (a session's every request) is not verified again. Safe to
+    /// share, since a check is keyed by the key's material, not its name.
+    public let signatureCache: SignatureCache
     /// Set by the first SIGTERM or SIGINT.
     let drain = ServerDrain()
 
@@ -80,6 +84,7 @@ public struct PolicyServer: Sendable {
         self.policies = policies
         self.configuration = configuration
         self.decisionLog = decisionLog
+        signatureCache = SignatureCache(memoryLimit: configuration.signatureCacheBytes)
     }
 
     /// Answers one call with `body`, then counts and logs its decision: every call at `check`

@@ -77,7 +77,7 @@ public struct ServeConfiguration: Sendable {
     /// How often the policy directory is checked for changes; nil: never (SIGHUP still reloads).
     public var watchEvery: Duration? = .seconds(1)
 
-    static let keys = ["listen", "policies", "limits", "decision_log", "watch", "drain", "routes"]
+    static let keys = ["listen", "policies", "limits", "decision_log", "watch", "drain", "signature_cache", "routes"]
 
     /// A duration as the file and the command line write it: `30`, `30s` or `2m`.
     public static func duration(_ text: String) -> Duration? {
@@ -152,6 +152,17 @@ public struct ServeConfiguration: Sendable {
                 server.drain = .seconds(seconds)
             } else {
                 reading.error(.invalidValue, "'drain' is a duration from 0s to 5m (0 stops at once on SIGTERM)", at: node)
+            }
+        }
+        if let node = root["signature_cache"] {
+            if let text = node.scalar?.text {
+                do {
+                    server.signatureCacheBytes = try ByteSize.bytes(text, in: SignatureCache.settableSizes)
+                } catch {
+                    reading.error(.invalidValue, "'signature_cache': \(error)", at: node)
+                }
+            } else {
+                reading.error(.wrongType, "'signature_cache' is \(ByteSize.syntax), found \(node.shapeDescription)", at: node)
             }
         }
         if let node = root["routes"] {

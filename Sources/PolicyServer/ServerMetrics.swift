@@ -5,7 +5,8 @@ internal import Synchronization
 
 /// The server's metrics in Prometheus' text format at `/metrics`: decisions by policy, endpoint
 /// and result, findings by code, evaluation latency, calls in flight, reloads, and the key and
-/// signature caches' fetches, lookups and stale serving.
+/// signature caches' fetches, lookups and stale serving, and the signature cache's hit rate,
+/// evictions and memory.
 ///
 /// A registry of its own, not swift-metrics' process-wide bootstrap: two servers in one process
 /// (tests) keep separate counts, and nothing global is mutated.
@@ -28,6 +29,10 @@ final class ServerMetrics: Sendable {
     static var staleServes: MetricNameDescriptor { named("key_stale_serves", "total", "Key sets served past their TTL while the provider failed, by source.") }
     static var keyAge: MetricNameDescriptor { named("key_set_age", "seconds", "Age of the key set being served, by source.") }
     static var signatureLookups: MetricNameDescriptor { named("signature_cache_lookups", "total", "Signature checks: hit (remembered) or miss (verified).") }
+    static var signatureHitRatio: MetricNameDescriptor { named("signature_cache_hit", "ratio", "Share of signature checks answered from the cache since the start.") }
+    static var signatureEvictions: MetricNameDescriptor { named("signature_cache_evictions", "total", "Remembered signature checks evicted to make room for others.") }
+    static var signatureBytes: MetricNameDescriptor { named("signature_cache", "bytes", "Memory the signature cache takes (checks and decoded tokens), as it counts it.") }
+    static var signatureLimit: MetricNameDescriptor { named("signature_cache_limit", "bytes", "The most memory the signature cache takes (signature_cache in serve.yaml).") }
 
     /// A metric of the `policy` namespace. The descriptors are made on use: the type is not
     /// `Sendable`, so it cannot be a stored static.
@@ -127,6 +132,10 @@ final class ServerMetrics: Sendable {
             let signatures = signatureCache.statistics
             set(Self.signatureLookups, [("result", "hit")], to: signatures.hits)
             set(Self.signatureLookups, [("result", "miss")], to: signatures.misses)
+            set(Self.signatureEvictions, [], to: signatures.evictions)
+            registry.makeGauge(descriptor: Self.signatureHitRatio, labels: []).set(to: signatures.hitRate ?? 0)
+            registry.makeGauge(descriptor: Self.signatureBytes, labels: []).set(to: Double(signatureCache.memoryUsed))
+            registry.makeGauge(descriptor: Self.signatureLimit, labels: []).set(to: Double(signatureCache.memoryLimit))
             return registry.emitToString()
         }
     }

@@ -29,7 +29,9 @@ struct BatchSummaryText {
         lines.append("kids:")
         lines += table(summary.kids.counts, notListed: summary.kids.notListed)
         if let cache {
-            lines.append("signature cache: \(Grouped(cache.hits)) repeated tokens answered, \(Grouped(cache.misses)) verified")
+            let rate = cache.hitRate.map { " (hit rate \(String(format: "%.1f", $0 * 100))%)" } ?? ""
+            let evicted = "\(Grouped(cache.evictions)) evicted" + (cache.evictions > 0 ? ": a larger --cache-size keeps more" : "")
+            lines.append("signature cache: \(Grouped(cache.hits)) repeated tokens answered, \(Grouped(cache.misses)) verified\(rate), \(evicted)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -59,6 +59,9 @@ struct PolicyServe: AsyncParsableCommand {
             }
             configuration.drain = period
         }
+        if let signatureCache = options.signatureCache {
+            configuration.signatureCacheBytes = try CacheSizeOption.bytes(signatureCache, option: "--signature-cache")
+        }
         let levelName = options.decisionLog ?? file?.decisionLogLevel.rawValue ?? "none"
         guard let level = DecisionLog.Level(rawValue: levelName) else {
             throw ValidationError("--decision-log must be none, timing or data, got '\(levelName)'")

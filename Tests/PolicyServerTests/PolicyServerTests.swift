@@ -308,6 +308,8 @@ struct PolicyServerTests {
             #expect(metrics.contains(#"policy_key_set_age_seconds{source="\#(source)"} "#))
             #expect(metrics.contains(#"policy_signature_cache_lookups_total{result="hit"} 1"#))
             #expect(metrics.contains(#"policy_signature_cache_lookups_total{result="miss"} 1"#))
+            #expect(metrics.contains("policy_signature_cache_hit_ratio 0.5\n") && metrics.contains("policy_signature_cache_evictions_total 0\n"))
+            #expect(metrics.contains("policy_signature_cache_limit_bytes 67108864.0\n") && metrics.contains("policy_signature_cache_bytes "))
         }
         await keyServer.stop()
     }
@@ -511,6 +513,30 @@ struct PolicyServerTests {
                 "2:67 'headers.Cookie' carries credentials and is never logged",
                 "2:83 'body' is not a request field: write method, path, url or headers.NAME",
             ])
+        }
+    }
+
+    @Test("signature_cache sets the memory of the server's signature cache (64MiB unless given); a size that is not one is located and explained")
+    func signatureCacheSize() throws {
+        let fixture = try Fixture()
+        let file = fixture.directory + "/../serve-\(UUID().uuidString).yaml"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(PolicyServer.Configuration().signatureCacheBytes == 64 << 20)
+        try "policies: \(fixture.directory)\nsignature_cache: 16MiB\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try ServeConfiguration(file: file)
+        #expect(configuration.server.signatureCacheBytes == 16 << 20)
+        let server = PolicyServer(policies: try ServedPolicies(directory: fixture.directory, keyCache: JWKSCache()), configuration: configuration.server)
+        #expect(server.signatureCache.memoryLimit == 16 << 20)
+        for (written, message) in [("64MB", "'signature_cache': '64MB' is not a size: write a whole number of bytes, or of KiB, MiB or GiB (64MiB)"),
+                                   ("100KiB", "'signature_cache': '100KiB' is out of range: from 1MiB to 64GiB"),
+                                   ("[1]", "'signature_cache' is a whole number of bytes, or of KiB, MiB or GiB (64MiB), found a list")] {
+            try "policies: x\nsignature_cache: \(written)\n".write(toFile: file, atomically: true, encoding: .utf8)
+            do {
+                _ = try ServeConfiguration(file: file)
+                Issue.record("signature_cache: \(written) was read")
+            } catch {
+                #expect(error.sorted.map { "\($0.location.line):\($0.location.column) \($0.message)" } == ["2:18 \(message)"])
+            }
         }
     }
 

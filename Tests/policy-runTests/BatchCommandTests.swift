@@ -43,13 +43,30 @@ final class BatchCommandTests {
         #expect(lines.map { $0["iss"] as? String } == [String?](repeating: "https://dev-123.okta.com/oauth2/default", count: 2) + [nil] + [String?](repeating: "https://dev-123.okta.com/oauth2/default", count: 2))
         #expect(lines.map { $0["kid"] as? String } == ["test-rs256", "test-rs256", nil, "test-rs256", "test-rs256"])
         #expect(run.stderr.contains("5 records: 2 valid, 3 invalid"))
-        #expect(run.stderr.contains("signature cache: 3 repeated tokens answered, 1 verified"))
+        #expect(run.stderr.contains("signature cache: 3 repeated tokens answered, 1 verified (hit rate 75.0%), 0 evicted"))
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile))) as! [String: Any]
         #expect(summary["records"] as? Int == 5 && summary["invalid"] as? Int == 3)
         #expect((summary["codes"] as? [String: Int])?["record_malformed"] == 1)
         #expect((summary["codes"] as? [String: Int])?["nonce_mismatch"] == 1)
         #expect((summary["issuers"] as? [String: Int])?["https://dev-123.okta.com/oauth2/default"] == 4)
         #expect((summary["kids"] as? [String: Int])?["test-rs256"] == 4)
+        let cache = summary["signature_cache"] as? [String: Any]
+        #expect(cache?["hits"] as? Int == 3 && cache?["misses"] as? Int == 1 && cache?["hit_rate"] as? Double == 0.75 && cache?["evictions"] as? Int == 0)
+    }
+
+    @Test("--cache-size sets the cache's memory in binary units; a size that is not one, one out of range, or one beside --no-cache is a usage error that says so")
+    func cacheSize() throws {
+        let input = try log([Self.record(), Self.record(), Self.record()])
+        let sized = try DecodeCommandTests.run(Self.policy + ["--cache-size", "8MiB", input])
+        #expect(sized.status == 0 && sized.stderr.contains("signature cache: 2 repeated tokens answered, 1 verified (hit rate 66.7%)"), "\(sized.stderr)")
+        for (arguments, message) in [
+            (["--cache-size", "64MB"], "--cache-size: '64MB' is not a size: write a whole number of bytes, or of KiB, MiB or GiB (64MiB)"),
+            (["--cache-size", "512KiB"], "--cache-size: '512KiB' is out of range: from 1MiB to 64GiB"),
+            (["--cache-size", "8MiB", "--no-cache"], "give --no-cache or --cache-size, not both"),
+        ] {
+            let run = try DecodeCommandTests.run(Self.policy + arguments + [input])
+            #expect(run.status == 2 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        }
     }
 
     @Test("all valid exits 0; --only-invalid writes nothing then; --output and --include-claims; standard input")

@@ -144,6 +144,12 @@ struct ServeCommandTests {
                 && warned.stderr.contains("input 'required_scope' comes from the request header X-Required-Scope, which the client chooses"),
                 "\(warned.stderr)")
         #expect(warned.stderr.contains(".yaml:3:5: warning"), "the warning points at the route: \(warned.stderr)")
+
+        let sized = try DecodeCommandTests.run(["serve", "--config", "deploy/serve.yaml", "--signature-cache", "256MiB", "--check"])
+        #expect(sized.status == 0, "\(sized.stderr)")
+        let badSize = try DecodeCommandTests.run(["serve", "--config", "deploy/serve.yaml", "--signature-cache", "64MB", "--check"])
+        #expect(badSize.status == 2 && badSize.stderr.contains("--signature-cache: '64MB' is not a size: write a whole number of bytes, or of KiB, MiB or GiB (64MiB)"),
+                "\(badSize.stderr)")
     }
 
     @Test("a policy directory that does not compile, or a bad --listen, exits 2 before serving")

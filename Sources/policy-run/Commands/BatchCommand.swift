@@ -40,6 +40,10 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Verify every signature, even of tokens seen before.")
     var noCache = false
 
+    @Option(help: ArgumentHelp("The memory for remembered signature checks and decoded tokens: 64MiB by default; KiB, MiB or GiB.",
+                               valueName: "SIZE"))
+    var cacheSize: String?
+
     @Option(help: ArgumentHelp("The longest line read whole; longer ones are cut and reported (default 1 MiB).", valueName: "BYTES"))
     var maxLineBytes: Int = BatchInputLimits.standard.maxLineBytes
 
@@ -57,6 +61,13 @@ struct BatchCommand: AsyncParsableCommand {
         guard maxLineBytes > 0, maxDecompressedBytes > 0, maxGzipRatio > 0 else {
             throw ValidationError("--max-line-bytes, --max-decompressed-bytes and --max-gzip-ratio must be positive")
         }
+        guard !noCache || cacheSize == nil else { throw ValidationError("give --no-cache or --cache-size, not both") }
+        _ = try cacheBytes()
+    }
+
+    /// The bytes `--cache-size` gives the cache, or the default.
+    private func cacheBytes() throws -> Int {
+        try cacheSize.map { try CacheSizeOption.bytes($0, option: "--cache-size") } ?? SignatureCache.defaultMemoryLimit
     }
 
     func run() async throws {
@@ -67,7 +78,7 @@ struct BatchCommand: AsyncParsableCommand {
         let format = try records.recordFormat()
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
-        let cache = noCache ? nil : SignatureCache()
+        let cache = noCache ? nil : SignatureCache(memoryLimit: try cacheBytes())
         let now = options.now == nil ? nil : try options.instant().seconds
         let evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
                                        includeClaims: includeClaims, signatureCache: cache)
