@@ -41,10 +41,7 @@ enum BatchBenchmark {
     static let now = 1_795_253_400
 
     static func run(scale: Double) throws -> [Row] {
-        let policyRun = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("policy-run")
-        guard FileManager.default.isExecutableFile(atPath: policyRun.path) else {
-            throw BenchmarkError("policy-run is not built next to Benchmarks; run swift build -c release first")
-        }
+        let policyRun = try builtPolicyRun()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("batch-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

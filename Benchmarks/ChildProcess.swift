@@ -16,3 +16,14 @@ func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: St
     process.waitUntilExit()
     return (process.terminationStatus, text)
 }
+
+/// The release `policy-run` built beside this benchmark, or the one `POLICY_RUN` names (another
+/// build, for a before-and-after run).
+func builtPolicyRun() throws -> URL {
+    let policyRun = ProcessInfo.processInfo.environment["POLICY_RUN"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("policy-run")
+    guard FileManager.default.isExecutableFile(atPath: policyRun.path) else {
+        throw BenchmarkError("\(policyRun.path) is not an executable policy-run; run swift build -c release first")
+    }
+    return policyRun
+}

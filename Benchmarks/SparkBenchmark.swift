@@ -35,10 +35,7 @@ enum SparkBenchmark {
     }
 
     static func run(records: Int) throws -> [Row] {
-        let policyRun = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("policy-run")
-        guard FileManager.default.isExecutableFile(atPath: policyRun.path) else {
-            throw BenchmarkError("policy-run is not built next to Benchmarks; run swift build -c release first")
-        }
+        let policyRun = try builtPolicyRun()
         let package = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("spark")
         guard FileManager.default.fileExists(atPath: package.appendingPathComponent("policy_spark/__main__.py").path) else {
             throw BenchmarkError("run it from the package root: spark/policy_spark is not in \(FileManager.default.currentDirectoryPath)")

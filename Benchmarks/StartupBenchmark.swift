@@ -20,10 +20,7 @@ enum StartupBenchmark {
     static let targetMilliseconds = 20.0
 
     static func run(runs: Int = 40) throws -> [Row] {
-        let policyRun = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("policy-run")
-        guard FileManager.default.isExecutableFile(atPath: policyRun.path) else {
-            throw BenchmarkError("policy-run is not built next to Benchmarks; run swift build -c release first")
-        }
+        let policyRun = try builtPolicyRun()
         guard FileManager.default.fileExists(atPath: "Policies/okta-id-token.yaml") else {
             throw BenchmarkError("run from the package root: Policies/okta-id-token.yaml is not here")
         }

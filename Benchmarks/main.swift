@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | instructions [RECORDS] | startup | spark [RECORDS]]`: prints a
-/// Markdown table of rates and ratios. `batch`, `startup` and `spark` run the release `policy-run` built beside it
-/// (`swift build -c release`).
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | cache [DISTINCT...] | instructions [RECORDS] | startup | spark [RECORDS]]`:
+/// prints a Markdown table of rates and ratios. `batch`, `cache`, `startup` and `spark` run the release `policy-run` built
+/// beside it (`swift build -c release`), or the one `POLICY_RUN` names.
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
 let started = ISO8601DateFormatter().string(from: Date())
@@ -43,6 +43,14 @@ case "batch":
     benchmark("batch", "Batch benchmark, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(started)") {
         print(BatchBenchmark.table(try BatchBenchmark.run(scale: scale)))
     }
+case "cache":
+    benchmark("cache", "Cache benchmark: policy-run batch, RS256 tokens presented 5 times in turn, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(started)") {
+        let counts = arguments.dropFirst().compactMap { Int($0) }
+        let result = try CacheBenchmark.run(distinctCounts: counts.isEmpty ? CacheBenchmark.standardCounts : counts)
+        print(CacheBenchmark.table(result.rows))
+        print("\nThe cache's count of its memory against resident memory (this process, the default cache):")
+        print(result.memory.joined(separator: "\n"))
+    }
 case "instructions":
     let records = arguments.dropFirst().first.flatMap(Int.init) ?? 1000
     benchmark("instructions", "Instructions per record (callgrind, batch's per-record path on one thread, \(records) and \(2 * records) records), \(started)") {
@@ -69,6 +77,6 @@ case "records":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, instructions, startup, spark\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, cache, instructions, startup, spark\n".utf8))
     exit(2)
 }
