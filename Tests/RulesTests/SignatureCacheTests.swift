@@ -87,7 +87,11 @@ struct SignatureCacheTests {
         for _ in 0..<3 {
             for token in Self.thousand { #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid) }
         }
-        #expect(cache.decodedTokenStatistics == .init(hits: 1_000, misses: 2_000) && cache.statistics == .init(hits: 2_000, misses: 1_000))
+        // The third pass finds every token decoded; the second finds only those the sketch's
+        // doorkeeper (a Bloom filter) mistook for known at their first decoding: a few at most.
+        let decoded = cache.decodedTokenStatistics
+        #expect(decoded.hits + decoded.misses == 3_000 && (1_000...1_030).contains(decoded.hits), "\(decoded)")
+        #expect(cache.statistics == .init(hits: 2_000, misses: 1_000))
     }
 
     @Test("hot tokens keep hitting while a stream of unique tokens, more than the cache holds, passes between their uses")
