@@ -28,6 +28,8 @@ struct PolicyServe: AsyncParsableCommand {
     )
 
     static func main() async {
+        // Before any task runs: each call's handler then stays on the event loop that read it.
+        _ = PolicyServer.runTasksOnEventLoops()
         await CommandMain.run(Self.self)
     }
 
