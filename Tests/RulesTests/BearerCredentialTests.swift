@@ -25,4 +25,15 @@ struct BearerCredentialTests {
         #expect(BearerCredential.token(in: ["Bearer a=b"]) == .failure(.malformed))
         #expect(BearerCredential.token(in: ["Bearer ==="]) == .failure(.malformed))
     }
+
+    @Test("each ASCII character is in a token exactly when RFC 6750's b64token has it, in the middle of a long token too")
+    func everyCharacter() {
+        let b64token = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/")
+        let padding = String(repeating: "a", count: 500)
+        for scalar in (0..<128).compactMap(Unicode.Scalar.init) where scalar != "=" {
+            let token = padding + String(Character(scalar)) + padding
+            let expected: Result<String, BearerCredential.Problem> = b64token.contains(Character(scalar)) ? .success(token) : .failure(.malformed)
+            #expect(BearerCredential.token(in: ["Bearer " + token]) == expected, "\(scalar.value)")
+        }
+    }
 }

@@ -38,13 +38,17 @@ public enum BearerCredential {
         }
     }
 
-    /// RFC 6750 `b64token` characters, before any trailing `=`, as a table by byte: a token is
-    /// hundreds of bytes on every request, too many for a hashed set's lookups.
-    private static let b64tokenCharacters: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8 { table[Int(byte)] = true }
-        return table
-    }()
+    /// Whether `byte` is an RFC 6750 `b64token` character other than the trailing `=`: compared
+    /// by range, as a token is hundreds of bytes on every request.
+    private static func isB64TokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+            true
+        default:
+            false
+        }
+    }
 
     /// The token of `values`, every `Authorization` header of a request in order.
     public static func token(in values: [String]) -> Result<String, Problem> {
@@ -58,7 +62,8 @@ public enum BearerCredential {
         let token = bytes[schemeEnd...].drop { $0 == UInt8(ascii: " ") }
         var body = token[...]
         while body.last == UInt8(ascii: "=") { body.removeLast() }
-        guard !body.isEmpty, body.allSatisfy({ b64tokenCharacters[Int($0)] }) else { return .failure(.malformed) }
+        let characters = body.withContiguousStorageIfAvailable { $0.allSatisfy(isB64TokenCharacter) } ?? body.allSatisfy(isB64TokenCharacter)
+        guard !body.isEmpty, characters else { return .failure(.malformed) }
         return .success(String(Substring(token)))
     }
 }
