@@ -85,17 +85,6 @@ token=$(cat "$work/token")
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$base/v1/authz/rfc9068-access-token")" = 200 ] \
     || { echo "the forward-auth call does not answer 200" >&2; exit 1; }
 
-# summarize NAME WRK-OUTPUT → "NAME|rate|p50|p99|errors"
-summarize() {
-    local name=$1 out=$2
-    local rate p50 p99 errors non2xx
-    rate=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-    p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
-    p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
-    errors=$(echo "$out" | awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}')
-    non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
-    echo "$name|$rate|$p50|$p99|$(( ${errors:-0} + ${non2xx:-0} ))"
-}
 # measure NAME wrk-arguments... → "NAME|rate|p50|p99|errors"
 measure() {
     local name=$1; shift

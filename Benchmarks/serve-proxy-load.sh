@@ -117,15 +117,9 @@ measure() {
     before=$(accepted)
     out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency -H "Authorization: Bearer $token" "$url")
     local opened=$(( $(accepted) - before ))
-    local rate p50 p99 errors non2xx
-    rate=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-    p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
-    p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
-    errors=$(echo "$out" | awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}')
-    non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
     local calls
     calls=$(echo "$out" | awk '/requests in/ {print $1}')
-    echo "$name|$rate|$p50|$p99|$(( ${errors:-0} + ${non2xx:-0} ))|$(( opened * 1000 / (calls > 0 ? calls : 1) ))"
+    echo "$(summarize "$name" "$out")|$(( opened * 1000 / (calls > 0 ? calls : 1) ))"
 }
 rounds=${ROUNDS:-3}
 names=("nginx, no auth (its ceiling)" "nginx auth_request, a connection per call" "nginx auth_request, upstream keepalive (docs/serve.md)"

@@ -282,16 +282,23 @@ else
     fail "discovery: the provider's key" "expected kid $kid_1 from discovery $issuer, policy-run keys printed: $keys"
 fi
 
-# The authorization-code flow with PKCE S256 and a nonce: log in, consent, redirect, code for tokens.
-flow "code flow: sign in" "$work/code.json"
-pass "code flow: sign in" "$(python3 -c "
+# signed_in RESULT.json ID-TOKEN-MEMBER query|fragment → the callback's parameter names and the
+# ID token's claim names, for the record.
+signed_in() {
+    python3 - "$@" <<'PY'
 import base64, json, sys
 from urllib.parse import parse_qsl, urlsplit
-result = json.load(open(sys.argv[1]))
-token = result['id_token'].split('.')[1]
+result, member, part = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+token = result[member].split('.')[1]
 claims = sorted(json.loads(base64.urlsafe_b64decode(token + '=' * (-len(token) % 4))))
-parameters = [name for name, _ in parse_qsl(urlsplit(result['callback']).query)]
-print('redirected with ' + '&'.join(parameters) + '; ID token claims ' + ' '.join(claims))" "$work/code.json")"
+parameters = [name for name, _ in parse_qsl(getattr(urlsplit(result['callback']), part))]
+print('redirected with ' + ('#' if part == 'fragment' else '') + '&'.join(parameters) + '; ID token claims ' + ' '.join(claims))
+PY
+}
+
+# The authorization-code flow with PKCE S256 and a nonce: log in, consent, redirect, code for tokens.
+flow "code flow: sign in" "$work/code.json"
+pass "code flow: sign in" "$(signed_in "$work/code.json" id_token query)"
 nonce=$(field "$work/code.json" nonce) access_token=$(field "$work/code.json" access_token)
 state=$(field "$work/code.json" state) code=$(field "$work/code.json" code)
 python3 -c "import json, sys; open(sys.argv[2], 'w').write(json.load(open(sys.argv[1]))['id_token'])" "$work/code.json" "$work/id-token.jwt"
@@ -322,14 +329,7 @@ cli "code flow: callback, wrong state" "invalid state_mismatch" --policy "$work/
 
 # The hybrid flow (response_type "code id_token"): the ID token of the front channel carries c_hash.
 flow "hybrid flow: sign in" "$work/hybrid.json" --hybrid
-pass "hybrid flow: sign in" "$(python3 -c "
-import base64, json, sys
-from urllib.parse import parse_qsl, urlsplit
-result = json.load(open(sys.argv[1]))
-token = result['front_id_token'].split('.')[1]
-claims = sorted(json.loads(base64.urlsafe_b64decode(token + '=' * (-len(token) % 4))))
-parameters = [name for name, _ in parse_qsl(urlsplit(result['callback']).fragment)]
-print('redirected with #' + '&'.join(parameters) + '; its ID token claims ' + ' '.join(claims))" "$work/hybrid.json")"
+pass "hybrid flow: sign in" "$(signed_in "$work/hybrid.json" front_id_token fragment)"
 python3 -c "import json, sys; open(sys.argv[2], 'w').write(json.load(open(sys.argv[1]))['front_id_token'])" "$work/hybrid.json" "$work/front-id-token.jwt"
 hybrid_nonce=$(field "$work/hybrid.json" nonce) hybrid_code=$(field "$work/hybrid.json" code)
 policy=$work/policies/provider-hybrid-id-token.yaml
