@@ -70,8 +70,10 @@ let package = Package(
             name: "CCurl",
             path: "Sources/CCurl"
         ),
+        // The runtime: model, loading, compiling, evaluating, JOSE, keys, batch. Users reach it
+        // through PolicyEngine, which re-exports it with the catalog's `Policy.load`.
         .target(
-            name: "PolicyEngine",
+            name: "PolicyRuntime",
             dependencies: [
                 "PolicyCrypto", "CCurl",
                 .product(name: "Yams", package: "Yams"),
@@ -87,14 +89,21 @@ let package = Package(
         ),
         .target(
             name: "Rules",
-            dependencies: ["PolicyEngine", "PolicyCrypto", "CRE2"],
+            dependencies: ["PolicyRuntime", "PolicyCrypto", "CRE2"],
+            swiftSettings: swiftSettings
+        ),
+        // What a service imports: the runtime re-exported, and `Policy.load` with the built-in
+        // catalog of rules (which stays internal to it).
+        .target(
+            name: "PolicyEngine",
+            dependencies: ["PolicyRuntime", "Rules"],
             swiftSettings: swiftSettings
         ),
         // The tools of policy authors: `policy-run test` (NAME.test.yaml files, tokens minted
         // with stand-in keys, coverage, JUnit), `diff` over token logs, and `fmt`.
         .target(
             name: "PolicyAuthoring",
-            dependencies: ["PolicyEngine", "PolicyCrypto", "Rules"],
+            dependencies: ["PolicyEngine", "PolicyRuntime", "PolicyCrypto", "Rules"],
             swiftSettings: swiftSettings
         ),
         // The one HTTP front: a request (forwarded or direct) parsed once into the subject the
@@ -103,7 +112,7 @@ let package = Package(
         .target(
             name: "PolicyHTTP",
             dependencies: [
-                "PolicyEngine", "Rules",
+                "PolicyEngine", "PolicyRuntime", "Rules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
@@ -112,7 +121,7 @@ let package = Package(
         .target(
             name: "PolicyServer",
             dependencies: [
-                "PolicyEngine", "Rules", "PolicyHTTP",
+                "PolicyEngine", "PolicyRuntime", "Rules", "PolicyHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -129,7 +138,7 @@ let package = Package(
         .target(
             name: "PolicyEngineHummingbird",
             dependencies: [
-                "PolicyEngine", "PolicyHTTP",
+                "PolicyEngine", "PolicyRuntime", "PolicyHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -139,7 +148,7 @@ let package = Package(
         .target(
             name: "PolicyCommandLine",
             dependencies: [
-                "PolicyEngine",
+                "PolicyEngine", "PolicyRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -148,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "policy-run",
             dependencies: [
-                "PolicyEngine", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyCommandLine",
+                "PolicyEngine", "PolicyRuntime", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -158,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "policy-serve",
             dependencies: [
-                "PolicyEngine", "PolicyServer", "PolicyCommandLine",
+                "PolicyEngine", "PolicyRuntime", "PolicyServer", "PolicyCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -166,7 +175,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["PolicyEngine", "PolicyCrypto", "Rules", "COpenSSL", "CSodium"],
+            dependencies: ["PolicyEngine", "PolicyRuntime", "PolicyCrypto", "Rules", "COpenSSL", "CSodium"],
             path: "Benchmarks",
             exclude: ["RESULTS.md"],
             swiftSettings: swiftSettings
@@ -175,7 +184,7 @@ let package = Package(
         // (Fuzz/run.sh) and replayed over the committed corpora by the test suite.
         .target(
             name: "FuzzTargets",
-            dependencies: ["PolicyEngine", "Rules"],
+            dependencies: ["PolicyEngine", "PolicyRuntime", "Rules"],
             path: "Fuzz/FuzzTargets",
             swiftSettings: swiftSettings
         ),
@@ -199,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: [
-                "PolicyEngine", "PolicyCrypto", "KeyServer", "CCurl",
+                "PolicyEngine", "PolicyRuntime", "PolicyCrypto", "KeyServer", "CCurl",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -209,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "RulesTests",
             dependencies: [
-                "Rules", "PolicyEngine", "PolicyCrypto", "KeyServer",
+                "Rules", "PolicyEngine", "PolicyRuntime", "PolicyCrypto", "KeyServer",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -218,31 +227,31 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyServerTests",
-            dependencies: ["PolicyServer", "PolicyHTTP", "PolicyEngine", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: ["PolicyServer", "PolicyHTTP", "PolicyEngine", "PolicyRuntime", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PolicyHTTPTests",
-            dependencies: ["PolicyHTTP", "PolicyEngine", "Rules", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["PolicyHTTP", "PolicyEngine", "PolicyRuntime", "Rules", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PolicyEngineHummingbirdTests",
             dependencies: [
-                "PolicyEngineHummingbird", "PolicyEngine", "Rules", "KeyServer",
+                "PolicyEngineHummingbird", "PolicyEngine", "PolicyRuntime", "Rules", "KeyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PolicyAuthoringTests",
-            dependencies: ["PolicyAuthoring", "PolicyEngine", "Rules"],
+            dependencies: ["PolicyAuthoring", "PolicyEngine", "PolicyRuntime", "Rules"],
             swiftSettings: swiftSettings
         ),
         // README.md's and docs/'s Swift blocks, compiled in async and synchronous functions.
         .testTarget(
             name: "DocumentationSnippetTests",
-            dependencies: ["PolicyEngine", "Rules", "PolicyEngineHummingbird", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["PolicyEngine", "PolicyEngineHummingbird", .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -252,7 +261,7 @@ let package = Package(
         ),
         .testTarget(
             name: "policy-runTests",
-            dependencies: ["policy-run", "policy-serve", "PolicyEngine", "KeyServer"],
+            dependencies: ["policy-run", "policy-serve", "PolicyEngine", "PolicyRuntime", "KeyServer"],
             swiftSettings: swiftSettings
         ),
     ],

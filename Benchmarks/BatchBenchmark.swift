@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 
 /// `Benchmarks batch`: `policy-run batch` over generated token logs, against the raw primitive
 /// rate and a PyJWT loop doing the same checks, all measured in the same run.

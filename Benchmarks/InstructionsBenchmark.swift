@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// `Benchmarks instructions [RECORDS]`: instructions per record of batch's per-record path (a

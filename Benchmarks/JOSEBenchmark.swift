@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import PolicyCrypto
 
 /// Single-core rates for raw verification and whole compact-JWS verification of a typical

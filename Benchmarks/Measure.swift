@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// Runs `body` repeatedly for about `seconds` and returns operations per second.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// `matches` patterns against hostile input: pathological patterns that make backtracking

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// The policy layer's own cost, on the bundled okta-id-token policy and its sample token: what

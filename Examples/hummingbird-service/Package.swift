@@ -20,7 +20,6 @@ let package = Package(
             dependencies: [
                 .product(name: "PolicyEngineHummingbird", package: engine),
                 .product(name: "PolicyEngine", package: engine),
-                .product(name: "Rules", package: engine),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// An authorization response URL with the callback rules: a valid verdict carries the state

@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// A request document with the request rules, including a `not` over the path that no spelling

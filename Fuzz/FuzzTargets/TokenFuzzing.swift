@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// Tokens against fixed policies: an ES256 policy with two inline key sets (the signature

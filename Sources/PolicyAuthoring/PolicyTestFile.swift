@@ -1,4 +1,4 @@
-public import PolicyEngine
+public import PolicyRuntime
 
 /// A `NAME.test.yaml` file (docs/policy-format.md §9): the policy it tests and its cases.
 public struct PolicyTestFile: Sendable {

@@ -1,5 +1,5 @@
 internal import Foundation
-public import PolicyEngine
+public import PolicyRuntime
 public import Rules
 
 /// Runs policy test files (`policy-run test`): compiles the policy under test, mints or reads

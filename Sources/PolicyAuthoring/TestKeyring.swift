@@ -1,4 +1,4 @@
-public import PolicyEngine
+public import PolicyRuntime
 internal import PolicyCrypto
 
 /// Fresh keys of every family the engine verifies or decrypts with, generated once per test

@@ -1,5 +1,5 @@
 import Foundation
-public import PolicyEngine
+public import PolicyRuntime
 
 /// Prints diagnostics to standard error, each with its source line and caret.
 public enum Diagnostics {

@@ -1,5 +1,5 @@
 import Foundation
-public import PolicyEngine
+public import PolicyRuntime
 
 /// Errors as a JSON object on standard output, for commands run with `--format json`: a tool
 /// reading that output gets `{"error": {...}}` rather than text it cannot parse.

@@ -2,7 +2,7 @@ public import Foundation
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import PolicyEngine
+internal import PolicyRuntime
 
 /// A file a command reads (a policy, a token, a request, a log), opened so that a failure says
 /// why in the system's words.

@@ -1,5 +1,5 @@
 public import HTTPTypes
-internal import PolicyEngine
+internal import PolicyRuntime
 
 /// What an HTTP front answers: a status, header fields, and for a refusal before any policy
 /// judged, a JSON body `{"error": {"code", "message"}}`. The server and the middleware each turn

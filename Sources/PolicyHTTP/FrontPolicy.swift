@@ -1,6 +1,6 @@
 internal import HTTPTypes
 public import Foundation
-public import PolicyEngine
+public import PolicyRuntime
 public import Rules
 
 /// A policy as an HTTP front applies it: what it reads from a request, and which of its rules

@@ -1,5 +1,5 @@
 public import HTTPTypes
-public import PolicyEngine
+public import PolicyRuntime
 public import Rules
 
 /// An HTTP request as every front reads it, parsed once: the request a call describes (forward

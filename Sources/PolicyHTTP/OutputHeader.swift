@@ -1,6 +1,6 @@
 internal import Foundation
 internal import HTTPTypes
-internal import PolicyEngine
+internal import PolicyRuntime
 
 /// How a valid verdict's outputs travel back to a proxy: one header each.
 enum OutputHeader {

@@ -1,5 +1,5 @@
 internal import Foundation
-internal import PolicyEngine
+internal import PolicyRuntime
 internal import Rules
 
 /// A `POST /v1/check/{policy}` body: `{token | request | callback, inputs, now?}`, read strictly

@@ -2,7 +2,7 @@ internal import Foundation
 internal import Hummingbird
 internal import HTTPTypes
 internal import NIOCore
-internal import PolicyEngine
+internal import PolicyRuntime
 internal import PolicyHTTP
 internal import Rules
 

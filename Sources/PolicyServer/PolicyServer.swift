@@ -2,7 +2,7 @@ internal import Hummingbird
 internal import NIOCore
 internal import HummingbirdCore
 internal import HTTPTypes
-public import PolicyEngine
+public import PolicyRuntime
 internal import PolicyHTTP
 internal import Foundation
 public import Logging

@@ -1,4 +1,5 @@
-public import PolicyEngine
+internal import PolicyEngine
+public import PolicyRuntime
 public import Foundation
 internal import Rules
 internal import PolicyHTTP

@@ -1,5 +1,6 @@
 internal import Foundation
-public import PolicyEngine
+internal import PolicyEngine
+public import PolicyRuntime
 internal import PolicyHTTP
 internal import Rules
 

@@ -1,5 +1,5 @@
 public import Foundation
-public import PolicyEngine
+public import PolicyRuntime
 internal import Synchronization
 
 /// The policy set a server answers with, replaced whole on reload: a new set is compiled aside

@@ -1,5 +1,5 @@
 internal import Prometheus
-internal import PolicyEngine
+internal import PolicyRuntime
 internal import Foundation
 internal import Synchronization
 

@@ -1,7 +1,7 @@
 internal import Foundation
 internal import Hummingbird
 internal import HTTPTypes
-internal import PolicyEngine
+internal import PolicyRuntime
 
 /// The server's JSON answers.
 enum ServerResponses {

@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 
 /// A one-line progress display on standard error — records, rate, and an ETA when the input's
 /// size is known — shown only when standard error is a terminal.

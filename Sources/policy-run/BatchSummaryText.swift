@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 
 /// A batch summary as a person reads it at the end of a run.
 struct BatchSummaryText {

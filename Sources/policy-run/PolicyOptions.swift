@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PolicyCommandLine
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// Which policy to compile, and the directories it may read files from.

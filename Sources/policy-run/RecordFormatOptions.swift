@@ -1,5 +1,5 @@
 import ArgumentParser
-import PolicyEngine
+import PolicyRuntime
 
 /// How token-log records are laid out, for `batch` and `diff`.
 struct RecordFormatOptions: ParsableArguments {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PolicyCommandLine
-import PolicyEngine
+import PolicyRuntime
 import PolicyServer
 
 /// `policy-serve` (also run as `policy-run serve`): the policies of a directory behind HTTP, for

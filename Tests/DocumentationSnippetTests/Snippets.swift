@@ -3,7 +3,6 @@
 import Hummingbird
 import PolicyEngine
 import PolicyEngineHummingbird
-import Rules
 
 /// README.md, snippet 1, in an async function.
 func readme1Async(token: String, nonce: String) async throws {

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import PolicyEngine
+import PolicyRuntime
 import PolicyAuthoring
 import Testing
 

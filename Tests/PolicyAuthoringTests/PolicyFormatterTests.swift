@@ -1,6 +1,6 @@
 import Foundation
 import PolicyAuthoring
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 @Suite("Policy formatter")

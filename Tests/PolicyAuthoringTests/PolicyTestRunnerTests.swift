@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import PolicyAuthoring
 import Rules
 import Testing

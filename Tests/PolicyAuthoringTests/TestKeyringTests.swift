@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 import PolicyAuthoring
 import Testing
 

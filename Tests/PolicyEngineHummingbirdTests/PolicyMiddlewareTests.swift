@@ -5,6 +5,7 @@ import FoundationNetworking
 import Hummingbird
 import KeyServer
 import PolicyEngine
+import PolicyRuntime
 import PolicyEngineHummingbird
 import Rules
 import Testing

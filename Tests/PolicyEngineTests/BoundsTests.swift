@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// Bounded work on hostile input: summary tables of bounded size, JSON depth within what the

@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// Sizes as the cache settings are written: binary units only, and errors that say how to write one.

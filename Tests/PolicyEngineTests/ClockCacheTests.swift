@@ -1,4 +1,4 @@
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// The eviction and admission under the signature and decoded-token caches: no cliff when the

@@ -1,7 +1,7 @@
 import Foundation
 import KeyServer
 import Logging
-import PolicyEngine
+import PolicyRuntime
 import Synchronization
 import Testing
 

@@ -12,8 +12,8 @@ struct LayerImportTests {
         ("CSodium", ["PolicyCrypto"]),
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
-        ("CCurl", ["PolicyEngine/Keys"]),
-        ("Rules", ["policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer"]),
+        ("CCurl", ["PolicyRuntime/Keys"]),
+        ("Rules", ["PolicyEngine", "policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer"]),
         ("HTTPTypes", ["PolicyHTTP", "PolicyServer"]),
         ("PolicyHTTP", ["PolicyServer", "PolicyEngineHummingbird"]),
         ("Hummingbird", ["PolicyServer", "PolicyEngineHummingbird"]),
@@ -21,7 +21,7 @@ struct LayerImportTests {
         // The middleware stands on PolicyHTTP, never on the server (Prometheus, the router).
         ("PolicyServer", ["policy-serve"]),
         ("ArgumentParser", ["policy-run", "policy-serve", "PolicyCommandLine"]),
-        ("Yams", ["PolicyEngine/Loading"]),
+        ("Yams", ["PolicyRuntime/Loading"]),
     ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

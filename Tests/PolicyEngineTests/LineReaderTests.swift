@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// `LineReader` on a pipe: it says it may block only when the pipe really has nothing waiting,

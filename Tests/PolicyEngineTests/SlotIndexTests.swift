@@ -1,4 +1,4 @@
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// The clock cache's index: open addressing with backward-shift deletion, driven with chosen

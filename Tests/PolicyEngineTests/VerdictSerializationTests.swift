@@ -1,5 +1,5 @@
 import Foundation
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// One serializer: the writer's compact and indented text and `Codable` say the same thing in

@@ -1,5 +1,5 @@
 import HTTPTypes
-import PolicyEngine
+import PolicyRuntime
 import PolicyHTTP
 import Rules
 import Testing

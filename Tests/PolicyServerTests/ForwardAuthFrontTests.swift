@@ -1,6 +1,6 @@
 import Foundation
 import KeyServer
-import PolicyEngine
+import PolicyRuntime
 import PolicyServer
 import Testing
 

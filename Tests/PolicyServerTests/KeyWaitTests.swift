@@ -1,7 +1,7 @@
 import FlyingFox
 import Foundation
 import KeyServer
-import PolicyEngine
+import PolicyRuntime
 import PolicyServer
 import Synchronization
 import Testing

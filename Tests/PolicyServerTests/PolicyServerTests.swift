@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import KeyServer
-import PolicyEngine
+import PolicyRuntime
 import PolicyServer
 import Testing
 

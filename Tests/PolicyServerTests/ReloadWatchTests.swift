@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import PolicyServer
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import PolicyRuntime
 @testable import Rules
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCrypto
 import PolicyEngine
+import PolicyRuntime
 import Rules
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import KeyServer
 import Logging
 import PolicyEngine
+import PolicyRuntime
 import Rules
 import Testing
 

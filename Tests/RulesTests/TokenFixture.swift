@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// Keys generated once per test run and tokens signed with them, so rule tests state claims and

@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyRuntime
 import Rules
 import Testing
 

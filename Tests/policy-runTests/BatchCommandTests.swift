@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// `policy-run batch` run as a user would: JSON-lines output, summary, exit codes.

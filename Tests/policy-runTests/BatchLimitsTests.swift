@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// What a hostile log may cost `policy-run batch`: gzip expansion is capped by ratio and size,

@@ -1,6 +1,6 @@
 import Foundation
 import KeyServer
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// Standard error and the server log are inert: text from a key document (a `kid`, a discovery

@@ -1,6 +1,6 @@
 import Foundation
 import KeyServer
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// A token log replayed across a key rotation: `keys snapshot` against a provider on 127.0.0.1

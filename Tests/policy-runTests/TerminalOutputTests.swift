@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// Text output is inert: a kid, iss, state or error_description holding a newline or an escape

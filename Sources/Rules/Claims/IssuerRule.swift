@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// `issuer`: `iss` equals one of the values exactly (no trimming, no case folding).
 struct IssuerRule: Rule {

@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// `require`: each listed claim path is present (any value, `null` included).
 struct RequireRule: Rule {

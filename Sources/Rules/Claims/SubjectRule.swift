@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// `subject`: a matcher on `sub`.
 struct SubjectRule: Rule {

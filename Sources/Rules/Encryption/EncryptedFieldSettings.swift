@@ -1,4 +1,4 @@
-public import PolicyEngine
+public import PolicyRuntime
 
 /// The `encrypted_fields` settings a section's field rules share, and `policy-run encrypt` reads.
 public struct EncryptedFieldSettings: Sendable {

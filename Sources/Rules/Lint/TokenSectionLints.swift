@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// Checks of a policy's `token` section as a whole: what is missing, and what should not go alone.
 enum TokenSectionLints {

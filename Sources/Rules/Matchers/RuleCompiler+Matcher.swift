@@ -1,4 +1,4 @@
-public import PolicyEngine
+public import PolicyRuntime
 
 extension RuleCompiler {
     /// Compiles a mapping from names to matchers (`claims`, `header`, `headers`, `query`,

@@ -1,5 +1,5 @@
 public import Foundation
-public import PolicyEngine
+public import PolicyRuntime
 
 /// An authorization response as it reaches the client: the redirect URL, parsed once, with
 /// the form-decoded parameters of its query and of its fragment (POLICY-FORMAT.md section 5).

@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// `expires`: `exp` must be present (by default) and, whenever present, `now < exp + leeway`.
 struct ExpiresRule: Rule {

@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// `max_lifetime`: `exp - iat` (or `exp - nbf` without `iat`) must not exceed the duration.
 struct MaxLifetimeRule: Rule {

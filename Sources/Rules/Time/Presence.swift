@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// Whether a time claim must be present: `required` or `optional`.
 enum Presence: String {

@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// `header`: matchers on header parameters, one rule per parameter.
 struct HeaderRule: Rule {

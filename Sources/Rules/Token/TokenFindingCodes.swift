@@ -1,4 +1,4 @@
-public import PolicyEngine
+public import PolicyRuntime
 
 /// The finding codes of the token header rules.
 extension FindingCode {

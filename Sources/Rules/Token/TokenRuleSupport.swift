@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 
 /// Readings of the token that several rules share.
 enum TokenClaims {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyCommandLine
-import PolicyEngine
+import PolicyRuntime
 
 /// `policy-run batch`: every record of token logs judged as of its own time, in order.
 struct BatchCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyCommandLine
-import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// `policy-run check`: evaluates one token against a policy and prints the verdict.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 
 /// `policy-run decode`: shows a token's header and claims without verifying anything.
 struct DecodeCommand: ParsableCommand {

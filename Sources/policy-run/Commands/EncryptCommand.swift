@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// `policy-run encrypt`: encrypts a request's `encrypted_fields` with the policy's key.

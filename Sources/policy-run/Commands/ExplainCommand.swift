@@ -1,5 +1,5 @@
 import ArgumentParser
-import PolicyEngine
+import PolicyRuntime
 
 /// `policy-run explain`: prints the compiled chain, rule by rule.
 struct ExplainCommand: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PolicyCommandLine
 import PolicyAuthoring
-import PolicyEngine
+import PolicyRuntime
 
 /// `policy-run fmt`: rewrites policy files in the one canonical layout, or checks that they are.
 struct FormatCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import PolicyCrypto
 
 /// `policy-run keys`: fetches and lists every key a policy would use, to debug rotation.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 
 /// `policy-run keys snapshot`: fetches a policy's remote key sets and stores them as a history.
 struct KeysSnapshotCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import PolicyAuthoring
 import PolicyCommandLine
 import PolicyEngine
+import PolicyRuntime
 import Rules
 
 /// `policy-run lint`: compiles policies and reports every error and warning.

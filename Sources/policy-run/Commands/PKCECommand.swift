@@ -1,5 +1,5 @@
 import ArgumentParser
-import PolicyEngine
+import PolicyRuntime
 
 /// `policy-run pkce`: prints a fresh PKCE pair, for testing clients and PKCE policies.
 struct PKCECommand: ParsableCommand {

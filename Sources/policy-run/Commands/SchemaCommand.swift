@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import PolicyAuthoring
 import Rules
 

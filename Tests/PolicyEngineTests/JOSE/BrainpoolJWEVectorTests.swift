@@ -1,6 +1,6 @@
 import Foundation
 import PolicyCrypto
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// ECDH-ES JWE on brainpool curves against vectors made by python3-cryptography

@@ -1,5 +1,5 @@
 import PolicyCrypto
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// One key verifying from many threads at once: each borrows its own prepared OpenSSL context

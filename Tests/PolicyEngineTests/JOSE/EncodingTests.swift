@@ -1,4 +1,4 @@
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 @Suite("Strict base64url and JSON")

@@ -1,5 +1,5 @@
 import PolicyCrypto
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 @Suite("JWS and JWE behaviour")

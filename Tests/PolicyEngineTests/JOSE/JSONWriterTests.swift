@@ -1,4 +1,4 @@
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// The byte writer behind verdict lines and every serialization: commas, escapes, numbers.

@@ -1,4 +1,4 @@
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// Truncated, bit-flipped and re-encoded variants of valid tokens and keys: every one must end

@@ -2,7 +2,7 @@ import FlyingFox
 import Foundation
 import KeyServer
 import Logging
-import PolicyEngine
+import PolicyRuntime
 import Synchronization
 import Testing
 

@@ -1,7 +1,7 @@
 import FlyingFox
 import KeyServer
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// The bounded HTTP GET behind remote key sources, against a real server on 127.0.0.1.

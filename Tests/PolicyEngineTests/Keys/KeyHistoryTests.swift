@@ -1,5 +1,5 @@
 import Foundation
-import PolicyEngine
+import PolicyRuntime
 import Testing
 
 /// Key sets as stored over time (`KeyHistory`): which keys count at an instant, why a kid has

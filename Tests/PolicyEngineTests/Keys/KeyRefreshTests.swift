@@ -2,7 +2,7 @@ import FlyingFox
 import Foundation
 import KeyServer
 import Logging
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// `JWKSCache.keepFetched`: sources fetched, retried and refreshed without any caller asking,

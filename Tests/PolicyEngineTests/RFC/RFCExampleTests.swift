@@ -1,6 +1,6 @@
 import Foundation
 import PolicyCrypto
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// Examples from the JOSE RFCs. Each check is self-verifying: a mistyped key or token cannot

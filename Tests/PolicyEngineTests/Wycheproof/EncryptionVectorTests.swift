@@ -1,5 +1,5 @@
 import PolicyCrypto
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// The AEAD, key-wrap, RSA-OAEP and ECDH files, through the crypto façade.

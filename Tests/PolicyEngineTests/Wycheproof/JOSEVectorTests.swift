@@ -1,4 +1,4 @@
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// The `json_web_*` files, through the public JOSE API: `CompactJWS`, `CompactJWE`, `JWK`, `JWKSet`.

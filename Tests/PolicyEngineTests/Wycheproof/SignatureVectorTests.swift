@@ -1,5 +1,5 @@
 import PolicyCrypto
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// The signature and MAC files, through the crypto façade and the `JWK` verification API.

@@ -1,6 +1,6 @@
 import Foundation
 import PolicyCrypto
-@testable import PolicyEngine
+@testable import PolicyRuntime
 import Testing
 
 /// One test case of a Wycheproof file, with its group.

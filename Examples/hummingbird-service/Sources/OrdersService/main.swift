@@ -1,7 +1,6 @@
 import Hummingbird
 import PolicyEngine
 import PolicyEngineHummingbird
-import Rules
 
 /// The request context of this service: it carries the verdict of the access-token policy.
 struct OrdersContext: PolicyRequestContext {

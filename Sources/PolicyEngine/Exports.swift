@@ -1,0 +1,4 @@
+/// `import PolicyEngine` is all a service needs: the runtime (policies, verdicts, key caches,
+/// JOSE) comes with it, and `Policy.load` compiles with the built-in rules, whose catalog stays
+/// behind this module.
+@_exported public import PolicyRuntime
