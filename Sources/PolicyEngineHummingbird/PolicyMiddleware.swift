@@ -28,7 +28,8 @@ extension PolicyRequestContext {
 public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware {
     /// The policy every request must satisfy.
     public let policy: Policy
-    /// Signature checks remembered across requests: a session's token is verified once.
+    /// Signature checks remembered across requests (the process's `SignatureCache.shared`
+    /// unless given another): a session's token is verified once.
     public let signatureCache: SignatureCache
     /// Inputs given to every evaluation (a client ID, an expected audience).
     public var inputs: [String: JSONValue]
@@ -36,7 +37,7 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
     let front: FrontPolicy
 
     /// A middleware checking `policy`, with `inputs` for every request.
-    public init(policy: Policy, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache = SignatureCache()) {
+    public init(policy: Policy, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache = .shared) {
         self.policy = policy
         self.inputs = inputs
         self.signatureCache = signatureCache

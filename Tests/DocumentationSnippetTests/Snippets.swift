@@ -20,10 +20,10 @@ func readme1Sync(token: String, nonce: String) throws {
 
 /// README.md, snippet 2, in an async function.
 func readme2Async(token: String, nonce: String) async throws {
-    let cache = JWKSCache()                                        // logs fetches as policy-engine.keys
-    let policy = try Policy.load(file: "my-idp.yaml", keyCache: cache)
-    try await policy.prefetch()                                    // at start-up: fail early, first requests don't wait
-    let verdict = try await policy.evaluate(token: token)          // fetches only on expiry or an unknown kid
+    let idTokens = try Policy.load(file: "my-idp-id-token.yaml")          // both name the IdP's jwks_uri:
+    let accessTokens = try Policy.load(file: "my-idp-access-token.yaml")  // one cache, one fetch
+    try await idTokens.prefetch()                                         // at start-up: fail early, first requests don't wait
+    let verdict = try await accessTokens.evaluate(token: token)           // fetches only on expiry or an unknown kid
 }
 
 /// README.md, snippet 3, in an async function.

@@ -42,6 +42,20 @@ struct BearerRuleTests {
         #expect(forged.codes == [.bearerInvalid] && !forged.verified)
     }
 
+    @Test("the bearer token is checked through the caller's signature cache, or none when the caller passes none")
+    func callersCache() throws {
+        let policy = try policy(inline)
+        let keys = try JWKSet(json: Array(fixture.jwksJSON.utf8)).keys
+        let token = try fixture.token(["jti": .string("bearer-cache-\(UUID().uuidString)")])
+        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: TokenFixture.now, signatureCache: nil).valid)
+        #expect(try !SignatureCache.shared.remembers(token, keys: keys))
+        let own = SignatureCache()
+        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: TokenFixture.now, signatureCache: own).valid)
+        #expect(try own.remembers(token, keys: keys) && !SignatureCache.shared.remembers(token, keys: keys))
+        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: TokenFixture.now, signatureCache: own).valid)
+        #expect(own.statistics.hits == 1)
+    }
+
     @Test("no, two, or a non-Bearer Authorization header is bearer_missing")
     func missing() throws {
         let policy = try policy(inline)

@@ -83,6 +83,11 @@ struct ClockCache<Key: SketchedKey, Value> {
         return slots[slot].value
     }
 
+    /// The value kept for `key`, neither counted nor marked as asked for.
+    func peek(_ key: Key) -> Value? {
+        slot(of: key, hash: key.hashValue).map { slots[$0].value }
+    }
+
     /// Offers `value` for `key`, which its owner costs at `ownCost` bytes (what it holds beyond
     /// the slot): kept when it fits, or when the sketch had seen `key` more often than the entry
     /// it would displace. Entries are evicted one by one until it fits.

@@ -14,8 +14,9 @@ public final class EvaluationContext: Sendable {
     public let subjects: [String: any PolicySubject]
     /// The remote key sets this evaluation resolved, for the signature rule.
     let keySets: [RemoteKeySource: KeyResolution]
-    /// Remembered signature checks, for batches where tokens repeat; nil checks every time.
-    let signatureCache: SignatureCache?
+    /// Remembered signature checks, for batches where tokens repeat; nil checks every time. A
+    /// nested policy (a `bearer` or `embedded_tokens` rule's) evaluates through the same one.
+    package let signatureCache: SignatureCache?
     /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
     public let tracing: Bool
 

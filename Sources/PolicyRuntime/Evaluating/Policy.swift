@@ -84,14 +84,15 @@ public struct Policy: Sendable {
     ///   - now: The evaluation time; a batch passes each record's own.
     ///   - tracing: Whether the verdict carries a trace of every rule.
     ///   - clockSource: Where `now` came from, as the trace names it.
-    ///   - signatureCache: Remembered signature checks, for subjects that repeat.
+    ///   - signatureCache: Remembered signature checks and decoded tokens, for subjects that
+    ///     repeat: the process's `SignatureCache.shared` unless given another; nil remembers none.
     /// - Returns: The verdict; `valid` only if every rule held and the token verified.
     /// - Throws: `EvaluationError` only for a caller mistake (a required input or subject
     ///   missing, an undeclared input, a subject the policy does not check); every problem with
     ///   the subjects themselves, unreachable keys included, is a finding in the verdict.
     public func evaluate(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                          trace tracing: Bool = false, clockSource: String = "caller",
-                         signatureCache: SignatureCache? = nil) async throws(EvaluationError) -> Verdict {
+                         signatureCache: SignatureCache? = .shared) async throws(EvaluationError) -> Verdict {
         try await evaluateDecoding(token: token, subjects: supplied, inputs: inputs, now: now, trace: tracing, clockSource: clockSource,
                                    signatureCache: signatureCache).verdict
     }
@@ -123,7 +124,7 @@ public struct Policy: Sendable {
     ///   start-up, or use the `async` overload.
     public func evaluateNow(token: String? = nil, subjects supplied: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
                             trace tracing: Bool = false, clockSource: String = "caller",
-                            signatureCache: SignatureCache? = nil) throws(EvaluationError) -> Verdict {
+                            signatureCache: SignatureCache? = .shared) throws(EvaluationError) -> Verdict {
         let request = EvaluationRequest(token: token, subjects: supplied, inputs: inputs, now: now, tracing: tracing, clockSource: clockSource,
                                         signatureCache: signatureCache)
         switch try start(request) {
@@ -223,14 +224,17 @@ public struct Policy: Sendable {
         return .success(keySets)
     }
 
-    /// Evaluates at a `Date`, fetching remote keys when needed.
-    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) async throws(EvaluationError) -> Verdict {
-        try await evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
+    /// Evaluates at a `Date`, fetching remote keys when needed; `signatureCache` as in
+    /// `evaluate(token:subjects:inputs:now:...)`.
+    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false,
+                         signatureCache: SignatureCache? = .shared) async throws(EvaluationError) -> Verdict {
+        try await evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller", signatureCache: signatureCache)
     }
 
     /// Evaluates at a `Date` without waiting for the network (see `evaluateNow(token:subjects:inputs:now:...)`).
-    public func evaluateNow(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false) throws(EvaluationError) -> Verdict {
-        try evaluateNow(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller")
+    public func evaluateNow(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false,
+                            signatureCache: SignatureCache? = .shared) throws(EvaluationError) -> Verdict {
+        try evaluateNow(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller", signatureCache: signatureCache)
     }
 
     /// Fetches every remote key set the policy names, so first evaluations need not wait;

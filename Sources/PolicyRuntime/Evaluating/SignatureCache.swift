@@ -79,6 +79,12 @@ public final class SignatureCache: Sendable {
     /// The signed tokens seen, decoded: a token checked again is not decoded again either.
     let decodedTokens: DecodedTokenCache
 
+    /// The cache every evaluation uses unless given another, or nil: one a process, of
+    /// `defaultMemoryLimit` bytes at most, taken only as tokens arrive. An entry answers only
+    /// for the same signed bytes under the same key material, so policies sharing it never
+    /// answer for each other.
+    public static let shared = SignatureCache()
+
     /// A cache that takes at most `memoryLimit` bytes (at least 64 KiB), evicting one entry
     /// at a time when full.
     public init(memoryLimit: Int = SignatureCache.defaultMemoryLimit) {
@@ -105,6 +111,13 @@ public final class SignatureCache: Sendable {
     /// candidate that verified, `.some(nil)` for a signature no candidate verified, nil when not seen.
     func outcome(for key: Key) -> Int?? {
         state.withLock { $0.value(for: key) }
+    }
+
+    /// Whether the check of `token`'s signed bytes under `keys` (in the order a policy lists
+    /// them) is remembered, without counting as a lookup: for tests of who shares the cache.
+    package func remembers(_ token: String, keys: [JWK]) throws -> Bool {
+        let key = try Key(CompactJWS(token), keySet: KeySetIdentity(keys: keys))
+        return state.withLock { $0.peek(key) } != nil
     }
 
     func remember(_ verified: Int?, for key: Key) {

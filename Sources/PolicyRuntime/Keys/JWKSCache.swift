@@ -16,6 +16,12 @@ public final class JWKSCache: Sendable {
     private let logger: Logger
     private let now: @Sendable () -> Date
 
+    /// The cache `Policy.load` compiles with unless given another: one a process, so that
+    /// policies naming the same source share its keys and its fetches without the caller
+    /// arranging it. Pass a cache of your own for another logger or clock, or to keep a
+    /// policy's keys apart.
+    public static let shared = JWKSCache()
+
     /// `now` is the cache's clock (wall time by default): TTLs and refetch limits are measured
     /// with it, never with an evaluation's `now`, which may be a log record's time.
     public init(logger: Logger = Logger(label: "policy-engine.keys"), now: @escaping @Sendable () -> Date = { Date() }) {

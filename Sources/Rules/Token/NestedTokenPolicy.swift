@@ -75,7 +75,8 @@ struct NestedTokenPolicy: Sendable {
         let inputs = context.inputs.filter { name, _ in inputNames.contains(name) }
         let verdict: Verdict
         do {
-            verdict = try policy.evaluateNow(token: token, inputs: inputs, now: context.now, trace: context.tracing)
+            verdict = try policy.evaluateNow(token: token, inputs: inputs, now: context.now, trace: context.tracing,
+                                             signatureCache: context.signatureCache)
         } catch {
             let code: FindingCode = error.code == .keysNotCached ? .keyUnavailable : .inputInvalid
             return .refused(.fail(code, "\(what) could not be checked with \(described): \(error.message)"))
