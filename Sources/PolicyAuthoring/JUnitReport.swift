@@ -3,17 +3,17 @@ internal import PolicyRuntime
 /// Test reports as JUnit XML, the format CI systems (GitLab, Jenkins, GitHub's test reporters)
 /// read: a `testsuite` per test file, a `testcase` per case, `failure` for a verdict that
 /// differs and `error` for a case or file that could not run.
-public struct JUnitReport: Sendable {
+package struct JUnitReport: Sendable {
     /// The reports, one per test file.
-    public let reports: [PolicyTestReport]
+    package let reports: [PolicyTestReport]
 
     /// A JUnit document of `reports`.
-    public init(_ reports: [PolicyTestReport]) {
+    package init(_ reports: [PolicyTestReport]) {
         self.reports = reports
     }
 
     /// The XML document.
-    public var xml: String {
+    package var xml: String {
         let cases = reports.reduce(0) { $0 + max($1.results.count, $1.problems.isEmpty ? 0 : 1) }
         let failures = reports.reduce(0) { $0 + $1.results.count { if case .failed = $0.outcome { true } else { false } } }
         let errors = reports.reduce(0) { $0 + errorCount($1) }

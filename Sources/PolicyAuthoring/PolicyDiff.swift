@@ -8,26 +8,26 @@ public import PolicyRuntime
 /// The log is read twice, once per policy, through the same bounded reader and pipeline as
 /// `policy-run batch`; only each record's old outcome (a flag and its codes) is kept between the
 /// passes.
-public struct PolicyDiff: Sendable {
+package struct PolicyDiff: Sendable {
     /// The policy as it is.
-    public let old: Policy
+    package let old: Policy
     /// The policy as the change would make it.
-    public let new: Policy
+    package let new: Policy
     /// How records are laid out (JSON lines or one token per line, which fields hold what).
-    public var format: BatchRecordFormat
+    package var format: BatchRecordFormat
     /// Inputs given to every record, under both policies.
-    public var inputs: [String: JSONValue] = [:]
+    package var inputs: [String: JSONValue] = [:]
     /// The time of records that carry none.
-    public var defaultTime: Double?
+    package var defaultTime: Double?
     /// Records judged in parallel.
-    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+    package var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Bounds of the log's lines and decompression.
-    public var limits = BatchInputLimits.standard
+    package var limits = BatchInputLimits.standard
     /// How many example line numbers a group keeps.
-    public var examplesPerGroup = 5
+    package var examplesPerGroup = 5
 
     /// A diff of `old` and `new` over logs laid out as `format`.
-    public init(old: Policy, new: Policy, format: BatchRecordFormat) {
+    package init(old: Policy, new: Policy, format: BatchRecordFormat) {
         self.old = old
         self.new = new
         self.format = format
@@ -37,7 +37,7 @@ public struct PolicyDiff: Sendable {
     ///
     /// - Throws: `BatchInputError` for an input past its bounds, or `CocoaError` when the file
     ///   cannot be opened.
-    public func run(file path: String) async throws -> PolicyDiffReport {
+    package func run(file path: String) async throws -> PolicyDiffReport {
         var before: [Int: Outcome] = [:]
         _ = try await evaluate(old, path) { verdict in before[verdict.line] = Outcome(verdict.verdict) }
         // Only a record's line identifies it across the passes: both read the same file in order.
@@ -78,13 +78,13 @@ public struct PolicyDiff: Sendable {
 }
 
 /// The records whose verdict a policy change flips, grouped by direction and codes.
-public struct PolicyDiffReport: Sendable {
+package struct PolicyDiffReport: Sendable {
     /// Records whose verdict flipped for the same reason.
-    public struct Group: Sendable {
+    package struct Group: Sendable {
         /// Valid under the old policy and invalid under the new one (or the reverse).
-        public let becameInvalid: Bool
+        package let becameInvalid: Bool
         /// The finding codes of the invalid side: why the new policy refuses, or why the old one did.
-        public let codes: [String]
+        package let codes: [String]
         /// How many records.
         public internal(set) var count: Int
         /// The first line numbers, in log order.
@@ -105,7 +105,7 @@ public struct PolicyDiffReport: Sendable {
     public internal(set) var otherReasons = 0
 
     /// Records whose verdict flipped.
-    public var flipped: Int { groups.reduce(0) { $0 + $1.count } }
+    package var flipped: Int { groups.reduce(0) { $0 + $1.count } }
 
     mutating func add(line: Int, before: PolicyDiff.Outcome, after: PolicyDiff.Outcome, examples: Int) {
         switch (before.valid, after.valid) {
@@ -129,7 +129,7 @@ public struct PolicyDiffReport: Sendable {
     }
 
     /// The report as JSON, for tools.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object(JSONObject([
             "records": .number(.integer(Int64(records))),
             "flipped": .number(.integer(Int64(flipped))),

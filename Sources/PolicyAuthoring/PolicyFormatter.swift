@@ -8,7 +8,7 @@ public import PolicyRuntime
 /// The formatter works on lines, so it never drops a comment the way a YAML round trip would;
 /// and it checks its own output: the formatted text must load to the same document (mapping
 /// order aside) or it refuses with `FormatError`, leaving the file as it was.
-public struct PolicyFormatter: Sendable {
+package struct PolicyFormatter: Sendable {
     /// Top-level keys, in the docs' order; others follow in their own order.
     static let topLevelOrder = ["policy", "description", "extends", "mode", "inputs", "token", "request", "callback", "pkce", "rules", "outputs"]
     /// Each section's keys, in the docs' order (docs/policy-format.md sections 2 and 5).
@@ -22,10 +22,10 @@ public struct PolicyFormatter: Sendable {
     ]
 
     /// How files are loaded to check that formatting kept their meaning.
-    public var loader = YAMLLoader()
+    package var loader = YAMLLoader()
 
     /// A formatter with the policy loader's limits.
-    public init() {}
+    package init() {}
 
     /// `text` in the canonical layout.
     ///
@@ -33,7 +33,7 @@ public struct PolicyFormatter: Sendable {
     /// - Throws: `FormatError` when the text does not load as YAML (format only what compiles),
     ///   or when the layout would change what the file means (a case this formatter cannot
     ///   lay out; the text is then left as it is).
-    public func format(_ text: String, file: String) throws(FormatError) -> String {
+    package func format(_ text: String, file: String) throws(FormatError) -> String {
         let original: YAMLNode
         do {
             original = try loader.load(text: text, file: file).node
@@ -289,12 +289,12 @@ public struct PolicyFormatter: Sendable {
 }
 
 /// Why a file was not formatted.
-public struct FormatError: Error, Sendable, CustomStringConvertible {
+package struct FormatError: Error, Sendable, CustomStringConvertible {
     /// The file, as named.
-    public let file: String
+    package let file: String
     /// What stopped the formatter.
-    public let message: String
+    package let message: String
 
     /// `file: message`.
-    public var description: String { "\(file): \(message)" }
+    package var description: String { "\(file): \(message)" }
 }

@@ -1,42 +1,42 @@
 public import PolicyRuntime
 
 /// A `NAME.test.yaml` file (docs/policy-format.md §9): the policy it tests and its cases.
-public struct PolicyTestFile: Sendable {
+package struct PolicyTestFile: Sendable {
     /// The test file's path, as given.
-    public let path: String
+    package let path: String
     /// The name under `policy:`; the policy is `NAME.yaml` beside the test file.
-    public let policyName: String
+    package let policyName: String
     /// Where `policy:` is written, for errors about the policy itself.
-    public let policyLocation: SourceLocation
+    package let policyLocation: SourceLocation
     /// The cases, in file order.
-    public let cases: [PolicyTestCase]
+    package let cases: [PolicyTestCase]
 
     /// The policy file the cases run against: `NAME.yaml` in the test file's directory.
-    public var policyPath: String { PolicyPath.joined(PolicyPath.directory(of: path), policyName + ".yaml") }
+    package var policyPath: String { PolicyPath.joined(PolicyPath.directory(of: path), policyName + ".yaml") }
 }
 
 /// One case: a subject, the time and inputs it is judged with, and the verdict expected.
-public struct PolicyTestCase: Sendable {
+package struct PolicyTestCase: Sendable {
     /// What the case is called in reports; unique within its file.
-    public let name: String
+    package let name: String
     /// Where the case starts in its file.
-    public let location: SourceLocation
+    package let location: SourceLocation
     /// The evaluation time, unix seconds.
-    public let now: Double
+    package let now: Double
     /// The inputs, the file's `inputs` overlaid with the case's own.
-    public let inputs: [String: JSONValue]
+    package let inputs: [String: JSONValue]
     /// The token: minted from claims, or literal; nil for a policy without a token section.
-    public let token: TestToken?
+    package let token: TestToken?
     /// An HTTP request as JSON `{method, url, headers, body}`, used as given.
-    public let request: [UInt8]?
+    package let request: [UInt8]?
     /// An authorization response URL, used as given.
-    public let callback: String?
+    package let callback: String?
     /// The verdict the case expects.
-    public let expect: Expectation
+    package let expect: Expectation
 }
 
 /// The token a case presents.
-public enum TestToken: Sendable {
+package enum TestToken: Sendable {
     /// Minted by the runner, signed (and encrypted, for `jwe` and `nested` policies) with test
     /// keys that stand in for the policy's key sources.
     case minted(MintedToken)
@@ -45,29 +45,29 @@ public enum TestToken: Sendable {
 }
 
 /// What a case expects of the verdict.
-public struct Expectation: Sendable {
+package struct Expectation: Sendable {
     /// Whether the verdict is valid.
-    public let valid: Bool
+    package let valid: Bool
     /// The set of finding codes, when the case names them; nil means not compared.
-    public let codes: Set<String>?
+    package let codes: Set<String>?
     /// Outputs that must be present with exactly these values; others are not compared.
-    public let outputs: [String: JSONValue]?
+    package let outputs: [String: JSONValue]?
 }
 
 /// What the runner mints a token from.
-public struct MintedToken: Sendable {
+package struct MintedToken: Sendable {
     /// The claims; a claim set to `null` in the file is left out.
-    public var claims: JSONObject
+    package var claims: JSONObject
     /// Members over `{alg, typ, kid}`.
-    public var header: JSONObject
+    package var header: JSONObject
     /// Whether one bit of the signature (or of a JWE's tag) is flipped: a forgery.
-    public var corruptSignature: Bool
+    package var corruptSignature: Bool
     /// Tokens minted first, for the policies `embedded_tokens` names, and placed in the claims
     /// at these paths (`njwt`, `registration.pairing`).
-    public var embedded: [String: MintedToken]
+    package var embedded: [String: MintedToken]
 
     /// A token to mint.
-    public init(claims: JSONObject, header: JSONObject = JSONObject(), corruptSignature: Bool = false, embedded: [String: MintedToken] = [:]) {
+    package init(claims: JSONObject, header: JSONObject = JSONObject(), corruptSignature: Bool = false, embedded: [String: MintedToken] = [:]) {
         self.claims = claims
         self.header = header
         self.corruptSignature = corruptSignature

@@ -8,21 +8,21 @@ public import PolicyRuntime
 /// Test files sit in the same repositories as policies and are read as carefully: through the
 /// same size- and node-bounded YAML loader, and a `@FILE` fixture only from below the test
 /// file's own directory.
-public struct PolicyTestReader: Sendable {
+package struct PolicyTestReader: Sendable {
     /// How test files are read (size and node limits).
-    public var loader: YAMLLoader
+    package var loader: YAMLLoader
     /// The largest fixture (`jwt: @FILE`) read.
-    public var maxFixtureBytes = 1 << 20
+    package var maxFixtureBytes = 1 << 20
 
     /// A reader with the policy loader's limits.
-    public init(loader: YAMLLoader = YAMLLoader()) {
+    package init(loader: YAMLLoader = YAMLLoader()) {
         self.loader = loader
     }
 
     /// The keys at the top of a test file, in the order the docs list them.
-    public static let fileKeys = ["policy", "now", "inputs", "token", "request", "cases"]
+    package static let fileKeys = ["policy", "now", "inputs", "token", "request", "cases"]
     /// The keys of a case.
-    public static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
+    package static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
     static let tokenKeys = ["claims", "header", "corrupt_signature", "embedded"]
     static let expectKeys = ["valid", "codes", "outputs"]
     /// Claims that hold NumericDate values: a case may write them as RFC 3339 or relative to `now`.
@@ -31,7 +31,7 @@ public struct PolicyTestReader: Sendable {
     /// Reads and checks the test file at `path`.
     ///
     /// - Throws: `PolicyDiagnostics` with every problem of the file, each located.
-    public func read(file path: String) throws(PolicyDiagnostics) -> PolicyTestFile {
+    package func read(file path: String) throws(PolicyDiagnostics) -> PolicyTestFile {
         let (root, _) = try loader.load(file: path)
         var reading = TestFileReading(file: path, roots: FileRoots.beside(path), maxFixtureBytes: maxFixtureBytes)
         let file = reading.file(root)

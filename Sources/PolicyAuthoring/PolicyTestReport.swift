@@ -2,20 +2,20 @@ public import PolicyRuntime
 
 /// What running one test file found: its cases' results, or the problems that kept it from
 /// running (a malformed test file, a policy that does not compile).
-public struct PolicyTestReport: Sendable {
+package struct PolicyTestReport: Sendable {
     /// The test file's path, as given.
-    public let path: String
+    package let path: String
     /// The policy under test, once the file named it.
-    public let policyName: String?
+    package let policyName: String?
     /// Problems of the test file or its policy; when there are any, no case ran.
-    public let problems: [Diagnostic]
+    package let problems: [Diagnostic]
     /// Every case run, in file order (cases a filter left out are absent).
-    public let results: [PolicyTestCaseResult]
+    package let results: [PolicyTestCaseResult]
     /// Which rules and finding codes the cases exercised; nil when nothing ran.
-    public let coverage: RuleCoverage?
+    package let coverage: RuleCoverage?
 
     /// A report; the runner makes them, and tools may to render their own.
-    public init(path: String, policyName: String?, problems: [Diagnostic], results: [PolicyTestCaseResult], coverage: RuleCoverage?) {
+    package init(path: String, policyName: String?, problems: [Diagnostic], results: [PolicyTestCaseResult], coverage: RuleCoverage?) {
         self.path = path
         self.policyName = policyName
         self.problems = problems
@@ -24,15 +24,15 @@ public struct PolicyTestReport: Sendable {
     }
 
     /// Cases that passed.
-    public var passed: Int { results.count { $0.outcome == .passed } }
+    package var passed: Int { results.count { $0.outcome == .passed } }
     /// Cases that failed or could not run.
-    public var failed: Int { results.count - passed }
+    package var failed: Int { results.count - passed }
 }
 
 /// One case's outcome.
-public struct PolicyTestCaseResult: Sendable {
+package struct PolicyTestCaseResult: Sendable {
     /// How the case ended.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The verdict was as expected.
         case passed
         /// The verdict differed; each string says how, e.g. `codes: expected [token_expired], got [nonce_mismatch]`.
@@ -42,18 +42,18 @@ public struct PolicyTestCaseResult: Sendable {
     }
 
     /// The case's name.
-    public let name: String
+    package let name: String
     /// Where the case is written.
-    public let location: SourceLocation
+    package let location: SourceLocation
     /// How it ended.
-    public let outcome: Outcome
+    package let outcome: Outcome
     /// The verdict, when the case was evaluated.
-    public let verdict: Verdict?
+    package let verdict: Verdict?
     /// Wall-clock seconds the case took, minting included.
-    public let seconds: Double
+    package let seconds: Double
 
     /// A result; the runner makes them.
-    public init(name: String, location: SourceLocation, outcome: Outcome, verdict: Verdict?, seconds: Double) {
+    package init(name: String, location: SourceLocation, outcome: Outcome, verdict: Verdict?, seconds: Double) {
         self.name = name
         self.location = location
         self.outcome = outcome

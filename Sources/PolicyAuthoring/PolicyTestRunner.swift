@@ -8,35 +8,35 @@ public import Rules
 ///
 /// Minted tokens are checked by the policy compiled with the keyring standing in for its key
 /// sources; literal tokens, requests and callbacks by the policy as written, with its own keys.
-public struct PolicyTestRunner: Sendable {
+package struct PolicyTestRunner: Sendable {
     /// The rules policies compile with.
-    public var registry: RuleRegistry
+    package var registry: RuleRegistry
     /// The stand-in keys minted tokens are signed and encrypted with.
-    public let keyring: TestKeyring
+    package let keyring: TestKeyring
     /// The cache remote key sources are fetched through, for cases checked with the policy's
     /// own keys.
-    public var keyCache: JWKSCache
+    package var keyCache: JWKSCache
     /// The directories policies may read files from; nil: each policy's own directory.
-    public var fileRoots: FileRoots?
+    package var fileRoots: FileRoots?
     /// What `${env:NAME}` reads in a policy's `secret`; nil: the process environment. A policy's
     /// own sources are read even where test keys stand in for them.
-    public var environment: [String: String]?
+    package var environment: [String: String]?
     /// How test files are read.
-    public var reader = PolicyTestReader()
+    package var reader = PolicyTestReader()
     /// Which cases run, by name; nil runs every case.
-    public var caseFilter: (@Sendable (String) -> Bool)?
+    package var caseFilter: (@Sendable (String) -> Bool)?
 
     /// A runner for `registry` (the built-in rules by default), generating its keyring now.
     ///
     /// - Throws: `JOSEError` if the keys cannot be generated.
-    public init(registry: RuleRegistry = BuiltinRules.registry, keyCache: JWKSCache = JWKSCache()) throws(JOSEError) {
+    package init(registry: RuleRegistry = BuiltinRules.registry, keyCache: JWKSCache = JWKSCache()) throws(JOSEError) {
         self.registry = registry
         self.keyring = try TestKeyring()
         self.keyCache = keyCache
     }
 
     /// Runs every case of the test file at `path`.
-    public func run(file path: String) async -> PolicyTestReport {
+    package func run(file path: String) async -> PolicyTestReport {
         let file: PolicyTestFile
         do {
             file = try reader.read(file: path)

@@ -2,9 +2,9 @@ public import PolicyRuntime
 
 /// The JSON Schema (draft 2020-12) of policy test files (`NAME.test.yaml`), from the keys the
 /// reader accepts, for editors; `policy-run schema --test` prints it.
-public enum PolicyTestSchema {
+package enum PolicyTestSchema {
     /// The schema document.
-    public static var document: JSONValue {
+    package static var document: JSONValue {
         let now: ArgumentShape = .anyOf([.integer(minimum: nil, maximum: nil), .string])
         func token(embedded: ArgumentShape) -> ArgumentShape {
             .mapping([

@@ -6,31 +6,31 @@ public import PolicyRuntime
 /// A rule counts as exercised when it passed or failed in some case (not when it was skipped or
 /// not run); a code counts when some case's verdict carries it from that rule. The codes a rule
 /// can report come from its `reportableCodes`, as it is written in the policy.
-public struct RuleCoverage: Sendable {
+package struct RuleCoverage: Sendable {
     /// One compiled rule of the policy.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The rule's id, `token.expires`.
-        public let rule: String
+        package let rule: String
         /// Where the rule is written.
-        public let location: SourceLocation
+        package let location: SourceLocation
         /// Whether some case ran it to a pass or a failure.
-        public let exercised: Bool
+        package let exercised: Bool
         /// The codes the rule may report that no case produced, in the rule's order.
-        public let missingCodes: [FindingCode]
+        package let missingCodes: [FindingCode]
         /// How many codes the rule may report.
-        public let codeCount: Int
+        package let codeCount: Int
     }
 
     /// Every rule of the policy, in evaluation order.
-    public let entries: [Entry]
+    package let entries: [Entry]
 
     /// Whether every rule ran and every code was produced.
-    public var isComplete: Bool { entries.allSatisfy { $0.exercised && $0.missingCodes.isEmpty } }
+    package var isComplete: Bool { entries.allSatisfy { $0.exercised && $0.missingCodes.isEmpty } }
 
     /// Rules exercised, of all rules.
-    public var exercisedRules: (covered: Int, total: Int) { (entries.count { $0.exercised }, entries.count) }
+    package var exercisedRules: (covered: Int, total: Int) { (entries.count { $0.exercised }, entries.count) }
     /// Codes produced, of all codes the rules may report.
-    public var producedCodes: (covered: Int, total: Int) {
+    package var producedCodes: (covered: Int, total: Int) {
         let total = entries.reduce(0) { $0 + $1.codeCount }
         return (total - entries.reduce(0) { $0 + $1.missingCodes.count }, total)
     }

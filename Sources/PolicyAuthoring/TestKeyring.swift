@@ -7,19 +7,19 @@ internal import PolicyCrypto
 ///
 /// One key per family and curve, each with its own `kid`, so a minted token names the exact key
 /// that verifies it and `require_kid` policies are exercised as written.
-public struct TestKeyring: Sendable {
+package struct TestKeyring: Sendable {
     /// Signing keys (private), one per family and curve, and one HMAC secret.
-    public let signingKeys: [JWK]
+    package let signingKeys: [JWK]
     /// Decryption keys (private or secret), one per key-management family and key size.
-    public let decryptionKeys: [JWK]
+    package let decryptionKeys: [JWK]
     /// The sets handed to the compiler.
-    public let keyOverride: KeyOverride
+    package let keyOverride: KeyOverride
 
     /// Generates the keys: two RSA 2048 pairs, the EC, brainpool and Edwards curves (for ECDH-ES
     /// too, and X25519), and the AES and HMAC secrets (about a third of a second, mostly RSA).
     ///
     /// - Throws: `JOSEError` if the crypto library cannot generate a key.
-    public init() throws(JOSEError) {
+    package init() throws(JOSEError) {
         var signing: [JWK] = [try JWK.generate(for: .rs256, kid: "test-rsa")]
         for algorithm in [JWSAlgorithm.es256, .es384, .es512, .es256k, .bp256r1, .bp384r1, .bp512r1, .ed25519, .ed448] {
             signing.append(try JWK.generate(for: algorithm, kid: "test-\(algorithm.rawValue.lowercased())"))

@@ -6,12 +6,12 @@ public import PolicyRuntime
 /// The header starts as `{alg, kid, typ: "JWT"}`; the case's `header` overrides any member, and
 /// a member set to `null` is left out (a token without `kid`). An `alg` the engine does not sign
 /// with (`none`, `HS1`) yields a token with an empty signature, so a case can show it refused.
-public struct TokenMinter: Sendable {
+package struct TokenMinter: Sendable {
     /// The keys that stand in for the policy's.
-    public let keyring: TestKeyring
+    package let keyring: TestKeyring
 
     /// A minter signing with `keyring`.
-    public init(keyring: TestKeyring) {
+    package init(keyring: TestKeyring) {
         self.keyring = keyring
     }
 
@@ -20,7 +20,7 @@ public struct TokenMinter: Sendable {
     ///
     /// - Throws: `JOSEError` when the policy allows no algorithm to mint with, a key cannot sign
     ///   or encrypt, or an embedded token's claim is not one the policy checks a token in.
-    public func mint(_ token: MintedToken, for policy: Policy) throws(JOSEError) -> String {
+    package func mint(_ token: MintedToken, for policy: Policy) throws(JOSEError) -> String {
         var claims = token.claims
         for path in token.embedded.keys.sorted() {
             guard let claim = ClaimPath(parsing: path), let inner = policy.embeddedPolicy(at: claim) else {
@@ -36,7 +36,7 @@ public struct TokenMinter: Sendable {
     ///
     /// - Throws: `JOSEError` when the policy allows no algorithm to mint with, or a key cannot
     ///   sign or encrypt.
-    public func mint(claims: JSONObject, header: JSONObject, corruptSignature: Bool = false, for policy: Policy) throws(JOSEError) -> String {
+    package func mint(claims: JSONObject, header: JSONObject, corruptSignature: Bool = false, for policy: Policy) throws(JOSEError) -> String {
         let payload = JSONValue.object(claims).serializedBytes()
         switch policy.envelope.format {
         case .jws:

@@ -88,7 +88,7 @@ public struct ServeConfiguration: Sendable {
     /// Reads and checks the file at `path`.
     ///
     /// - Throws: `PolicyDiagnostics` with every problem of the file, located.
-    public init(file path: String, loader: YAMLLoader = YAMLLoader()) throws(PolicyDiagnostics) {
+    package init(file path: String, loader: YAMLLoader = YAMLLoader()) throws(PolicyDiagnostics) {
         let (root, _) = try loader.load(file: path)
         var reading = ConfigurationReading()
         file = path

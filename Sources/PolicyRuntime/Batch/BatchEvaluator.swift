@@ -6,19 +6,19 @@ public import Foundation
 /// The pipeline is bounded: at most `jobs` chunks of records are in work at once, so memory
 /// stays flat however long the log. Repeated tokens are verified once through the signature
 /// cache; their times and claims are still judged per record.
-public struct BatchEvaluator: Sendable {
+package struct BatchEvaluator: Sendable {
     /// The policy every record is judged by.
-    public let policy: Policy
+    package let policy: Policy
     /// Inputs for every record; a record's mapped fields override them.
-    public var inputs: [String: JSONValue]
+    package var inputs: [String: JSONValue]
     /// The time of records without one; nil means the wall clock when the record is evaluated.
-    public var defaultTime: Double?
+    package var defaultTime: Double?
     /// Chunks evaluated at once.
-    public var jobs: Int
+    package var jobs: Int
     /// Whether verdicts carry the token's claims.
-    public var includeClaims: Bool
+    package var includeClaims: Bool
     /// Nil disables remembering signature checks.
-    public var signatureCache: SignatureCache?
+    package var signatureCache: SignatureCache?
 
     /// Records per unit of parallel work: large enough to amortise scheduling, small enough
     /// to keep the read-ahead small.
@@ -33,7 +33,7 @@ public struct BatchEvaluator: Sendable {
     ///   - jobs: How many chunks are judged at once (one per core).
     ///   - includeClaims: Whether verdict lines carry the token's claims.
     ///   - signatureCache: Remembered signature checks for logs where tokens repeat.
-    public init(policy: Policy, inputs: [String: JSONValue] = [:], defaultTime: Double? = nil,
+    package init(policy: Policy, inputs: [String: JSONValue] = [:], defaultTime: Double? = nil,
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount, includeClaims: Bool = false,
                 signatureCache: SignatureCache? = SignatureCache()) {
         self.policy = policy
@@ -46,7 +46,7 @@ public struct BatchEvaluator: Sendable {
 
     /// The verdict on one record; never throws: a record that cannot be judged gets a verdict
     /// saying why.
-    public func evaluate(_ record: BatchRecord) async -> BatchVerdict {
+    package func evaluate(_ record: BatchRecord) async -> BatchVerdict {
         switch start(record) {
         case let .judged(verdict): verdict
         case let .waitingForKeys(pending): await finish(record, pending)
@@ -56,7 +56,7 @@ public struct BatchEvaluator: Sendable {
     /// The verdict on one record if it can be had without waiting (local keys, or remote keys
     /// cached): the per-record path of `run`, for callers that count its cost on one thread.
     /// Nil when the record waits for a key fetch; `evaluate` then finishes it.
-    public func evaluateNow(_ record: BatchRecord) -> BatchVerdict? {
+    package func evaluateNow(_ record: BatchRecord) -> BatchVerdict? {
         switch start(record) {
         case let .judged(verdict): verdict
         case .waitingForKeys: nil
@@ -116,7 +116,7 @@ public struct BatchEvaluator: Sendable {
     }
 
     /// Verdicts for `records`, in their order, evaluated `jobs` chunks at a time.
-    public func verdicts<Records: AsyncSequence & Sendable>(for records: Records) -> AsyncThrowingStream<BatchVerdict, any Error>
+    package func verdicts<Records: AsyncSequence & Sendable>(for records: Records) -> AsyncThrowingStream<BatchVerdict, any Error>
     where Records.Element == BatchRecord {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -134,7 +134,7 @@ public struct BatchEvaluator: Sendable {
     /// The pipeline: read a chunk, hand it to a worker, emit finished chunks in order. Returns
     /// the number of records, after checking that each got exactly one verdict.
     @discardableResult
-    public func run<Records: AsyncSequence>(_ records: Records, emit: (BatchVerdict) async throws -> Void) async throws -> Int
+    package func run<Records: AsyncSequence>(_ records: Records, emit: (BatchVerdict) async throws -> Void) async throws -> Int
     where Records.Element == BatchRecord {
         try await run(records, transform: { _ in () }) { verdicts, _ in
             for verdict in verdicts { try await emit(verdict) }
@@ -145,7 +145,7 @@ public struct BatchEvaluator: Sendable {
     /// it: the place for per-record work such as formatting output lines or counting, which
     /// then runs in parallel instead of on the single task that emits in order.
     @discardableResult
-    public func run<Records: AsyncSequence, Output: Sendable>(_ records: Records, transform: @escaping @Sendable ([BatchVerdict]) -> Output,
+    package func run<Records: AsyncSequence, Output: Sendable>(_ records: Records, transform: @escaping @Sendable ([BatchVerdict]) -> Output,
                                                               emit: ([BatchVerdict], Output) async throws -> Void) async throws -> Int
     where Records.Element == BatchRecord {
         var iterator = records.makeAsyncIterator()

@@ -1,15 +1,15 @@
 /// The finding codes of batch records.
 extension FindingCode {
     /// A log record that cannot be read: not UTF-8, binary, not a JSON object, over the line cap.
-    public static let recordMalformed = FindingCode("record_malformed", .undecided)
+    package static let recordMalformed = FindingCode("record_malformed", .undecided)
     /// A JSON-lines record without its token field (or one that is not a string), or a
     /// mapped input field.
-    public static let recordFieldMissing = FindingCode("record_field_missing", .undecided)
+    package static let recordFieldMissing = FindingCode("record_field_missing", .undecided)
     /// A record's time field is neither unix seconds nor RFC 3339.
-    public static let recordTimeInvalid = FindingCode("record_time_invalid", .undecided)
+    package static let recordTimeInvalid = FindingCode("record_time_invalid", .undecided)
 
     /// Every code of batch records.
-    public static let batchRecordCodes: [FindingCode] = [
+    package static let batchRecordCodes: [FindingCode] = [
         .recordMalformed, .recordFieldMissing, .recordTimeInvalid,
     ]
 }

@@ -3,26 +3,26 @@
 /// A log is untrusted: a 1 MiB gzip of newlines expands to a gigabyte, and unbounded lines or
 /// expansion would cost time and memory without end. The limits a run applied are stated in its
 /// summary.
-public struct BatchInputLimits: Sendable, Equatable {
+package struct BatchInputLimits: Sendable, Equatable {
     /// The longest line kept; a longer one is cut and reported as `record_malformed`.
-    public var maxLineBytes: Int
+    package var maxLineBytes: Int
     /// The most bytes one gzip input may decompress to.
-    public var maxDecompressedBytes: Int64
+    package var maxDecompressedBytes: Int64
     /// The most a gzip input may expand, decompressed bytes per compressed byte, once past
     /// `ratioGrace` bytes of output (logs of tokens compress 3 to 20 times; a bomb 1000 times).
-    public var maxCompressionRatio: Int
+    package var maxCompressionRatio: Int
     /// Output below which the ratio is not judged: small inputs have large headers and tiny bodies.
-    public static let ratioGrace: Int64 = 1 << 20
+    package static let ratioGrace: Int64 = 1 << 20
 
     /// Limits for a run; the defaults are 1 MiB lines, 64 GiB decompressed and a ratio of 100.
-    public init(maxLineBytes: Int = 1 << 20, maxDecompressedBytes: Int64 = 64 << 30, maxCompressionRatio: Int = 100) {
+    package init(maxLineBytes: Int = 1 << 20, maxDecompressedBytes: Int64 = 64 << 30, maxCompressionRatio: Int = 100) {
         self.maxLineBytes = maxLineBytes
         self.maxDecompressedBytes = maxDecompressedBytes
         self.maxCompressionRatio = maxCompressionRatio
     }
 
     /// The defaults.
-    public static let standard = BatchInputLimits()
+    package static let standard = BatchInputLimits()
 
     /// Why `decompressed` bytes from `compressed` ones exceed the limits, or nil.
     func expansionProblem(compressed: Int64, decompressed: Int64) -> String? {

@@ -1,7 +1,7 @@
 /// How a token log is laid out: JSON lines with named fields, or one bare token per line.
-public struct BatchRecordFormat: Sendable {
+package struct BatchRecordFormat: Sendable {
     /// How a log line holds its record.
-    public enum Layout: Sendable {
+    package enum Layout: Sendable {
         /// `{"token": "...", "ts": 1795253400, ...}` per line.
         case jsonLines
         /// A compact token per line, nothing else.
@@ -9,16 +9,16 @@ public struct BatchRecordFormat: Sendable {
     }
 
     /// JSON lines or bare tokens.
-    public var layout: Layout
+    package var layout: Layout
     /// The field holding the token (JSON lines).
-    public var tokenField: String
+    package var tokenField: String
     /// The field holding the record's time: unix seconds or RFC 3339 (JSON lines).
-    public var timeField: String?
+    package var timeField: String?
     /// Policy inputs taken from record fields: input name → field name.
-    public var inputFields: [String: String]
+    package var inputFields: [String: String]
 
     /// A record format; the defaults read `{"token": …, "ts": …}` lines.
-    public init(layout: Layout = .jsonLines, tokenField: String = "token", timeField: String? = "ts", inputFields: [String: String] = [:]) {
+    package init(layout: Layout = .jsonLines, tokenField: String = "token", timeField: String? = "ts", inputFields: [String: String] = [:]) {
         self.layout = layout
         self.tokenField = tokenField
         self.timeField = timeField
@@ -26,7 +26,7 @@ public struct BatchRecordFormat: Sendable {
     }
 
     /// The record a line holds; nil for a blank line, which is not a record.
-    public func record(_ line: LineReader.Line, input: String? = nil) -> BatchRecord? {
+    package func record(_ line: LineReader.Line, input: String? = nil) -> BatchRecord? {
         Self.isBlank(line) ? nil : parsed(line, input: input)
     }
 
@@ -106,9 +106,9 @@ public struct BatchRecordFormat: Sendable {
 }
 
 /// One record of a token log, as read.
-public struct BatchRecord: Sendable {
+package struct BatchRecord: Sendable {
     /// What a line turned out to hold.
-    public enum Content: Sendable {
+    package enum Content: Sendable {
         /// A token, the record's time (nil: use the run's default), and its mapped inputs.
         case token(String, time: Double?, inputs: [String: JSONValue])
         /// A line that holds no usable record, with the finding it becomes.
@@ -119,14 +119,14 @@ public struct BatchRecord: Sendable {
     }
 
     /// The 1-based line number in its input.
-    public let line: Int
+    package let line: Int
     /// The input's name, when a run reads several.
-    public let input: String?
+    package let input: String?
     /// The token with its time and inputs, or why the line is malformed.
-    public let content: Content
+    package let content: Content
 
     /// A record read from `line` of `input`.
-    public init(line: Int, input: String?, content: Content) {
+    package init(line: Int, input: String?, content: Content) {
         self.line = line
         self.input = input
         self.content = content

@@ -3,34 +3,34 @@
 /// Reading happens in `next()`, on the task that iterates, so the evaluator pulls records only
 /// as fast as it judges them and memory stays flat. One iteration per instance: the reader is
 /// consumed as it goes.
-public struct BatchRecords: AsyncSequence, @unchecked Sendable {
+package struct BatchRecords: AsyncSequence, @unchecked Sendable {
     // Unchecked: the reader is a reference touched only by the single iterator that owns it.
     /// One record of the input, in order.
-    public typealias Element = BatchRecord
+    package typealias Element = BatchRecord
 
     private let reader: LineReader
     private let format: BatchRecordFormat
     private let input: String?
 
     /// The records of `reader`, read as `format`; `input` names the file in verdicts.
-    public init(reader: LineReader, format: BatchRecordFormat, input: String? = nil) {
+    package init(reader: LineReader, format: BatchRecordFormat, input: String? = nil) {
         self.reader = reader
         self.format = format
         self.input = input
     }
 
     /// Reads one record after another.
-    public struct AsyncIterator: BatchRecordIterator {
+    package struct AsyncIterator: BatchRecordIterator {
         let reader: LineReader
         let format: BatchRecordFormat
         let input: String?
 
         /// Whether the next record may have to wait for the input (a pipe with no whole line buffered).
-        public var mayBlock: Bool { reader.mayBlock }
+        package var mayBlock: Bool { reader.mayBlock }
 
         /// The next record, skipping blank lines; nil at the end. The line is left for the
         /// worker that judges it to parse.
-        public mutating func next() async throws -> BatchRecord? {
+        package mutating func next() async throws -> BatchRecord? {
             while let line = try reader.next() {
                 if !BatchRecordFormat.isBlank(line) { return BatchRecord(line: line.number, input: input, content: .unparsed(line, format)) }
             }
@@ -39,7 +39,7 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
     }
 
     /// An iterator from the reader's current position.
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader, format: format, input: input)
     }
 }
@@ -47,6 +47,6 @@ public struct BatchRecords: AsyncSequence, @unchecked Sendable {
 /// An iterator of records that can tell when the next one may have to wait for its input, so
 /// the evaluator judges what it has instead of waiting for a full chunk (a live pipe is judged
 /// line by line as it arrives).
-public protocol BatchRecordIterator: AsyncIteratorProtocol where Element == BatchRecord {
+package protocol BatchRecordIterator: AsyncIteratorProtocol where Element == BatchRecord {
     var mayBlock: Bool { get }
 }

@@ -1,22 +1,22 @@
 /// The verdict on one log record, with where the record was and what its token said.
-public struct BatchVerdict: Sendable {
+package struct BatchVerdict: Sendable {
     /// The record's line number in its input, from 1.
-    public let line: Int
+    package let line: Int
     /// The input file, when there are several (nil for standard input).
-    public let input: String?
+    package let input: String?
     /// The verdict on the record.
-    public let verdict: Verdict
+    package let verdict: Verdict
     /// The token's `iss`, unverified, for summaries; nil when it did not decode.
-    public let issuer: String?
+    package let issuer: String?
     /// The token's header `kid`, unverified; nil when it did not decode.
-    public let kid: String?
+    package let kid: String?
     /// The token's claims, when the run includes them.
-    public let claims: JSONObject?
+    package let claims: JSONObject?
 
     /// The verdict's JSON line, ending in a newline, appended to `writer`: `line` (and
     /// `input`), the token's `iss` and `kid` as it states them (unverified; left out when it has
     /// none), the verdict's members, and `claims` when included.
-    public func writeJSONLine(to writer: inout JSONWriter) {
+    package func writeJSONLine(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("line")
         writer.integer(Int64(line))
@@ -34,27 +34,27 @@ public struct BatchVerdict: Sendable {
 }
 
 /// Totals over a batch: what a reader of a long log wants first.
-public struct BatchSummary: Sendable {
+package struct BatchSummary: Sendable {
     /// Records counted: every line that is not blank, malformed ones included.
-    public private(set) var records = 0
+    package private(set) var records = 0
     /// Records whose verdict is valid.
-    public private(set) var valid = 0
+    package private(set) var valid = 0
     /// Records whose verdict is not: `records - valid`, kept for the JSON and text summaries.
-    public private(set) var invalid = 0
+    package private(set) var invalid = 0
     /// Findings by code (a record with two findings counts twice).
-    public private(set) var codes: [FindingCode: Int] = [:]
+    package private(set) var codes: [FindingCode: Int] = [:]
     /// Records by issuer and by kid (`-` when the token had none or did not decode), in bounded
     /// memory: both come from unverified tokens too.
-    public private(set) var issuers = BoundedCounts()
-    public private(set) var kids = BoundedCounts()
+    package private(set) var issuers = BoundedCounts()
+    package private(set) var kids = BoundedCounts()
     /// The input limits the run applied, stated with its totals.
-    public var limits: BatchInputLimits?
+    package var limits: BatchInputLimits?
 
     /// An empty summary.
-    public init() {}
+    package init() {}
 
     /// Counts one record.
-    public mutating func add(_ verdict: BatchVerdict) {
+    package mutating func add(_ verdict: BatchVerdict) {
         records += 1
         if verdict.verdict.valid { valid += 1 } else { invalid += 1 }
         for finding in verdict.verdict.findings { codes[finding.code, default: 0] += 1 }
@@ -63,7 +63,7 @@ public struct BatchSummary: Sendable {
     }
 
     /// Adds the counts of another part of the same run (a chunk counted by its worker).
-    public mutating func merge(_ other: BatchSummary) {
+    package mutating func merge(_ other: BatchSummary) {
         records += other.records
         valid += other.valid
         invalid += other.invalid
@@ -73,7 +73,7 @@ public struct BatchSummary: Sendable {
     }
 
     /// The summary as JSON, with the run's duration and rate, and the process's peak memory.
-    public func json(seconds: Double, cache: SignatureCache.Statistics?, peakMemoryBytes: Int? = nil) -> JSONValue {
+    package func json(seconds: Double, cache: SignatureCache.Statistics?, peakMemoryBytes: Int? = nil) -> JSONValue {
         func counts(_ table: [String: Int]) -> JSONValue {
             var object = JSONObject()
             for (name, count) in table.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {

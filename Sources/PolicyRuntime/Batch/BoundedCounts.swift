@@ -6,29 +6,29 @@
 /// kept, each cut to `maxValueBytes`. While no more than `capacity` distinct values are seen the
 /// counts are exact; past that a kept count is a lower bound, off by at most
 /// `total / (capacity + 1)`, and every value seen that often is kept.
-public struct BoundedCounts: Sendable, Equatable {
+package struct BoundedCounts: Sendable, Equatable {
     /// The values a batch summary keeps per table.
-    public static let defaultCapacity = 1000
+    package static let defaultCapacity = 1000
     /// The longest value kept, in UTF-8 bytes; a longer one is cut and marked with `…`.
-    public static let maxValueBytes = 256
+    package static let maxValueBytes = 256
 
     /// The values kept, with their counts.
-    public private(set) var counts: [String: Int] = [:]
+    package private(set) var counts: [String: Int] = [:]
     /// Every value counted, kept or not.
-    public private(set) var total = 0
+    package private(set) var total = 0
     /// The most values kept.
-    public let capacity: Int
+    package let capacity: Int
 
     /// Empty counts keeping at most `capacity` values (at least one).
-    public init(capacity: Int = BoundedCounts.defaultCapacity) {
+    package init(capacity: Int = BoundedCounts.defaultCapacity) {
         self.capacity = max(1, capacity)
     }
 
     /// Records counted under no kept value (values dropped, and what the kept counts undercount).
-    public var notListed: Int { total - counts.values.reduce(0, +) }
+    package var notListed: Int { total - counts.values.reduce(0, +) }
 
     /// Counts one occurrence of `value` (cut to `maxValueBytes`).
-    public mutating func add(_ value: String) {
+    package mutating func add(_ value: String) {
         total += 1
         let key = Self.cut(value)
         if let count = counts[key] {
@@ -44,7 +44,7 @@ public struct BoundedCounts: Sendable, Equatable {
 
     /// Adds another summary (a chunk counted by its worker) and trims back to `capacity`, as
     /// mergeable summaries do: every count drops by the (capacity + 1)-th largest.
-    public mutating func merge(_ other: BoundedCounts) {
+    package mutating func merge(_ other: BoundedCounts) {
         total += other.total
         counts.merge(other.counts, uniquingKeysWith: +)
         guard counts.count > capacity else { return }

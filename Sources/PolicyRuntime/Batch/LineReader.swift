@@ -10,19 +10,19 @@ internal import Glibc
 /// A line longer than `maxLineBytes` is not buffered whole: it comes back cut, marked
 /// `tooLong`, and reading resumes after its end. Reads return what the input has (a live pipe
 /// is judged line by line as it arrives), and gzip input is held to `BatchInputLimits`.
-public final class LineReader {
+package final class LineReader {
     /// One line, without its `\n` (or `\r\n`).
-    public struct Line: Sendable {
+    package struct Line: Sendable {
         /// 1-based.
-        public let number: Int
+        package let number: Int
         /// The line's bytes, cut at `maxLineBytes`.
-        public let bytes: [UInt8]
+        package let bytes: [UInt8]
         /// Whether the line was longer than `maxLineBytes` and was cut.
-        public let tooLong: Bool
+        package let tooLong: Bool
     }
 
     /// The longest line kept by default: 1 MiB.
-    public static let defaultMaxLineBytes = 1 << 20
+    package static let defaultMaxLineBytes = 1 << 20
 
     private let handle: FileHandle
     private let limits: BatchInputLimits
@@ -36,13 +36,13 @@ public final class LineReader {
     private var lineNumber = 0
     private var skippingLongLine = false
     /// Bytes read from the input so far (compressed bytes for gzip), for progress.
-    public private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
 
     /// Whether the input is a pipe, socket or terminal, which may hold back what comes next.
     private let isStream: Bool
 
     /// A reader of `handle` (a file, a pipe, standard input) within `limits`.
-    public init(handle: FileHandle, limits: BatchInputLimits = .standard) {
+    package init(handle: FileHandle, limits: BatchInputLimits = .standard) {
         self.handle = handle
         self.limits = limits
         var status = stat()
@@ -56,7 +56,7 @@ public final class LineReader {
     /// writer keeps full (`cat log | policy-run batch -`) is then judged in whole chunks on every
     /// core, as a file is, while a writer that pauses, even in the middle of a line, still has
     /// the lines before the pause judged at once. A read error met here is thrown by `next()`.
-    public var mayBlock: Bool {
+    package var mayBlock: Bool {
         guard isStream else { return false }
         while !endOfInput, deferredError == nil, !lineBuffered {
             guard inputWaiting() else { return true }
@@ -81,12 +81,12 @@ public final class LineReader {
     }
 
     /// A reader with the standard limits but `maxLineBytes`.
-    public convenience init(handle: FileHandle, maxLineBytes: Int) {
+    package convenience init(handle: FileHandle, maxLineBytes: Int) {
         self.init(handle: handle, limits: BatchInputLimits(maxLineBytes: maxLineBytes))
     }
 
     /// The next line, or nil at the end of the input.
-    public func next() throws(BatchInputError) -> Line? {
+    package func next() throws(BatchInputError) -> Line? {
         if let error = deferredError {
             deferredError = nil
             throw error

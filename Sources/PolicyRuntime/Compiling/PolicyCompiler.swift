@@ -10,7 +10,7 @@ public struct PolicyCompiler: Sendable {
     /// The environment `${env:NAME}` reads (in `keys` only).
     public var environment: [String: String]
     /// How policy files are read (size and node limits).
-    public var loader: YAMLLoader
+    package var loader: YAMLLoader
     /// The directories the policy may read files from (bases, named policies, key files); nil
     /// means the directory of the policy file being compiled. See `FileRoots`.
     public var fileRoots: FileRoots?
@@ -19,19 +19,18 @@ public struct PolicyCompiler: Sendable {
     public var keyCache: JWKSCache
     /// Test keys that stand in for every key source the policy names; nil (the default) in
     /// production. See `KeyOverride`.
-    public var keyOverride: KeyOverride?
+    package var keyOverride: KeyOverride?
     /// How deep this compile sits inside policies that name other policies (`bearer`, `embedded_tokens`).
     var nesting = 0
     /// The deepest chain of policies naming policies: deeper is taken for a cycle.
     static let maxNesting = 4
 
     /// `environment` defaults to the process environment; `keyCache` to a new cache.
-    public init(registry: RuleRegistry, environment: [String: String]? = nil, loader: YAMLLoader = YAMLLoader(), keyCache: JWKSCache = JWKSCache(),
-                fileRoots: FileRoots? = nil) {
+    public init(registry: RuleRegistry, environment: [String: String]? = nil, keyCache: JWKSCache = JWKSCache(), fileRoots: FileRoots? = nil) {
         self.registry = registry
         self.fileRoots = fileRoots
         self.environment = environment ?? ProcessInfo.processInfo.environment
-        self.loader = loader
+        loader = YAMLLoader()
         self.keyCache = keyCache
     }
 

@@ -1,7 +1,7 @@
 /// "Did you mean" hints for misspelled keys and names.
-public enum Suggestion {
+package enum Suggestion {
     /// The closest candidate within a small edit distance, as a hint sentence.
-    public static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String? {
+    package static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String? {
         let lowered = word.lowercased()
         var best: (name: String, distance: Int)?
         for candidate in candidates {

@@ -11,12 +11,12 @@ internal import PolicyCrypto
 /// `kid` matters to the stand-in exactly as much as it does to the policy. A source of local keys
 /// gets only stand-ins of its own keys' family and curve (or secret length), so settings checked
 /// against those keys (which JWE algorithms a decryption key serves) hold for the stand-ins too.
-public struct KeyOverride: Sendable {
+package struct KeyOverride: Sendable {
     /// Public verification keys, for sources of public keys (files, `jwks_uri`, `discovery`, `x5c`).
-    public let publicKeys: JWKSet
+    package let publicKeys: JWKSet
     /// Private and secret keys: for verification sources whose own keys are secret (a `secret`,
     /// a set of `oct` keys), and for every decryption and encryption source.
-    public let privateKeys: JWKSet
+    package let privateKeys: JWKSet
     private let anonymousPublicKeys: JWKSet
     private let anonymousPrivateKeys: JWKSet
 
@@ -24,7 +24,7 @@ public struct KeyOverride: Sendable {
     /// secret ones, as `JWKSet` requires of any set.
     ///
     /// - Throws: `JOSEError` if a key cannot be copied without its `kid`.
-    public init(publicKeys: JWKSet, privateKeys: JWKSet) throws(JOSEError) {
+    package init(publicKeys: JWKSet, privateKeys: JWKSet) throws(JOSEError) {
         self.publicKeys = publicKeys
         self.privateKeys = privateKeys
         anonymousPublicKeys = try JWKSet(keys: publicKeys.keys.map { key throws(JOSEError) in try key.withoutKid() })

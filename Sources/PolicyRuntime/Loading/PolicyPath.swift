@@ -3,9 +3,9 @@
 /// Foundation's `NSString` path methods trap on Linux for some short paths (`x`, `-`, `a/`), and a
 /// path from a policy file is untrusted input: everything here is plain string work that cannot
 /// fail.
-public enum PolicyPath {
+package enum PolicyPath {
     /// The directory part of `path`: `""` for a bare name, `/` for a file at the root.
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         var text = Substring(path)
         while text.count > 1, text.hasSuffix("/") { text = text.dropLast() }
         guard let slash = text.lastIndex(of: "/") else { return "" }
@@ -16,14 +16,14 @@ public enum PolicyPath {
     }
 
     /// `relative` read from `directory`: itself when absolute or when `directory` is empty.
-    public static func joined(_ directory: String, _ relative: String) -> String {
+    package static func joined(_ directory: String, _ relative: String) -> String {
         if relative.hasPrefix("/") || directory.isEmpty { return relative }
         return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
     }
 
     /// `path` with `.` segments, repeated slashes and `..` segments resolved on the text alone
     /// (`a/./b//../c` is `a/c`); `..` above the root of an absolute path stays at the root.
-    public static func normalized(_ path: String) -> String {
+    package static func normalized(_ path: String) -> String {
         let absolute = path.hasPrefix("/")
         var segments: [Substring] = []
         for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -40,7 +40,7 @@ public enum PolicyPath {
     }
 
     /// Whether `path` names a YAML file by its extension.
-    public static func isYAML(_ path: String) -> Bool {
+    package static func isYAML(_ path: String) -> Bool {
         path.hasSuffix(".yaml") || path.hasSuffix(".yml")
     }
 }

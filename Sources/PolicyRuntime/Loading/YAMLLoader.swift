@@ -6,14 +6,14 @@ internal import Yams
 /// YAML 1.2 core typing (only `true`/`false` are booleans), duplicate keys refused, alias expansion
 /// bounded by a node budget (a "billion laughs" file fails in milliseconds), a size cap, UTF-8 only.
 /// Ambiguous YAML 1.1 booleans such as `yes` stay strings and are reported as warnings.
-public struct YAMLLoader: Sendable {
+package struct YAMLLoader: Sendable {
     /// The largest policy file accepted, in bytes.
-    public var maxFileBytes: Int
+    package var maxFileBytes: Int
     /// The most nodes the document may hold once every alias is expanded.
-    public var maxNodes: Int
+    package var maxNodes: Int
 
     /// A loader that refuses files over `maxFileBytes` and documents expanding past `maxNodes` (alias bombs).
-    public init(maxFileBytes: Int = 1 << 20, maxNodes: Int = 100_000) {
+    package init(maxFileBytes: Int = 1 << 20, maxNodes: Int = 100_000) {
         self.maxFileBytes = maxFileBytes
         self.maxNodes = maxNodes
     }
@@ -23,7 +23,7 @@ public struct YAMLLoader: Sendable {
     /// With `keepingDuplicateKeys`, a key written twice in a mapping is an error in `warnings`
     /// (the later entry left out) instead of ending the load, so a compile can report the
     /// file's other problems in the same pass.
-    public func load(file path: String, displayPath: String? = nil, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+    package func load(file path: String, displayPath: String? = nil, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
         let shown = displayPath ?? path
         let start = SourceLocation(file: shown, line: 1, column: 1)
         var isDirectory: ObjCBool = false
@@ -43,7 +43,7 @@ public struct YAMLLoader: Sendable {
     }
 
     /// Loads YAML from bytes, which must be UTF-8.
-    public func load(bytes: [UInt8], file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+    package func load(bytes: [UInt8], file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
         let start = SourceLocation(file: file, line: 1, column: 1)
         guard bytes.count <= maxFileBytes else {
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
@@ -59,7 +59,7 @@ public struct YAMLLoader: Sendable {
     static let maxDuplicateKeys = 50
 
     /// Loads YAML text.
-    public func load(text: String, file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+    package func load(text: String, file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
         var root: Node?
         var source = text
         var duplicates = PolicyDiagnostics()

@@ -6,10 +6,10 @@
 /// return and tab included), DEL, C1 controls, the bidirectional overrides and isolates
 /// ("Trojan Source") and the Unicode line and paragraph separators. JSON output needs none of
 /// this: its strings are escaped by the JSON writer.
-public enum InertText {
+package enum InertText {
     /// `text` with each such character written as `\n`, `\r`, `\t` or `\u{XXXX}`; text without
     /// any is returned as it is.
-    public static func escaped(_ text: some StringProtocol) -> String {
+    package static func escaped(_ text: some StringProtocol) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return String(text) }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)
@@ -31,7 +31,7 @@ public enum InertText {
     }
 
     /// Whether `scalar` is one of the characters `escaped` rewrites.
-    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
         case 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
