@@ -177,7 +177,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: ["PolicyEngine", "PolicyRuntime", "PolicyCrypto", "Rules", "COpenSSL", "CSodium"],
             path: "Benchmarks",
-            exclude: ["RESULTS.md"],
+            exclude: ["RESULTS.md", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh"],
             swiftSettings: swiftSettings
         ),
         // Every surface that reads untrusted bytes as a function of one input: driven by libFuzzer
