@@ -62,9 +62,9 @@ public struct FrontPolicy: Sendable {
             guard let url = request.url else { return .refused(Self.targetMissing) }
             subjects.append(CallbackSubject(url: url))
         }
-        let (verdict, decoded) = try await policy.evaluateDecoding(token: token, subjects: subjects, inputs: inputs, now: now.timeIntervalSince1970,
-                                                                   clockSource: "server clock", signatureCache: signatureCache)
-        return .judged(verdict, claims: decoded?.claims)
+        let evaluation = try await policy.evaluate(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now.timeIntervalSince1970,
+                                                                     clockSource: "server clock", signatureCache: signatureCache))
+        return .judged(evaluation.verdict, claims: evaluation.token?.claims)
     }
 
     private static let targetMissing = FrontRefusal(code: "target_missing",

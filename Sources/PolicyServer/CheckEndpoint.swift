@@ -14,11 +14,12 @@ enum CheckEndpoint {
             return (ServerResponses.error(.badRequest, code: "call_invalid", error.message), Decision(.refused, code: "call_invalid"))
         }
         do {
-            let (verdict, decoded) = try await policy.evaluateDecoding(token: call.token, subjects: call.subjects, inputs: call.inputs,
-                                                                       now: call.now ?? Date().timeIntervalSince1970,
-                                                                       clockSource: call.now == nil ? "server clock" : "the call's now",
-                                                                       signatureCache: signatureCache)
-            return (ServerResponses.json(verdict.jsonText()), Decision(verdict: verdict, claims: decoded?.claims, request: call.request))
+            let evaluation = try await policy.evaluate(EvaluationRequest(token: call.token, subjects: call.subjects, inputs: call.inputs,
+                                                                         now: call.now ?? Date().timeIntervalSince1970,
+                                                                         clockSource: call.now == nil ? "server clock" : "the call's now",
+                                                                         signatureCache: signatureCache))
+            let verdict = evaluation.verdict
+            return (ServerResponses.json(verdict.jsonText()), Decision(verdict: verdict, claims: evaluation.token?.claims, request: call.request))
         } catch {
             return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), Decision(.refused, code: error.code.rawValue))
         }

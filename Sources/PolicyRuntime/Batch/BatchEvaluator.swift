@@ -67,7 +67,7 @@ package struct BatchEvaluator: Sendable {
     enum RecordStart {
         case judged(BatchVerdict)
         /// Its token is decoded and waits for remote keys.
-        case waitingForKeys(Policy.PendingEvaluation)
+        case waitingForKeys(PendingEvaluation)
     }
 
     /// Judges a record without suspending when its keys are at hand (local keys, a warm cache):
@@ -80,11 +80,11 @@ package struct BatchEvaluator: Sendable {
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
-            let request = Policy.EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                                   now: now(time), signatureCache: signatureCache)
+            let request = EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
+                                            now: now(time), signatureCache: signatureCache)
             do throws(EvaluationError) {
                 switch try policy.start(request) {
-                case let .finished(verdict, decoded): return .judged(judged(record, verdict, decoded))
+                case let .finished(evaluation): return .judged(judged(record, evaluation.verdict, evaluation.token))
                 case let .waitingForKeys(pending): return .waitingForKeys(pending)
                 }
             } catch {
@@ -94,9 +94,9 @@ package struct BatchEvaluator: Sendable {
     }
 
     /// The verdict on a record that waited for its keys.
-    private func finish(_ record: BatchRecord, _ pending: Policy.PendingEvaluation) async -> BatchVerdict {
-        let (verdict, decoded) = await policy.finish(pending)
-        return judged(record, verdict, decoded)
+    private func finish(_ record: BatchRecord, _ pending: PendingEvaluation) async -> BatchVerdict {
+        let evaluation = await policy.finish(pending)
+        return judged(record, evaluation.verdict, evaluation.token)
     }
 
     private func now(_ time: Double?) -> Double {

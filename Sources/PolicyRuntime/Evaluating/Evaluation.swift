@@ -1,0 +1,318 @@
+public import Foundation
+
+/// What one evaluation is asked to judge, and how: the one value every way of evaluating
+/// builds (`Policy.evaluate`, `evaluateNow`, batch, the server, the middleware).
+public struct EvaluationRequest: Sendable {
+    /// The compact token, for a policy with a `token` section (a JWS, or a JWE for
+    /// `format: jwe | nested`).
+    public var token: String?
+    /// The other subjects its sections read (`RequestSubject`, `CallbackSubject`).
+    public var subjects: [any PolicySubject]
+    /// Values for the inputs the policy declares (`nonce`, `state`).
+    public var inputs: [String: JSONValue]
+    /// The evaluation time in seconds since the Unix epoch; a batch passes each record's own.
+    public var now: Double
+    /// Whether the verdict carries a trace of every rule.
+    public var trace: Bool
+    /// Where `now` came from, as the trace names it.
+    public var clockSource: String
+    /// Remembered signature checks and decoded tokens, for subjects that repeat: the process's
+    /// `SignatureCache.shared` unless given another; nil remembers none.
+    public var signatureCache: SignatureCache?
+
+    /// A request to judge `token` and `subjects` with `inputs` at `now`.
+    public init(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double, trace: Bool = false,
+                clockSource: String = "caller", signatureCache: SignatureCache? = .shared) {
+        self.token = token
+        self.subjects = subjects
+        self.inputs = inputs
+        self.now = now
+        self.trace = trace
+        self.clockSource = clockSource
+        self.signatureCache = signatureCache
+    }
+}
+
+/// A finished evaluation: the verdict, and the token as it was decoded (its claims after any
+/// decryption; nil without a token or when it could not be decoded), for callers that log or
+/// count by its claims without decoding it a second time.
+public struct Evaluation: Sendable {
+    /// The verdict.
+    public let verdict: Verdict
+    /// The token as decoded.
+    public let token: DecodedToken?
+}
+
+/// How far `Policy.start` got.
+public enum EvaluationStep: Sendable {
+    /// Judged from what the process holds.
+    case finished(Evaluation)
+    /// A remote key set must be fetched first: `Policy.finish` does.
+    case waitingForKeys(PendingEvaluation)
+}
+
+/// An evaluation whose subjects are checked and token decoded (once), waiting for remote keys.
+public struct PendingEvaluation: Sendable {
+    let prepared: Policy.Prepared
+    let request: EvaluationRequest
+    /// The first key source the cache could not answer for.
+    public let uncached: RemoteKeySource
+}
+
+/// Evaluating a policy: `start` judges what can be judged at once, `finish` what waits for
+/// keys; `evaluate` and `evaluateNow` are the two put together.
+extension Policy {
+    /// Evaluates `request`, fetching remote keys when the cache cannot answer.
+    ///
+    /// - Returns: The verdict (`valid` only if every rule held and the token verified), with
+    ///   the token as decoded.
+    /// - Throws: `EvaluationError` only for a caller mistake (a required input or subject
+    ///   missing, an undeclared input, a subject the policy does not check); every problem with
+    ///   the subjects themselves, unreachable keys included, is a finding in the verdict.
+    public func evaluate(_ request: EvaluationRequest) async throws(EvaluationError) -> Evaluation {
+        switch try start(request) {
+        case let .finished(evaluation): evaluation
+        case let .waitingForKeys(pending): await finish(pending)
+        }
+    }
+
+    /// Evaluates `request` without waiting for the network: the fast path for policies with
+    /// local keys, or remote keys already cached.
+    ///
+    /// A name of its own, not an overload of `evaluate`: inside `async` code (a service's
+    /// handler) Swift would pick the `async` `evaluate`, and a caller who wants the call that
+    /// never suspends must be able to say so.
+    ///
+    /// - Throws: `EvaluationError` for a caller mistake, and `keys_not_cached` when a remote key
+    ///   set would have to be fetched first (a cold cache, an expired set, an unknown `kid` that
+    ///   may be refetched); that fetch is started in the background. Call `prefetch()` at
+    ///   start-up, or use the `async` `evaluate`.
+    public func evaluateNow(_ request: EvaluationRequest) throws(EvaluationError) -> Evaluation {
+        switch try start(request) {
+        case let .finished(evaluation):
+            return evaluation
+        case let .waitingForKeys(pending):
+            throw EvaluationError(.keysNotCached, "the keys of \(pending.uncached) are not cached yet; await prefetch() or use the async evaluate")
+        }
+    }
+
+    /// `evaluate(_:)` with the request's members as arguments, for the verdict alone.
+    public func evaluate(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
+                         trace: Bool = false, clockSource: String = "caller",
+                         signatureCache: SignatureCache? = .shared) async throws(EvaluationError) -> Verdict {
+        try await evaluate(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now, trace: trace, clockSource: clockSource,
+                                             signatureCache: signatureCache)).verdict
+    }
+
+    /// `evaluateNow(_:)` with the request's members as arguments, for the verdict alone.
+    public func evaluateNow(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
+                            trace: Bool = false, clockSource: String = "caller",
+                            signatureCache: SignatureCache? = .shared) throws(EvaluationError) -> Verdict {
+        try evaluateNow(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now, trace: trace, clockSource: clockSource,
+                                          signatureCache: signatureCache)).verdict
+    }
+
+    /// Checks the subjects, decodes the token and, when every remote key set it needs is cached
+    /// (or it needs none), judges it: the first step of every evaluation, which never waits.
+    ///
+    /// - Returns: The evaluation, or what it waits for: `finish` fetches the keys and judges
+    ///   it, without decoding the token again.
+    /// - Throws: `EvaluationError` for a caller mistake (see `evaluate(_:)`).
+    public func start(_ request: EvaluationRequest) throws(EvaluationError) -> EvaluationStep {
+        switch try prepare(token: request.token, subjects: request.subjects, inputs: request.inputs, now: request.now, tracing: request.trace,
+                           clockSource: request.clockSource, signatureCache: request.signatureCache) {
+        case let .refused(verdict):
+            return .finished(Evaluation(verdict: verdict, token: nil))
+        case let .ready(prepared):
+            switch cachedKeySets(for: prepared) {
+            case let .success(keySets): return .finished(Evaluation(verdict: run(prepared, keySets: keySets, request), token: prepared.token))
+            case let .failure(uncached): return .waitingForKeys(PendingEvaluation(prepared: prepared, request: request, uncached: uncached.source))
+            }
+        }
+    }
+
+    /// Fetches the keys `pending` waits for (each source at most its `max_wait`), then judges it:
+    /// the second step of an evaluation `start` could not finish.
+    public func finish(_ pending: PendingEvaluation) async -> Evaluation {
+        var keySets: [RemoteKeySource: KeyResolution] = [:]
+        let prepared = pending.prepared
+        if let jws = prepared.token?.jws {
+            for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
+        }
+        // Tokens inside subjects and claims are checked by policies these rules name, which share
+        // the cache and answer from it synchronously: fetch what they will need now.
+        for token in embeddedTokens(prepared) {
+            let kid = (try? CompactJWS(token))?.header.kid
+            for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
+        }
+        return Evaluation(verdict: run(prepared, keySets: keySets, pending.request), token: prepared.token)
+    }
+
+    /// The tokens inside the subjects (a request's bearer token) and inside the token's claims
+    /// that rules will check with the policies they name.
+    private func embeddedTokens(_ prepared: Prepared) -> [String] {
+        let inSubjects = prepared.subjects.values.flatMap(\.embeddedTokens)
+        guard let token = prepared.token else { return inSubjects }
+        return inSubjects + tokenEmbeddingRules.flatMap { $0.embeddedTokens(in: token) }
+    }
+
+    private struct Uncached: Error {
+        let source: RemoteKeySource
+    }
+
+    /// The remote key sets the token and the tokens inside subjects need, from the cache alone;
+    /// the first source it cannot answer for otherwise (its fetch is started in the background).
+    private func cachedKeySets(for prepared: Prepared) -> Result<[RemoteKeySource: KeyResolution], Uncached> {
+        var keySets: [RemoteKeySource: KeyResolution] = [:]
+        guard !remoteKeySources.isEmpty else { return .success(keySets) }
+        if let jws = prepared.token?.jws {
+            for source in remoteKeySources {
+                guard let resolution = keyCache.cachedResolution(source, kid: jws.header.kid) else { return .failure(Uncached(source: source)) }
+                keySets[source] = resolution
+            }
+        }
+        for token in embeddedTokens(prepared) {
+            let kid = (try? CompactJWS(token))?.header.kid
+            for source in remoteKeySources where keyCache.cachedResolution(source, kid: kid) == nil {
+                return .failure(Uncached(source: source))
+            }
+        }
+        return .success(keySets)
+    }
+
+    /// Evaluates at a `Date`, fetching remote keys when needed; `signatureCache` as in
+    /// `evaluate(token:subjects:inputs:now:...)`.
+    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false,
+                         signatureCache: SignatureCache? = .shared) async throws(EvaluationError) -> Verdict {
+        try await evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller", signatureCache: signatureCache)
+    }
+
+    /// Evaluates at a `Date` without waiting for the network (see `evaluateNow(token:subjects:inputs:now:...)`).
+    public func evaluateNow(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false,
+                            signatureCache: SignatureCache? = .shared) throws(EvaluationError) -> Verdict {
+        try evaluateNow(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller", signatureCache: signatureCache)
+    }
+
+    /// Fetches every remote key set the policy names, so first evaluations need not wait;
+    /// throws the first source's failure. Sets already cached and fresh are not fetched again.
+    public func prefetch() async throws(KeyFetchError) {
+        for source in remoteKeySources {
+            if case let .unavailable(error) = await keyCache.resolve(source, kid: nil, untilFetched: true) { throw error }
+        }
+    }
+
+    /// What an evaluation works on once its subjects are checked and its token decoded.
+    struct Prepared: Sendable {
+        let inputs: [String: JSONValue]
+        let token: DecodedToken?
+        let subjects: [String: any PolicySubject]
+    }
+
+    private enum Preparation {
+        case ready(Prepared)
+        /// The token failed before any rule could run; this is its verdict.
+        case refused(Verdict)
+    }
+
+    private func prepare(token: String?, subjects given: [any PolicySubject], inputs supplied: [String: JSONValue],
+                         now: Double, tracing: Bool, clockSource: String, signatureCache: SignatureCache?) throws(EvaluationError) -> Preparation {
+        let inputs = try resolveInputs(supplied)
+        var bySection: [String: any PolicySubject] = [:]
+        for subject in given {
+            let section = type(of: subject).section
+            guard subjects.contains(section) else {
+                throw EvaluationError(.unexpectedSubject, "the policy has no '\(section)' section to check a \(section) with")
+            }
+            bySection[section] = subject
+        }
+        if token != nil, !subjects.contains("token") {
+            throw EvaluationError(.unexpectedSubject, "the policy has no 'token' section to check a token with")
+        }
+        for section in subjects where section == "token" ? token == nil : bySection[section] == nil {
+            throw EvaluationError(.missingSubject, "the policy checks a \(section), and none was given")
+        }
+        guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
+        let decoding: Result<DecodedToken, TokenDecoder.Failure>
+        if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
+            decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope) }
+        } else {
+            decoding = TokenDecoder.decode(token, envelope: envelope)
+        }
+        switch decoding {
+        case let .success(decoded):
+            return .ready(Prepared(inputs: inputs, token: decoded, subjects: bySection))
+        case let .failure(failure):
+            var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
+            let at = failure.location?.description ?? (files.first ?? name) + ":1:1"
+            let located = Finding(rule: failure.rule, code: failure.code, message: failure.message, at: at)
+            if tracing {
+                trace?.entries.append(.init(rule: failure.rule, status: .fail, at: at, detail: failure.message))
+                for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be \(failure.rule == "token.decryption" ? "decrypted" : "decoded")")) }
+            }
+            // A plain JWE that decrypted proved its origin even when its payload is unusable.
+            let provenBy = envelope.format == .jwe ? failure.decryptedBy : nil
+            if tracing, let key = failure.decryptedBy { trace?.key = key }
+            return .refused(Verdict(policy: name, valid: false, provenBy: provenBy, keyFreshness: nil, findings: [located], skipped: [], outputs: [:], trace: trace))
+        }
+    }
+
+    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
+        let (now, tracing, clockSource, signatureCache) = (request.now, request.trace, request.clockSource, request.signatureCache)
+        var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
+        let decoded = prepared.token
+        let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, subjects: prepared.subjects,
+                                        keySets: keySets, signatureCache: signatureCache, tracing: tracing)
+        var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
+        // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
+        // not the same as "no findings".
+        let (passed, findings): (Bool, [Finding])
+        switch evaluator.run(root) {
+        case .pass, .skipped: (passed, findings) = (true, [])
+        case let .fail(found, _): (passed, findings) = (false, found)
+        }
+        // A plain JWE carries no signature: authenticated decryption is what proves its origin.
+        let provenBy = envelope.format == .jwe ? decoded?.decryptedBy : evaluator.verifiedKey
+        let verified = provenBy != nil
+        // A token must prove its origin; requests, callbacks and PKCE values carry no signature.
+        let valid = passed && (verified || decoded == nil)
+        if let decryption = envelope.decryption, let key = decoded?.decryptedBy {
+            trace?.entries.append(.init(rule: "token.decryption", status: .pass, at: decryption.location.description,
+                                        detail: "decrypted with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(key.source)"))
+        }
+        trace?.entries += evaluator.entries
+        trace?.key = provenBy
+        // Operators watch this field for outages: a verdict reached with stale keys says so.
+        let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
+        return Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
+                       skipped: evaluator.skipped, outputs: valid ? evaluator.outputs.merging(outputValues(decoded)) { $1 } : [:], trace: trace)
+    }
+
+    func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
+        let undeclared = supplied.keys.filter { name in !inputs.contains { $0.name == name } }
+        if let unknown = undeclared.min() {
+            throw EvaluationError(.unknownInput, "the policy declares no input '\(unknown)'"
+                                  + (Suggestion.didYouMean(unknown, among: inputs.map(\.name)).map { "; \($0)" } ?? ""))
+        }
+        var resolved: [String: JSONValue] = [:]
+        for input in inputs {
+            if let value = supplied[input.name] ?? input.defaultValue {
+                resolved[input.name] = value
+            } else if input.required {
+                throw EvaluationError(.missingInput, "the policy requires the input '\(input.name)'" + (input.description.map { " (\($0))" } ?? ""))
+            }
+        }
+        return resolved
+    }
+
+    private func outputValues(_ token: DecodedToken?) -> [String: JSONValue] {
+        var values: [String: JSONValue] = [:]
+        guard let token else { return values }
+        for output in outputs {
+            switch output.source {
+            case let .claim(path): values[output.name] = path.value(in: token.claims)
+            case let .header(path): values[output.name] = path.value(in: token.header.object)
+            }
+        }
+        return values
+    }
+}
