@@ -12,7 +12,8 @@ struct ExtendsResolver {
     var diagnostics = PolicyDiagnostics()
     /// Every file read, in the order read.
     var files: [String] = []
-    /// Sources compiled from text rather than read from a file, by display name (for lint comments).
+    /// Every source read, by display name: what lint comments and diagnostics' lines are read
+    /// from, never the file a second time.
     var texts: [String: String] = [:]
     /// Sections that name the kind of subject a policy checks: the registry's.
     let subjectSections: Set<String>
@@ -29,19 +30,19 @@ struct ExtendsResolver {
     }
 
     mutating func load(text: String, file: String) -> YAMLNode? {
-        texts[file] = text
-        let loader = loader
-        return load(file, stack: []) { () throws(PolicyDiagnostics) in try loader.load(text: text, file: file, keepingDuplicateKeys: true) }
+        load(file, stack: []) { () throws(PolicyDiagnostics) in text }
     }
 
     private mutating func load(file: String, stack: [String]) -> YAMLNode? {
         let loader = loader
-        return load(file, stack: stack) { () throws(PolicyDiagnostics) in try loader.load(file: file, keepingDuplicateKeys: true) }
+        return load(file, stack: stack) { () throws(PolicyDiagnostics) in try loader.read(file: file) }
     }
 
-    private mutating func load(_ file: String, stack: [String], _ read: () throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic])) -> YAMLNode? {
+    private mutating func load(_ file: String, stack: [String], _ read: () throws(PolicyDiagnostics) -> String) -> YAMLNode? {
         do {
-            let (node, warnings) = try read()
+            let text = try read()
+            texts[file] = text
+            let (node, warnings) = try loader.load(text: text, file: file, keepingDuplicateKeys: true)
             warnings.forEach { diagnostics.append($0) }
             files.append(file)
             return resolveBases(of: node, file: file, stack: stack + [file])

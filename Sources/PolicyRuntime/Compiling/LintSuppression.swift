@@ -8,26 +8,21 @@ internal import Foundation
 struct LintSuppression {
     static let marker = "# lint: ignore="
 
-    /// Source lines by file, read when a warning of that file is first checked.
-    private var lines: [String: [Substring]]
+    /// Source lines by file, as the compile read them.
+    private let lines: [String: [Substring]]
 
-    /// `texts` holds sources compiled from text (not read from a file), by their display name.
+    /// `texts` holds every source the compile read, by display name.
     init(texts: [String: String]) {
         lines = texts.mapValues { $0.split(separator: "\n", omittingEmptySubsequences: false) }
     }
 
     /// The warnings of `diagnostics` no comment silences.
-    mutating func unsilenced(_ warnings: [Diagnostic]) -> [Diagnostic] {
+    func unsilenced(_ warnings: [Diagnostic]) -> [Diagnostic] {
         warnings.filter { !isSilenced($0) }
     }
 
-    private mutating func isSilenced(_ warning: Diagnostic) -> Bool {
-        let file = warning.location.file
-        if lines[file] == nil {
-            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-            lines[file] = text.split(separator: "\n", omittingEmptySubsequences: false)
-        }
-        let source = lines[file] ?? []
+    private func isSilenced(_ warning: Diagnostic) -> Bool {
+        let source = lines[warning.location.file] ?? []
         for number in [warning.location.line, warning.location.line - 1] where number >= 1 && number <= source.count {
             guard let range = source[number - 1].range(of: Self.marker) else { continue }
             let codes = source[number - 1][range.upperBound...].prefix { !$0.isWhitespace }.split(separator: ",")

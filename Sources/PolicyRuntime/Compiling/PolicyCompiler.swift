@@ -79,7 +79,7 @@ public struct PolicyCompiler: Sendable {
         var diagnostics = resolver.diagnostics
         // A duplicate key leaves the rest of the file readable: compile on, so its other problems
         // are reported in the same pass. Any other loading error stops here.
-        guard let root, diagnostics.errors.allSatisfy({ $0.code == .duplicateKey }) else { throw diagnostics }
+        guard let root, diagnostics.errors.allSatisfy({ $0.code == .duplicateKey }) else { throw diagnostics.attachingSourceLines(from: resolver.texts) }
         let sectionNames = registry.sections.keys.sorted()
         var reader = reader(section: "", node: root, root: root, declaredInputs: [])
         _ = reader.mapping(root, allowed: PolicyCompiler.topLevelKeys + sectionNames, what: "a policy")
@@ -103,9 +103,11 @@ public struct PolicyCompiler: Sendable {
                                           path: "inputs.\(input.name)", hint: "remove it, or refer to it as ${\(input.name)}"))
         }
 
-        var suppression = LintSuppression(texts: resolver.texts)
-        let warnings = suppression.unsilenced(diagnostics.warnings)
-        guard let name = declarations.name, !diagnostics.hasErrors else { throw PolicyDiagnostics(diagnostics.errors + warnings) }
+        let suppression = LintSuppression(texts: resolver.texts)
+        let warnings = suppression.unsilenced(diagnostics.warnings).map { $0.attachingSourceLine(from: resolver.texts) }
+        guard let name = declarations.name, !diagnostics.hasErrors else {
+            throw PolicyDiagnostics(diagnostics.errors + warnings).attachingSourceLines(from: resolver.texts)
+        }
         let policy = Policy(name: name, description: declarations.description, mode: declarations.mode, inputs: declarations.inputs,
                             outputs: declarations.outputs, envelope: rules.tokenSettings?.envelope ?? .standard,
                             algorithms: rules.tokenSettings.map { $0.tokensAreUnsigned ? [] : $0.algorithms ?? [] } ?? [],

@@ -24,6 +24,12 @@ package struct YAMLLoader: Sendable {
     /// (the later entry left out) instead of ending the load, so a compile can report the
     /// file's other problems in the same pass.
     package func load(file path: String, displayPath: String? = nil, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+        try load(text: read(file: path, displayPath: displayPath), file: displayPath ?? path, keepingDuplicateKeys: keepingDuplicateKeys)
+    }
+
+    /// The text of a file, read once within the size cap and checked to be UTF-8: what `load`
+    /// parses, for a caller that keeps the text too.
+    package func read(file path: String, displayPath: String? = nil) throws(PolicyDiagnostics) -> String {
         let shown = displayPath ?? path
         let start = SourceLocation(file: shown, line: 1, column: 1)
         var isDirectory: ObjCBool = false
@@ -39,11 +45,16 @@ package struct YAMLLoader: Sendable {
         guard data.count <= maxFileBytes else {
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
         }
-        return try load(bytes: Array(data), file: shown, keepingDuplicateKeys: keepingDuplicateKeys)
+        return try text(of: Array(data), file: shown)
     }
 
     /// Loads YAML from bytes, which must be UTF-8.
     package func load(bytes: [UInt8], file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+        try load(text: text(of: bytes, file: file), file: file, keepingDuplicateKeys: keepingDuplicateKeys)
+    }
+
+    /// `bytes` as text, refused over the size cap or when not UTF-8.
+    private func text(of bytes: [UInt8], file: String) throws(PolicyDiagnostics) -> String {
         let start = SourceLocation(file: file, line: 1, column: 1)
         guard bytes.count <= maxFileBytes else {
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
@@ -52,14 +63,23 @@ package struct YAMLLoader: Sendable {
             let offset = YAMLLoader.firstInvalidUTF8Offset(bytes)
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is not valid UTF-8 (first bad byte at offset \(offset))", at: start)])
         }
-        return try load(text: text, file: file, keepingDuplicateKeys: keepingDuplicateKeys)
+        return text
     }
 
     /// The most duplicate keys one load goes on past.
     static let maxDuplicateKeys = 50
 
-    /// Loads YAML text.
+    /// Loads YAML text; its diagnostics carry the lines they point at.
     package func load(text: String, file: String, keepingDuplicateKeys: Bool = false) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
+        do {
+            let (node, warnings) = try parse(text: text, file: file, keepingDuplicateKeys: keepingDuplicateKeys)
+            return (node, warnings.map { $0.attachingSourceLine(from: [file: text]) })
+        } catch {
+            throw error.attachingSourceLines(from: [file: text])
+        }
+    }
+
+    private func parse(text: String, file: String, keepingDuplicateKeys: Bool) throws(PolicyDiagnostics) -> (node: YAMLNode, warnings: [Diagnostic]) {
         var root: Node?
         var source = text
         var duplicates = PolicyDiagnostics()

@@ -21,6 +21,15 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     public let path: String
     /// How to fix it, when there is something specific to say ("did you mean 'audience'?").
     public let hint: String?
+    /// The source line `location` points at, as the loader read it: what `rendered()` shows,
+    /// whether the policy came from a file, standard input or a string, and however the file
+    /// changed since. Nil where no text was read (a file that could not be).
+    public private(set) var sourceLine: String?
+
+    /// The members a diagnostic's JSON carries; the source line is for terminals.
+    private enum CodingKeys: String, CodingKey {
+        case severity, code, message, location, path, hint
+    }
 
     /// A diagnostic at `location`; `path` is the key path (`token.keys`), `hint` how to fix it.
     public init(_ severity: Severity, _ code: DiagnosticCode, _ message: String, at location: SourceLocation, path: String = "", hint: String? = nil) {
@@ -43,11 +52,21 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         return text
     }
 
+    /// This diagnostic with the line it points at from `texts` (sources by file name), unless
+    /// it has one.
+    package func attachingSourceLine(from texts: [String: String]) -> Diagnostic {
+        guard sourceLine == nil, let text = texts[location.file] else { return self }
+        var attached = self
+        attached.sourceLine = text.lineText(location.line)
+        return attached
+    }
+
     /// The one-line form followed by the offending source line and a caret under the column,
-    /// for a terminal: control characters from the policy are escaped (`InertText`).
-    public func rendered(source: String?) -> String {
+    /// for a terminal: control characters from the policy are escaped (`InertText`). The line
+    /// is the one read at compile time (`sourceLine`), else `source`'s.
+    public func rendered(source: String? = nil) -> String {
         let headline = InertText.escaped(description)
-        guard let source, let line = source.lineText(location.line) else { return headline }
+        guard let line = sourceLine ?? source?.lineText(location.line) else { return headline }
         // A long line is shown as a window around the column: a minified or hostile file's
         // 100 KB line helps no one.
         let characters = Array(line)
@@ -75,6 +94,11 @@ public struct PolicyDiagnostics: Error, Sendable, CustomStringConvertible {
     public var warnings: [Diagnostic] { items.filter { $0.severity == .warning } }
     /// Whether any is an error, which stops the compile.
     public var hasErrors: Bool { items.contains { $0.severity == .error } }
+
+    /// These diagnostics with the lines they point at from `texts` (sources by file name).
+    package func attachingSourceLines(from texts: [String: String]) -> PolicyDiagnostics {
+        PolicyDiagnostics(items.map { $0.attachingSourceLine(from: texts) })
+    }
 
     mutating func append(_ diagnostic: Diagnostic) {
         if !items.contains(diagnostic) { items.append(diagnostic) }

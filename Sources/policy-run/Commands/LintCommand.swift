@@ -55,10 +55,7 @@ struct LintCommand: ParsableCommand {
         case .json:
             print(JSONValue.array(sorted.map(ErrorReport.json)).prettyPrinted())
         case .text:
-            for diagnostic in sorted {
-                let source = try? String(contentsOfFile: diagnostic.location.file, encoding: .utf8)
-                print(diagnostic.rendered(source: source))
-            }
+            for diagnostic in sorted { print(Diagnostics.rendered(diagnostic)) }
             let errors = sorted.filter { $0.severity == .error }.count
             print("\(files.count) file\(files.count == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(sorted.count - errors) warning\(sorted.count - errors == 1 ? "" : "s")")
         }
