@@ -12,7 +12,6 @@ let package = Package(
     name: "policy-engine",
     products: [
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
-        .library(name: "Rules", targets: ["Rules"]),
         .executable(name: "policy-run", targets: ["policy-run"]),
         // The HTTP server, its own binary so that `policy-run` does not load SwiftNIO and Hummingbird.
         .executable(name: "policy-serve", targets: ["policy-serve"]),

@@ -28,3 +28,10 @@ extension Policy {
             .compile(text: text, file: file)
     }
 }
+
+extension RuleRegistry {
+    /// Every built-in rule, by section: what `Policy.load` compiles with, and what a custom
+    /// rule extends (`RuleRegistry.builtin.registering(MyRule.self, in: "token")`, then
+    /// `PolicyCompiler(registry:)`).
+    public static var builtin: RuleRegistry { BuiltinRules.registry }
+}

@@ -4,13 +4,13 @@ internal import PolicyRuntime
 /// What an HTTP front answers: a status, header fields, and for a refusal before any policy
 /// judged, a JSON body `{"error": {"code", "message"}}`. The server and the middleware each turn
 /// it into their response type, so both answer alike.
-public struct FrontAnswer: Sendable {
+package struct FrontAnswer: Sendable {
     /// 200, 400, 401 or 403.
-    public let status: HTTPResponse.Status
+    package let status: HTTPResponse.Status
     /// Outputs on success, `WWW-Authenticate` on a 401 or a token's 403, `Content-Type` with a body.
-    public let headerFields: HTTPFields
+    package let headerFields: HTTPFields
     /// The JSON body of a refusal; nil for a verdict's answer.
-    public let body: String?
+    package let body: String?
 
     init(status: HTTPResponse.Status, headers: [(HTTPField.Name, String)]) {
         self.status = status
@@ -19,7 +19,7 @@ public struct FrontAnswer: Sendable {
     }
 
     /// The answer to a request refused before judgement.
-    public init(_ refusal: FrontRefusal) {
+    package init(_ refusal: FrontRefusal) {
         status = refusal.status
         headerFields = [.contentType: "application/json"]
         let error = JSONObject(["code": .string(refusal.code), "message": .string(refusal.message)])

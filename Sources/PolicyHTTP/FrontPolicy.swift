@@ -6,9 +6,9 @@ public import Rules
 /// A policy as an HTTP front applies it: what it reads from a request, and which of its rules
 /// mean, when they fail, that the caller's credential is not acceptable. Built once per policy
 /// (it walks the chain), not per request.
-public struct FrontPolicy: Sendable {
+package struct FrontPolicy: Sendable {
     /// The policy.
-    public let policy: Policy
+    package let policy: Policy
     /// Whether the request's bearer token is the policy's token.
     let readsBearer: Bool
     /// Whether the policy checks a credential (its token, or a rule such as `bearer` whose
@@ -21,7 +21,7 @@ public struct FrontPolicy: Sendable {
     let outputHeaders: [String: String]
 
     /// What judging a request came to.
-    public enum Judgement: Sendable {
+    package enum Judgement: Sendable {
         /// The request cannot be judged as sent.
         case refused(FrontRefusal)
         /// The policy checks a bearer token and the request carries none it can read.
@@ -31,7 +31,7 @@ public struct FrontPolicy: Sendable {
     }
 
     /// `policy` as a front applies it.
-    public init(_ policy: Policy) {
+    package init(_ policy: Policy) {
         self.policy = policy
         readsBearer = policy.subjects.contains("token")
         notAuthenticatedRules = Set(policy.root.rules.filter { type(of: $0.rule).failureMeaning == .notAuthenticated }.map(\.id))
@@ -44,7 +44,7 @@ public struct FrontPolicy: Sendable {
     ///
     /// - Throws: `EvaluationError` when the policy cannot judge requests as configured (an
     ///   input it requires and the caller does not give): the service's mistake, not the client's.
-    public func judge(_ request: IncomingRequest, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache? = nil,
+    package func judge(_ request: IncomingRequest, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache? = nil,
                       now: Date = Date()) async throws(EvaluationError) -> Judgement {
         var token: String?
         if readsBearer {
@@ -76,7 +76,7 @@ public struct FrontPolicy: Sendable {
     ///
     /// - Parameter outputHeaders: The outputs to send, by output name, with their header
     ///   names: exactly these go out. Nil sends every output as `X-Auth-<Name>`.
-    public func answer(_ judgement: Judgement, outputHeaders: [String: String]? = nil) -> FrontAnswer {
+    package func answer(_ judgement: Judgement, outputHeaders: [String: String]? = nil) -> FrontAnswer {
         switch judgement {
         case let .refused(refusal):
             return FrontAnswer(refusal)

@@ -8,20 +8,20 @@ public import Rules
 ///
 /// A header that decides what is judged must be sent once: a repeated `Authorization` or
 /// `X-Forwarded-Method`, `-Proto`, `-Host`, `-Uri` is refused, never joined or picked from.
-public struct IncomingRequest: Sendable {
+package struct IncomingRequest: Sendable {
     /// The method judged: `X-Forwarded-Method` when forwarded and sent, else the call's.
-    public let method: String
+    package let method: String
     /// `http` or `https`.
-    public let scheme: String
+    package let scheme: String
     /// The host judged, normalised; nil when the request names none.
-    public let host: RequestHost?
+    package let host: RequestHost?
     /// The original target, parsed; nil when a forwarded call names none, which only a policy
     /// that reads no request and no callback can judge.
-    public let target: RequestTarget?
+    package let target: RequestTarget?
     /// The target as sent.
-    public let rawTarget: String?
+    package let rawTarget: String?
     /// Every header field of the call, in order, as sent.
-    public let fields: HTTPFields
+    package let fields: HTTPFields
 
     static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
@@ -30,7 +30,7 @@ public struct IncomingRequest: Sendable {
 
     /// The call itself, as a service's middleware receives it; `X-Forwarded-*` headers are the
     /// client's and are not read.
-    public static func direct(_ head: HTTPRequest) -> Result<IncomingRequest, FrontRefusal> {
+    package static func direct(_ head: HTTPRequest) -> Result<IncomingRequest, FrontRefusal> {
         Result { () throws(FrontRefusal) in
             try single(.authorization, in: head.headerFields)
             return try IncomingRequest(method: head.method.rawValue, scheme: head.scheme ?? "http", host: head.authority,
@@ -48,7 +48,7 @@ public struct IncomingRequest: Sendable {
     ///   - callHost: Whether the call's own `Host` stands for the original host when
     ///     `X-Forwarded-Host` is absent (Envoy keeps the original `Host`); false for a route
     ///     table, which must never take the sidecar's own address for the host a client asked for.
-    public static func forwarded(_ head: HTTPRequest, appendedTarget: String? = nil, callHost: Bool = true) -> Result<IncomingRequest, FrontRefusal> {
+    package static func forwarded(_ head: HTTPRequest, appendedTarget: String? = nil, callHost: Bool = true) -> Result<IncomingRequest, FrontRefusal> {
         Result { () throws(FrontRefusal) in
             let fields = head.headerFields
             let method = try single(forwardedMethod, in: fields)
@@ -117,7 +117,7 @@ public struct IncomingRequest: Sendable {
     /// The path a route table matches: the target's path normalised as path rules normalise it
     /// by default (decoded, dot segments removed, slashes merged; encoded slashes, `;` path
     /// parameters and climbing above the root refused).
-    public func routingPath() -> Result<String, FrontRefusal> {
+    package func routingPath() -> Result<String, FrontRefusal> {
         guard let target else {
             return .failure(FrontRefusal(code: "target_missing", "the call names no original target: the proxy must send X-Forwarded-Uri"))
         }
@@ -126,17 +126,17 @@ public struct IncomingRequest: Sendable {
 
 
     /// The absolute URL judged, for a callback policy; nil without a target.
-    public var url: String? {
+    package var url: String? {
         rawTarget.map { "\(scheme)://\(host?.text ?? "localhost")\($0)" }
     }
 
     /// The request as a request policy judges it; nil without a target.
-    public var subject: RequestSubject? {
+    package var subject: RequestSubject? {
         target.map { RequestSubject(method: method, target: $0, headerFields: fields.map { ($0.name.rawName, $0.value) }) }
     }
 
     /// `{method, url, headers}` for a decision log that writes request fields.
-    public var document: JSONObject {
+    package var document: JSONObject {
         var headers = JSONObject()
         for field in fields {
             let name = field.name.canonicalName

@@ -5,17 +5,17 @@
 /// `~` in labels that are not empty, an IPv4 address, or an IPv6 literal in brackets, then an optional decimal port. Anything
 /// else (`admin.example.com:x`, a percent escape, a space, a second port) is refused, never
 /// guessed at.
-public struct RequestHost: Sendable, Equatable {
+package struct RequestHost: Sendable, Equatable {
     /// The name or address, normalised; an IPv6 literal keeps its brackets.
-    public let name: String
+    package let name: String
     /// The port, when one was written.
-    public let port: Int?
+    package let port: Int?
 
     private static let nameCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
     private static let ipv6Characters = Set("0123456789abcdef:.".utf8)
 
     /// Reads `text` (a `Host` or `X-Forwarded-Host` value); nil when it is not a host.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var bytes = Array(text.utf8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         var port: Int?
         let hostEnd: Int
@@ -45,5 +45,5 @@ public struct RequestHost: Sendable, Equatable {
     }
 
     /// The host as a URL writes it: the name, then `:port` when one was written.
-    public var text: String { port.map { "\(name):\($0)" } ?? name }
+    package var text: String { port.map { "\(name):\($0)" } ?? name }
 }

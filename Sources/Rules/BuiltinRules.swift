@@ -1,10 +1,10 @@
 public import PolicyRuntime
 
 /// The catalog of built-in rules, as one immutable registry.
-public enum BuiltinRules {
+package enum BuiltinRules {
     /// Rule types of the `token` section, in the order they are listed in docs/policy-format.md;
     /// the engine adds its own `algorithms` before them and `keys` after (verification).
-    public static let tokenRules: [any Rule.Type] = [
+    package static let tokenRules: [any Rule.Type] = [
         TypRule.self, HeaderRule.self, CritRule.self,
         RegisteredClaimTypesRule.self, IssuerRule.self, AudienceRule.self, TrustedAudiencesRule.self,
         AuthorizedPartyRule.self, SubjectRule.self, NonceRule.self,
@@ -13,7 +13,7 @@ public enum BuiltinRules {
     ]
 
     /// Keys of the `token` section that configure it rather than check something.
-    public static let tokenSettings: [String: RuleRegistry.SectionSetting] = [
+    package static let tokenSettings: [String: RuleRegistry.SectionSetting] = [
         "format": .init("jws (default), jwe or nested: how tokens are packaged", .oneOf(TokenEnvelope.Format.allCases.map(\.rawValue))),
         "decryption": .init("for jwe and nested: allowed JWE algorithms and encryptions, and the decryption key", .mapping([
             ("algorithms", .someOf(JWEKeyAlgorithm.allCases.map(\.rawValue)), "allowed JWE alg values"),
@@ -28,19 +28,19 @@ public enum BuiltinRules {
     ]
 
     /// Rule types of the `pkce` section (RFC 7636), which reads inputs only.
-    public static let pkceRules: [any Rule.Type] = [PKCEMethodRule.self, PKCEVerifierRule.self, PKCEChallengeRule.self]
+    package static let pkceRules: [any Rule.Type] = [PKCEMethodRule.self, PKCEVerifierRule.self, PKCEChallengeRule.self]
 
-    public static let pkceSettings: [String: RuleRegistry.SectionSetting] = [
+    package static let pkceSettings: [String: RuleRegistry.SectionSetting] = [
         "methods": .init("allowed challenge methods (default [S256]; plain only if listed)", .someOf(["S256", "plain"])),
     ]
 
     /// Rule types of the `request` section: an HTTP request.
-    public static let requestRules: [any Rule.Type] = [
+    package static let requestRules: [any Rule.Type] = [
         RequestStructureRule.self, MethodRule.self, PathRule.self, RequestHeadersRule.self, QueryRule.self, BodyRule.self,
         EncryptedFieldsRule.self, BearerRule.self,
     ]
 
-    public static let requestSettings: [String: RuleRegistry.SectionSetting] = [
+    package static let requestSettings: [String: RuleRegistry.SectionSetting] = [
         "path_normalization": .init("merge_slashes (default true), escaped_slashes (reject, keep or unescape; default reject) and path_parameters (reject or strip; default reject): how paths are normalised", .mapping([
             ("merge_slashes", .boolean, "whether // counts as / (default true)"),
             ("escaped_slashes", .oneOf(["reject", "keep", "unescape"]), "what %2F in a path does (default reject)"),
@@ -49,25 +49,25 @@ public enum BuiltinRules {
     ]
 
     /// Rule types of the `callback` section: an authorization response at the redirect URI.
-    public static let callbackRules: [any Rule.Type] = [
+    package static let callbackRules: [any Rule.Type] = [
         CallbackResponseRule.self, RedirectURIRule.self, CallbackStateRule.self, CallbackIssuerRule.self,
     ]
 
-    public static let callbackSettings: [String: RuleRegistry.SectionSetting] = [
+    package static let callbackSettings: [String: RuleRegistry.SectionSetting] = [
         "response_mode": .init("query (default) or fragment: where the response parameters are", .oneOf(["query", "fragment"])),
         "require_issuer": .init("true: the RFC 9207 iss parameter must be present (default false)", .boolean),
     ]
 
     /// Every finding code the engine and the built-in rules report (docs/policy-format.md §8).
-    public static let findingCodes: [FindingCode] = FindingCode.engineCodes + FindingCode.tokenHeaderCodes + FindingCode.claimCodes
+    package static let findingCodes: [FindingCode] = FindingCode.engineCodes + FindingCode.tokenHeaderCodes + FindingCode.claimCodes
         + FindingCode.oidcCodes + FindingCode.timeCodes + FindingCode.hashCodes + FindingCode.requestCodes
         + FindingCode.encryptionCodes + FindingCode.oauthCodes
 
     /// The JSON Schema of policies using the built-in rules (`policy-run schema`).
-    public static var schema: JSONValue { PolicySchema(registry: registry, matcher: Matcher.schema).document }
+    package static var schema: JSONValue { PolicySchema(registry: registry, matcher: Matcher.schema).document }
 
     /// Every built-in rule, by section.
-    public static let registry = RuleRegistry(sections: [
+    package static let registry = RuleRegistry(sections: [
         RuleRegistry.Section(name: "token", rules: tokenRules, settings: tokenSettings, lints: TokenSectionLints.all),
         RuleRegistry.Section(name: "request", rules: requestRules, settings: requestSettings),
         RuleRegistry.Section(name: "callback", rules: callbackRules, settings: callbackSettings),

@@ -86,10 +86,10 @@ struct BuiltinRulesTests {
 
     @Test("custom rules register under x- keys only, and never twice")
     func customRules() throws {
-        let registry = try BuiltinRules.registry.registering(TenantRule.self, in: "token")
+        let registry = try RuleRegistry.builtin.registering(TenantRule.self, in: "token")
         #expect(registry.sections["token"]?.rule(named: "x-tenant") != nil)
         #expect(throws: RuleRegistry.RegistrationError.self) { try registry.registering(TenantRule.self, in: "token") }
-        #expect(throws: RuleRegistry.RegistrationError.self) { try BuiltinRules.registry.registering(UnprefixedRule.self, in: "token") }
+        #expect(throws: RuleRegistry.RegistrationError.self) { try RuleRegistry.builtin.registering(UnprefixedRule.self, in: "token") }
         let policy = try PolicyCompiler(registry: registry).compile(text: """
         policy: custom
         token:

@@ -3,22 +3,22 @@ public import PolicyRuntime
 /// The finding codes of the claim rules.
 extension FindingCode {
     /// `iss` (or a callback's `iss`) is not the expected issuer.
-    public static let issuerMismatch = FindingCode("issuer_mismatch", .mismatch)
+    package static let issuerMismatch = FindingCode("issuer_mismatch", .mismatch)
     /// `aud` holds none of the expected audiences.
-    public static let audienceMismatch = FindingCode("audience_mismatch", .mismatch)
+    package static let audienceMismatch = FindingCode("audience_mismatch", .mismatch)
     /// `sub` does not match.
-    public static let subjectMismatch = FindingCode("subject_mismatch", .mismatch)
+    package static let subjectMismatch = FindingCode("subject_mismatch", .mismatch)
     /// A claim the policy requires is absent.
-    public static let claimMissing = FindingCode("claim_missing", .absent)
+    package static let claimMissing = FindingCode("claim_missing", .absent)
     /// A claim has the wrong JSON type (a registered claim that is not what RFC 7519 says, or not what a matcher needs).
-    public static let claimType = FindingCode("claim_type", .undecided)
+    package static let claimType = FindingCode("claim_type", .undecided)
     /// A claim does not match its matcher.
-    public static let claimMismatch = FindingCode("claim_mismatch", .mismatch)
+    package static let claimMismatch = FindingCode("claim_mismatch", .mismatch)
     /// The token in a claim fails the policy `embedded_tokens` names; its findings are nested.
-    public static let embeddedTokenInvalid = FindingCode("embedded_token_invalid", .mismatch)
+    package static let embeddedTokenInvalid = FindingCode("embedded_token_invalid", .mismatch)
 
     /// Every code of the claim rules.
-    public static let claimCodes: [FindingCode] = [
+    package static let claimCodes: [FindingCode] = [
         .issuerMismatch, .audienceMismatch, .subjectMismatch, .claimMissing, .claimType, .claimMismatch, .embeddedTokenInvalid,
     ]
 }

@@ -1,18 +1,18 @@
 public import PolicyRuntime
 
 /// The `encrypted_fields` settings a section's field rules share, and `policy-run encrypt` reads.
-public struct EncryptedFieldSettings: Sendable {
+package struct EncryptedFieldSettings: Sendable {
     /// Allowed JWE key management, in policy order; `encrypt` uses the first.
-    public let keyAlgorithms: [JWEKeyAlgorithm]
+    package let keyAlgorithms: [JWEKeyAlgorithm]
     /// Allowed content encryption, in policy order; `encrypt` uses the first.
-    public let contentEncryptions: [JWEContentEncryption]
+    package let contentEncryptions: [JWEContentEncryption]
     /// Whether a listed field must be present.
-    public let required: Bool
+    package let required: Bool
     /// The server nonce the protected header must carry, when set.
-    public let nonce: PolicyValue?
+    package let nonce: PolicyValue?
     /// The policy's key: public keys encrypt, private keys also decrypt.
-    public let keys: JWKSet?
-    public let keyDescription: String?
+    package let keys: JWKSet?
+    package let keyDescription: String?
 
     /// The private keys, when the policy's key can decrypt: then the check opens each field.
     var decryptionKeys: JWKSet? {

@@ -6,13 +6,13 @@ public import PolicyRuntime
 /// It uses the first allowed `alg` and `enc` of the policy (RSA-OAEP-256 and A256GCM unless the
 /// policy says otherwise) and puts the server nonce in the protected header when the policy
 /// names one. Errors name fields, never their values.
-public struct RequestEncryptor: Sendable {
-    public let settings: EncryptedFieldSettings
-    public let fields: [ClaimPath]
+package struct RequestEncryptor: Sendable {
+    package let settings: EncryptedFieldSettings
+    package let fields: [ClaimPath]
 
     /// The encryptor for `policy`'s `encrypted_fields`; throws when the policy has none, or no
     /// key to encrypt with.
-    public init(policy: Policy) throws(RequestEncryptionError) {
+    package init(policy: Policy) throws(RequestEncryptionError) {
         let rules = policy.root.rules.compactMap { $0.rule as? EncryptedFieldsRule }
         guard let first = rules.first else {
             throw RequestEncryptionError("policy \(policy.name) has no request.encrypted_fields section to encrypt for")
@@ -26,7 +26,7 @@ public struct RequestEncryptor: Sendable {
 
     /// The request document (`{method, url, headers, body}`) with its listed body fields
     /// encrypted; a body sent as JSON text stays text.
-    public func encrypt(request: JSONObject, inputs: [String: JSONValue]) throws(RequestEncryptionError) -> JSONObject {
+    package func encrypt(request: JSONObject, inputs: [String: JSONValue]) throws(RequestEncryptionError) -> JSONObject {
         var header = JSONObject()
         if let nonce = settings.nonce {
             guard let value = nonce.resolve(inputs)?.stringValue else {
@@ -71,8 +71,8 @@ public struct RequestEncryptor: Sendable {
 }
 
 /// Why a request could not be encrypted for a policy.
-public struct RequestEncryptionError: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct RequestEncryptionError: Error, Sendable, CustomStringConvertible {
+    package let description: String
 
     init(_ description: String) {
         self.description = description

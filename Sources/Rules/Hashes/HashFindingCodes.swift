@@ -3,12 +3,12 @@ public import PolicyRuntime
 /// The finding codes of the hash rules.
 extension FindingCode {
     /// `c_hash` is not the left half of the hash of the authorization code.
-    public static let cHashMismatch = FindingCode("c_hash_mismatch", .mismatch)
+    package static let cHashMismatch = FindingCode("c_hash_mismatch", .mismatch)
     /// `at_hash` is not the left half of the hash of the access token.
-    public static let atHashMismatch = FindingCode("at_hash_mismatch", .mismatch)
+    package static let atHashMismatch = FindingCode("at_hash_mismatch", .mismatch)
 
     /// Every code of the hash rules.
-    public static let hashCodes: [FindingCode] = [
+    package static let hashCodes: [FindingCode] = [
         .cHashMismatch, .atHashMismatch,
     ]
 }

@@ -7,11 +7,11 @@ internal import CRE2
 /// such as `(a+)+b`, and claim rules run before the signature is checked: an unsigned token could
 /// spend seconds per claim. RE2 has no backtracking; what it cannot run in linear time
 /// (backreferences, lookaround) it refuses to compile, which is a compile error of the policy.
-public final class CompiledPattern: @unchecked Sendable {
+package final class CompiledPattern: @unchecked Sendable {
     // Unchecked: the RE2 object is immutable after compilation and documented as thread-safe.
     private let regex: OpaquePointer
     /// The pattern as written.
-    public let source: String
+    package let source: String
 
     /// The most memory one compiled pattern may take (RE2's `max_mem`): large enough for any
     /// pattern a policy needs, small enough that a hostile policy cannot exhaust memory.
@@ -20,9 +20,9 @@ public final class CompiledPattern: @unchecked Sendable {
     static let maxSourceBytes = 4096
 
     /// Why a pattern was refused.
-    public struct Refusal: Error {
+    package struct Refusal: Error {
         /// RE2's reason, or the size limit exceeded.
-        public let message: String
+        package let message: String
     }
 
     private init(regex: OpaquePointer, source: String) {
@@ -33,7 +33,7 @@ public final class CompiledPattern: @unchecked Sendable {
     deinit { cre2_free(regex) }
 
     /// Compiles `source`, or says why RE2 refused it.
-    public static func compile(_ source: String) -> Result<CompiledPattern, Refusal> {
+    package static func compile(_ source: String) -> Result<CompiledPattern, Refusal> {
         guard source.utf8.count <= maxSourceBytes else {
             return .failure(Refusal(message: "the pattern has \(source.utf8.count) bytes; at most \(maxSourceBytes) are accepted"))
         }
@@ -49,7 +49,7 @@ public final class CompiledPattern: @unchecked Sendable {
     }
 
     /// Whether the whole of `text` matches (anchored at both ends).
-    public func wholeMatches(_ text: String) -> Bool {
+    package func wholeMatches(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { cre2_full_match(regex, $0.baseAddress, $0.count) == 1 }

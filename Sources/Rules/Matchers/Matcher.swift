@@ -2,7 +2,7 @@ public import PolicyRuntime
 
 /// A compiled claim, header or field matcher (POLICY-FORMAT.md section 3): a scalar means
 /// `equals`; a mapping holds operators that must all hold.
-public struct Matcher: Sendable {
+package struct Matcher: Sendable {
     enum Operator: Sendable {
         case equals(PolicyValue)
         case notEquals(PolicyValue)
@@ -23,7 +23,7 @@ public struct Matcher: Sendable {
     }
 
     /// Why a matcher did not hold.
-    public enum Mismatch: Sendable, Equatable {
+    package enum Mismatch: Sendable, Equatable {
         /// The value is absent and the matcher needs one.
         case missing
         /// The value has the wrong JSON type for an operator.
@@ -33,7 +33,7 @@ public struct Matcher: Sendable {
     }
 
     /// The JSON Schema of one matcher: a scalar (`equals`), or a mapping of operators.
-    public static var schema: JSONValue {
+    package static var schema: JSONValue {
         let list = PolicySchema.anyOf([.object(JSONObject(["type": .string("array")])), PolicySchema.type("string")])
         let count = JSONValue.object(JSONObject(["type": .string("integer"), "minimum": .number(.integer(0))]))
         let operators = JSONObject([
@@ -70,7 +70,7 @@ public struct Matcher: Sendable {
 
     /// The kinds of mismatch this matcher can report: `missing` unless it is `exists: false`,
     /// `type` when an operator needs a type, `value` when an operator compares values.
-    public var possibleMismatches: (missing: Bool, type: Bool, value: Bool) {
+    package var possibleMismatches: (missing: Bool, type: Bool, value: Bool) {
         var result = (missing: true, type: false, value: false)
         for op in operators {
             switch op {
@@ -129,7 +129,7 @@ public struct Matcher: Sendable {
     }
 
     /// Checks `value` (nil when absent); nil means the matcher holds.
-    public func check(_ value: JSONValue?, inputs: [String: JSONValue]) -> Mismatch? {
+    package func check(_ value: JSONValue?, inputs: [String: JSONValue]) -> Mismatch? {
         if case let .exists(shouldExist)? = operators.first(where: { if case .exists = $0 { true } else { false } }) {
             if !shouldExist { return value == nil ? nil : .value("must be absent, found \(Matcher.show(value!))") }
             if value == nil { return .missing }
@@ -255,7 +255,7 @@ public struct Matcher: Sendable {
     }
 
     /// The matcher in words, for `explain`.
-    public var explanation: String {
+    package var explanation: String {
         operators.map { op -> String in
             switch op {
             case let .equals(v): "equals \(v.display)"

@@ -22,7 +22,7 @@ extension RuleCompiler {
     }
 
     /// Compiles a matcher: a scalar means `equals`; a mapping holds operators.
-    public mutating func matcher(_ node: YAMLNode, what: String) -> Matcher? {
+    package mutating func matcher(_ node: YAMLNode, what: String) -> Matcher? {
         guard let pairs = node.pairs else {
             if node.items != nil {
                 error(.wrongType, "\(what): a list is not a matcher", at: node, hint: "write {one_of: [...]} or {contains_all: [...]}")

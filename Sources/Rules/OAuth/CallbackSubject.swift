@@ -3,19 +3,19 @@ public import PolicyRuntime
 
 /// An authorization response as it reaches the client: the redirect URL, parsed once, with
 /// the form-decoded parameters of its query and of its fragment (POLICY-FORMAT.md section 5).
-public struct CallbackSubject: PolicySubject {
-    public static let section = "callback"
+package struct CallbackSubject: PolicySubject {
+    package static let section = "callback"
     /// The URL as given.
-    public let url: String
+    package let url: String
     /// The parsed URL; nil when `url` is not an absolute URL (then `problem` says why).
-    public let components: URLComponents?
+    package let components: URLComponents?
     /// Parameters of the query and of the fragment; a part that fails to decode is its error.
-    public let query: Result<FormParameters, FormEncodingError>
-    public let fragment: Result<FormParameters, FormEncodingError>
+    package let query: Result<FormParameters, FormEncodingError>
+    package let fragment: Result<FormParameters, FormEncodingError>
     /// Why the URL cannot be used at all.
-    public let problem: String?
+    package let problem: String?
 
-    public init(url: String) {
+    package init(url: String) {
         self.url = url
         problem = Self.problem(url)
         components = problem == nil ? URLComponents(string: url) : nil

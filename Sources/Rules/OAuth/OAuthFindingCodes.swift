@@ -3,28 +3,28 @@ public import PolicyRuntime
 /// The finding codes of the callback and PKCE rules.
 extension FindingCode {
     /// The callback is not a URL, or its parameters are not valid form encoding.
-    public static let callbackMalformed = FindingCode("callback_malformed", .undecided)
+    package static let callbackMalformed = FindingCode("callback_malformed", .undecided)
     /// The authorization server answered with `error`; the finding carries it and `error_description`.
-    public static let callbackError = FindingCode("callback_error", .mismatch)
+    package static let callbackError = FindingCode("callback_error", .mismatch)
     /// No `code`, or an empty one.
-    public static let codeMissing = FindingCode("code_missing", .absent)
+    package static let codeMissing = FindingCode("code_missing", .absent)
     /// No `state`, or an empty one.
-    public static let stateMissing = FindingCode("state_missing", .absent)
+    package static let stateMissing = FindingCode("state_missing", .absent)
     /// `state` is not the one the client sent.
-    public static let stateMismatch = FindingCode("state_mismatch", .mismatch)
+    package static let stateMismatch = FindingCode("state_mismatch", .mismatch)
     /// The callback did not arrive at the registered redirect URI (scheme, host, port, path).
-    public static let redirectURIMismatch = FindingCode("redirect_uri_mismatch", .mismatch)
+    package static let redirectURIMismatch = FindingCode("redirect_uri_mismatch", .mismatch)
     /// `require_issuer` and the response has no RFC 9207 `iss`.
-    public static let issuerMissing = FindingCode("issuer_missing", .absent)
+    package static let issuerMissing = FindingCode("issuer_missing", .absent)
     /// The client's `code_challenge_method` is not among the policy's `methods` (absent means `plain`).
-    public static let pkceMethodNotAllowed = FindingCode("pkce_method_not_allowed", .mismatch)
+    package static let pkceMethodNotAllowed = FindingCode("pkce_method_not_allowed", .mismatch)
     /// The verifier is not 43–128 characters of `[A-Za-z0-9-._~]`.
-    public static let pkceVerifierInvalid = FindingCode("pkce_verifier_invalid", .mismatch)
+    package static let pkceVerifierInvalid = FindingCode("pkce_verifier_invalid", .mismatch)
     /// The challenge is not the one the verifier makes.
-    public static let pkceMismatch = FindingCode("pkce_mismatch", .mismatch)
+    package static let pkceMismatch = FindingCode("pkce_mismatch", .mismatch)
 
     /// Every code of the callback and PKCE rules.
-    public static let oauthCodes: [FindingCode] = [
+    package static let oauthCodes: [FindingCode] = [
         .callbackMalformed, .callbackError, .codeMissing, .stateMissing, .stateMismatch, .redirectURIMismatch,
         .issuerMissing, .pkceMethodNotAllowed, .pkceVerifierInvalid, .pkceMismatch,
     ]

@@ -3,16 +3,16 @@ public import PolicyRuntime
 /// The finding codes of the OpenID Connect rules.
 extension FindingCode {
     /// `aud` lists an audience the policy does not trust.
-    public static let audienceUntrusted = FindingCode("audience_untrusted", .mismatch)
+    package static let audienceUntrusted = FindingCode("audience_untrusted", .mismatch)
     /// `azp` is required (several audiences) and absent.
-    public static let azpMissing = FindingCode("azp_missing", .absent)
+    package static let azpMissing = FindingCode("azp_missing", .absent)
     /// `azp` is not the expected client.
-    public static let azpMismatch = FindingCode("azp_mismatch", .mismatch)
+    package static let azpMismatch = FindingCode("azp_mismatch", .mismatch)
     /// `nonce` is absent or not the one the client sent.
-    public static let nonceMismatch = FindingCode("nonce_mismatch", .mismatch)
+    package static let nonceMismatch = FindingCode("nonce_mismatch", .mismatch)
 
     /// Every code of the OpenID Connect rules.
-    public static let oidcCodes: [FindingCode] = [
+    package static let oidcCodes: [FindingCode] = [
         .audienceUntrusted, .azpMissing, .azpMismatch, .nonceMismatch,
     ]
 }

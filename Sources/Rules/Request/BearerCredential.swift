@@ -3,9 +3,9 @@
 ///
 /// The grammar is `"Bearer" 1*SP b64token`, the scheme compared as ASCII in any case (RFC 9110
 /// §11.1); exactly one `Authorization` header may carry it.
-public enum BearerCredential {
+package enum BearerCredential {
     /// Why a request carries no usable bearer token.
-    public enum Problem: Error, Sendable, Equatable {
+    package enum Problem: Error, Sendable, Equatable {
         /// No `Authorization` header.
         case absent
         /// More than one `Authorization` header (their number).
@@ -18,7 +18,7 @@ public enum BearerCredential {
         /// A stable code for counting and logging the problem: `credential_missing`,
         /// `header_repeated`, `credential_unsupported` (another scheme, such as `Basic`) or
         /// `bearer_malformed`. It names the case only, never what the header held.
-        public var code: String {
+        package var code: String {
             switch self {
             case .absent: "credential_missing"
             case .repeated: "header_repeated"
@@ -28,7 +28,7 @@ public enum BearerCredential {
         }
 
         /// Why, in words a finding or an HTTP answer can carry.
-        public var message: String {
+        package var message: String {
             switch self {
             case .absent: "the request has no Authorization header"
             case let .repeated(count): "the request has \(count) Authorization headers"
@@ -51,7 +51,7 @@ public enum BearerCredential {
     }
 
     /// The token of `values`, every `Authorization` header of a request in order.
-    public static func token(in values: [String]) -> Result<String, Problem> {
+    package static func token(in values: [String]) -> Result<String, Problem> {
         guard let value = values.first else { return .failure(.absent) }
         guard values.count == 1 else { return .failure(.repeated(values.count)) }
         let bytes = value.utf8

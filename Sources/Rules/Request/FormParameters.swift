@@ -2,21 +2,21 @@ import PolicyRuntime
 /// The name–value pairs of `application/x-www-form-urlencoded` text: a query, a callback's
 /// fragment, a form body (WHATWG URL §5.1, strictly: a bad percent escape or invalid UTF-8 is
 /// an error, not a replacement character).
-public struct FormParameters: Sendable, Equatable {
-    public struct Pair: Sendable, Equatable {
-        public let name: String
-        public let value: String
+package struct FormParameters: Sendable, Equatable {
+    package struct Pair: Sendable, Equatable {
+        package let name: String
+        package let value: String
     }
 
     /// In the order they appear, repeats included.
-    public let pairs: [Pair]
+    package let pairs: [Pair]
 
-    public init(pairs: [Pair]) {
+    package init(pairs: [Pair]) {
         self.pairs = pairs
     }
 
     /// Decodes `text` (without the leading `?` or `#`); the error says which parameter is bad.
-    public init(decoding text: Substring) throws(FormEncodingError) {
+    package init(decoding text: Substring) throws(FormEncodingError) {
         var pairs: [Pair] = []
         for (index, segment) in text.split(separator: "&", omittingEmptySubsequences: true).enumerated() {
             let (rawName, rawValue) = segment.firstIndex(of: "=").map { (segment[..<$0], segment[segment.index(after: $0)...]) } ?? (segment, "")
@@ -28,18 +28,18 @@ public struct FormParameters: Sendable, Equatable {
     }
 
     /// Every value of `name`.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         pairs.filter { $0.name.isExactly(name) }.map(\.value)
     }
 
     /// The value of `name` when it appears exactly once.
-    public func single(_ name: String) -> String? {
+    package func single(_ name: String) -> String? {
         let found = values(name)
         return found.count == 1 ? found[0] : nil
     }
 
     /// Names that appear more than once, in order of first appearance.
-    public var repeatedNames: [String] {
+    package var repeatedNames: [String] {
         var seen: Set<[UInt8]> = [], repeated: [String] = []
         for pair in pairs where !seen.insert(Array(pair.name.utf8)).inserted && !repeated.containsExactly(pair.name) {
             repeated.append(pair.name)
@@ -78,13 +78,13 @@ public struct FormParameters: Sendable, Equatable {
 }
 
 /// A parameter whose percent escapes are broken or do not decode to UTF-8.
-public struct FormEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FormEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 1-based position of the parameter.
-    public let parameter: Int
+    package let parameter: Int
     /// `name`, or `value of 'NAME'`.
-    public let part: String
+    package let part: String
 
-    public var description: String {
+    package var description: String {
         "the \(part) of parameter \(parameter) has a broken percent escape or is not UTF-8"
     }
 }

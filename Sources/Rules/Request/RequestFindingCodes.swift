@@ -3,36 +3,36 @@ public import PolicyRuntime
 /// The finding codes of the request rules.
 extension FindingCode {
     /// The request document is not `{method, url, headers, body}` with the right types.
-    public static let requestMalformed = FindingCode("request_malformed", .undecided)
+    package static let requestMalformed = FindingCode("request_malformed", .undecided)
     /// The request URL is not an http(s) URL or origin-form target, or does not decode.
-    public static let urlInvalid = FindingCode("url_invalid", .undecided)
+    package static let urlInvalid = FindingCode("url_invalid", .undecided)
     /// A header name is not a token, or a value holds control or non-ASCII bytes.
-    public static let headerInvalid = FindingCode("header_invalid", .undecided)
+    package static let headerInvalid = FindingCode("header_invalid", .undecided)
     /// The request (or its body) exceeds the size cap.
-    public static let bodyTooLarge = FindingCode("body_too_large", .undecided)
+    package static let bodyTooLarge = FindingCode("body_too_large", .undecided)
     /// The body is declared or needed as JSON and is not JSON.
-    public static let bodyNotJSON = FindingCode("body_not_json", .undecided)
+    package static let bodyNotJSON = FindingCode("body_not_json", .undecided)
     /// The request method is not one the policy allows.
-    public static let methodNotAllowed = FindingCode("method_not_allowed", .mismatch)
+    package static let methodNotAllowed = FindingCode("method_not_allowed", .mismatch)
     /// The normalised path does not match.
-    public static let pathMismatch = FindingCode("path_mismatch", .mismatch)
+    package static let pathMismatch = FindingCode("path_mismatch", .mismatch)
     /// A query parameter does not match its matcher.
-    public static let queryMismatch = FindingCode("query_mismatch", .mismatch)
+    package static let queryMismatch = FindingCode("query_mismatch", .mismatch)
     /// A body field does not match its matcher.
-    public static let bodyMismatch = FindingCode("body_mismatch", .mismatch)
+    package static let bodyMismatch = FindingCode("body_mismatch", .mismatch)
     /// A body field the policy names is absent.
-    public static let fieldMissing = FindingCode("field_missing", .absent)
+    package static let fieldMissing = FindingCode("field_missing", .absent)
     /// `bearer` and the request carries no single `Authorization: Bearer` token.
-    public static let bearerMissing = FindingCode("bearer_missing", .absent)
+    package static let bearerMissing = FindingCode("bearer_missing", .absent)
     /// The bearer token fails the policy `bearer` names; its findings are nested.
-    public static let bearerInvalid = FindingCode("bearer_invalid", .mismatch)
+    package static let bearerInvalid = FindingCode("bearer_invalid", .mismatch)
     /// A parameter appears more than once (a callback's, or a request's query).
-    public static let parameterRepeated = FindingCode("parameter_repeated", .undecided)
+    package static let parameterRepeated = FindingCode("parameter_repeated", .undecided)
     /// The path holds `;` (a path parameter) and `path_normalization.path_parameters` is `reject`.
-    public static let pathParameter = FindingCode("path_parameter", .undecided)
+    package static let pathParameter = FindingCode("path_parameter", .undecided)
 
     /// Every code of the request rules.
-    public static let requestCodes: [FindingCode] = [
+    package static let requestCodes: [FindingCode] = [
         .requestMalformed, .urlInvalid, .headerInvalid, .bodyTooLarge, .bodyNotJSON, .methodNotAllowed,
         .pathMismatch, .queryMismatch, .bodyMismatch, .fieldMissing, .bearerMissing, .bearerInvalid,
         .parameterRepeated, .pathParameter,

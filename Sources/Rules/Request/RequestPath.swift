@@ -8,9 +8,9 @@ public import PolicyRuntime
 /// `//admin` and `/public/%2e%2e/admin` through, while the server behind resolves each of them
 /// to `/admin`. Dot segments are always removed (RFC 3986 §5.2.4), after percent-decoding, so an
 /// encoded dot counts; NUL and a path that climbs above the root are always refused.
-public struct PathNormalization: Sendable, Equatable {
+package struct PathNormalization: Sendable, Equatable {
     /// What an encoded `/` or `\` (`%2F`, `%5C`) in a path means.
-    public enum EscapedSlashes: String, Sendable, CaseIterable {
+    package enum EscapedSlashes: String, Sendable, CaseIterable {
         /// Refuse the request (the default): servers disagree on whether it splits a segment.
         case reject
         /// Keep the escape as written: the path shows `%2F`, and no segment is split.
@@ -21,7 +21,7 @@ public struct PathNormalization: Sendable, Equatable {
 
     /// What a `;` in a path segment means: servlet containers (Tomcat, Jetty) and Spring cut
     /// `;…` from each segment and read `..;` as `..`, where nginx and most others keep it as text.
-    public enum PathParameters: String, Sendable, CaseIterable {
+    package enum PathParameters: String, Sendable, CaseIterable {
         /// Refuse the request (the default), as Spring's StrictHttpFirewall does: no reading of
         /// `/admin;x/users` or `/public/..;/admin` is safe for every server behind.
         case reject
@@ -30,32 +30,32 @@ public struct PathNormalization: Sendable, Equatable {
     }
 
     /// Whether `//` counts as `/` (the default), as most servers route it.
-    public var mergeSlashes = true
+    package var mergeSlashes = true
     /// What `%2F` and `%5C` mean (default: refuse the request).
-    public var escapedSlashes = EscapedSlashes.reject
+    package var escapedSlashes = EscapedSlashes.reject
     /// What `;` (or `%3B`) in a segment means (default: refuse the request).
-    public var pathParameters = PathParameters.reject
+    package var pathParameters = PathParameters.reject
 
     /// Options; the defaults merge slashes and refuse encoded slashes and path parameters.
-    public init(mergeSlashes: Bool = true, escapedSlashes: EscapedSlashes = .reject, pathParameters: PathParameters = .reject) {
+    package init(mergeSlashes: Bool = true, escapedSlashes: EscapedSlashes = .reject, pathParameters: PathParameters = .reject) {
         self.mergeSlashes = mergeSlashes
         self.escapedSlashes = escapedSlashes
         self.pathParameters = pathParameters
     }
 
     /// Merge slashes, refuse encoded slashes and path parameters: what routing reads.
-    public static let standard = PathNormalization()
+    package static let standard = PathNormalization()
 }
 
 /// The normalisation itself: percent-decoding, dot-segment removal and slash merging on the path
 /// as sent.
-public enum RequestPath {
+package enum RequestPath {
     /// Why a path is refused.
-    public struct Refusal: Error, Sendable, Equatable {
+    package struct Refusal: Error, Sendable, Equatable {
         /// `path_parameter` for a `;` under `path_parameters: reject`, else `url_invalid`.
-        public let code: FindingCode
+        package let code: FindingCode
         /// Why, in words a finding can carry.
-        public let message: String
+        package let message: String
 
         init(_ code: FindingCode = .urlInvalid, message: String) {
             self.code = code
@@ -64,7 +64,7 @@ public enum RequestPath {
     }
 
     /// `raw` (the path as sent, still percent-encoded) normalised, or why it is refused.
-    public static func normalize(_ raw: Substring, _ options: PathNormalization) -> Result<String, Refusal> {
+    package static func normalize(_ raw: Substring, _ options: PathNormalization) -> Result<String, Refusal> {
         var text = String(raw)
         if text.utf8.contains(UInt8(ascii: ";")) || escapedOffsets(text, of: [(0x33, 0x62)]).first != nil {
             guard options.pathParameters == .strip else {

@@ -5,31 +5,31 @@ public import PolicyRuntime
 ///
 /// Decoding never throws: what cannot be decoded is recorded in `problems` (reported by the
 /// `request.structure` rule), and the parts that did decode stay usable for the other rules.
-public struct RequestSubject: PolicySubject {
-    public static let section = "request"
+package struct RequestSubject: PolicySubject {
+    package static let section = "request"
     /// The largest request document read, and the largest body within it.
-    public static let maxBytes = 1 << 20
+    package static let maxBytes = 1 << 20
 
     /// Something the request's own structure gets wrong, with the finding code it is reported as.
-    public struct Problem: Sendable, Equatable {
-        public let code: FindingCode
-        public let message: String
+    package struct Problem: Sendable, Equatable {
+        package let code: FindingCode
+        package let message: String
     }
 
-    public let method: String?
+    package let method: String?
     /// The path as sent, still percent-encoded (rules normalise it, see `PathNormalization`); nil
     /// when the URL is missing or does not decode.
-    public let path: String?
+    package let path: String?
     /// The query parameters; nil when the URL is missing or its query does not decode.
-    public let query: FormParameters?
+    package let query: FormParameters?
     /// Header values by lower-cased name, in order; a header sent twice has two values.
-    public let headers: [String: [String]]
+    package let headers: [String: [String]]
     /// The body as sent: a JSON value, or text.
-    public let body: Body?
+    package let body: Body?
     /// What could not be decoded, in request order.
-    public let problems: [Problem]
+    package let problems: [Problem]
 
-    public enum Body: Sendable {
+    package enum Body: Sendable {
         case json(JSONValue)
         /// Text, with the result of parsing it as JSON (strictly) for rules that need a JSON body.
         case text(String, parsed: Result<JSONValue, JOSEError>)
@@ -37,7 +37,7 @@ public struct RequestSubject: PolicySubject {
         case form(FormParameters)
 
         /// The body as JSON, if it is JSON, text that parses as JSON, or a form.
-        public var json: JSONValue? {
+        package var json: JSONValue? {
             switch self {
             case let .json(value): value
             case let .text(_, parsed): try? parsed.get()
@@ -47,7 +47,7 @@ public struct RequestSubject: PolicySubject {
     }
 
     /// Decodes a request document `{"method", "url", "headers", "body"}`.
-    public init(json bytes: [UInt8]) {
+    package init(json bytes: [UInt8]) {
         guard bytes.count <= Self.maxBytes else {
             self.init(problem: Problem(code: .bodyTooLarge, message: "the request has \(bytes.count) bytes; at most \(Self.maxBytes) are accepted"))
             return
@@ -69,7 +69,7 @@ public struct RequestSubject: PolicySubject {
     }
 
     /// Decodes a request from its members.
-    public init(object: JSONObject) {
+    package init(object: JSONObject) {
         var problems: [Problem] = []
         func malformed(_ message: String) { problems.append(Problem(code: .requestMalformed, message: message)) }
         for member in object.members where !["method", "url", "headers", "body"].contains(member.name) {
@@ -144,7 +144,7 @@ public struct RequestSubject: PolicySubject {
 
     /// A request an HTTP front has read: its method, its target (the parse its routing reads
     /// too) and its header fields in the order sent. The body is not read.
-    public init(method: String, target: RequestTarget, headerFields: [(name: String, value: String)]) {
+    package init(method: String, target: RequestTarget, headerFields: [(name: String, value: String)]) {
         var problems: [Problem] = []
         self.method = method
         path = String(target.rawPath)
@@ -168,7 +168,7 @@ public struct RequestSubject: PolicySubject {
     }
 
     /// The values of a header, by case-insensitive name, in the order sent.
-    public func header(_ name: String) -> [String] {
+    package func header(_ name: String) -> [String] {
         headers[name.lowercased()] ?? []
     }
 

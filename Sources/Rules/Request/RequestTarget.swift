@@ -3,22 +3,22 @@
 ///
 /// The one parse of a request's URL: the request rules judge it, and an HTTP front's routing
 /// reads `normalizedPath(.standard)` of the same value.
-public struct RequestTarget: Sendable {
+package struct RequestTarget: Sendable {
     /// The path as sent, still percent-encoded; `RequestPath` normalises it for each policy.
-    public let rawPath: Substring
+    package let rawPath: Substring
     /// The query, form-decoded.
-    public let query: FormParameters
+    package let query: FormParameters
 
     /// Why a URL cannot be read.
-    public struct Problem: Error, Sendable {
+    package struct Problem: Error, Sendable {
         /// Why, in words a finding or an HTTP answer can carry.
-        public let message: String
+        package let message: String
     }
 
     /// Whether the path holds a dot segment (`.` or `..`, percent-encoded or with `;`
     /// parameters as well): a front that cannot tell how the server behind resolves them (a
     /// router that matches the raw path, an upstream that does not merge `//`) refuses them.
-    public var hasDotSegments: Bool {
+    package var hasDotSegments: Bool {
         rawPath.split(separator: "/", omittingEmptySubsequences: true).contains { segment in
             let bare = segment.prefix { $0 != ";" }
             guard bare.count <= 9 else { return false }
@@ -28,14 +28,14 @@ public struct RequestTarget: Sendable {
     }
 
     /// The path normalised under `options` (dot segments removed, slashes merged, ...).
-    public func normalizedPath(_ options: PathNormalization) -> Result<String, RequestPath.Refusal> {
+    package func normalizedPath(_ options: PathNormalization) -> Result<String, RequestPath.Refusal> {
         RequestPath.normalize(rawPath, options)
     }
 
     /// Reads `url`: an `http(s)` URL or an origin-form target, with at most 16 KiB of RFC 3986
     /// characters, escapes that decode, no NUL, a path that stays below the root, and a query
     /// that form-decodes.
-    public static func parse(_ url: String) -> Result<RequestTarget, Problem> {
+    package static func parse(_ url: String) -> Result<RequestTarget, Problem> {
         if let problem = URLText.problem(url, what: "the request URL") { return .failure(Problem(message: problem)) }
         let parts = URLText.split(url)
         var rawPath = parts.beforeQuery
