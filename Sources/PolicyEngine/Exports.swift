@@ -2,3 +2,6 @@
 /// JOSE) comes with it, and `Policy.load` compiles with the built-in rules, whose catalog stays
 /// behind this module.
 @_exported public import PolicyRuntime
+/// The catalog's public face: the subjects a request or callback policy judges
+/// (`RequestSubject`, `CallbackSubject`); its rules stay `package`.
+@_exported public import Rules

@@ -28,6 +28,14 @@ func readme2Async(token: String, nonce: String) async throws {
 
 /// README.md, snippet 3, in an async function.
 func readme3Async(token: String, nonce: String) async throws {
+    let gateway = try Policy.load(file: "Policies/oidc-authorize-request.yaml")          // a request policy
+    let call = RequestSubject(json: Array(#"{"method": "GET", "url": "/authorize?response_type=code"}"#.utf8))
+    let evaluation = try await gateway.evaluate(EvaluationRequest(subjects: [call], now: 1_795_253_400))
+    print(evaluation.verdict.valid, evaluation.verdict.codes)                             // and evaluation.token, as decoded
+}
+
+/// README.md, snippet 4, in an async function.
+func readme4Async(token: String, nonce: String) async throws {
     struct OrdersContext: PolicyRequestContext {
         var coreContext: CoreRequestContextStorage
         var policyVerdict: Verdict?

@@ -3,8 +3,8 @@ public import PolicyRuntime
 
 /// An authorization response as it reaches the client: the redirect URL, parsed once, with
 /// the form-decoded parameters of its query and of its fragment (POLICY-FORMAT.md section 5).
-package struct CallbackSubject: PolicySubject {
-    package static let section = "callback"
+public struct CallbackSubject: PolicySubject {
+    public static let section = "callback"
     /// The URL as given.
     package let url: String
     /// The parsed URL; nil when `url` is not an absolute URL (then `problem` says why).
@@ -15,7 +15,7 @@ package struct CallbackSubject: PolicySubject {
     /// Why the URL cannot be used at all.
     package let problem: String?
 
-    package init(url: String) {
+    public init(url: String) {
         self.url = url
         problem = Self.problem(url)
         components = problem == nil ? URLComponents(string: url) : nil

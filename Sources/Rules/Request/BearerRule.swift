@@ -43,7 +43,7 @@ struct BearerRule: Rule {
 }
 
 extension RequestSubject {
-    package var embeddedTokens: [String] {
+    public var embeddedTokens: [String] {
         if case let .success(token) = BearerCredential.token(in: header("authorization")) { return [token] }
         return []
     }

@@ -5,8 +5,8 @@ public import PolicyRuntime
 ///
 /// Decoding never throws: what cannot be decoded is recorded in `problems` (reported by the
 /// `request.structure` rule), and the parts that did decode stay usable for the other rules.
-package struct RequestSubject: PolicySubject {
-    package static let section = "request"
+public struct RequestSubject: PolicySubject {
+    public static let section = "request"
     /// The largest request document read, and the largest body within it.
     package static let maxBytes = 1 << 20
 
@@ -47,7 +47,7 @@ package struct RequestSubject: PolicySubject {
     }
 
     /// Decodes a request document `{"method", "url", "headers", "body"}`.
-    package init(json bytes: [UInt8]) {
+    public init(json bytes: [UInt8]) {
         guard bytes.count <= Self.maxBytes else {
             self.init(problem: Problem(code: .bodyTooLarge, message: "the request has \(bytes.count) bytes; at most \(Self.maxBytes) are accepted"))
             return
@@ -69,7 +69,7 @@ package struct RequestSubject: PolicySubject {
     }
 
     /// Decodes a request from its members.
-    package init(object: JSONObject) {
+    public init(object: JSONObject) {
         var problems: [Problem] = []
         func malformed(_ message: String) { problems.append(Problem(code: .requestMalformed, message: message)) }
         for member in object.members where !["method", "url", "headers", "body"].contains(member.name) {
