@@ -1,5 +1,5 @@
 internal import PolicyEngine
-public import PolicyRuntime
+package import PolicyRuntime
 
 /// One canonical layout for policy files (`policy-run fmt`): keys in the order the docs list
 /// them, two spaces per block level, quotes only where a value needs them, no trailing spaces,

@@ -1,4 +1,4 @@
-public import PolicyRuntime
+package import PolicyRuntime
 
 /// A `NAME.test.yaml` file (docs/policy-format.md §9): the policy it tests and its cases.
 package struct PolicyTestFile: Sendable {

@@ -1,6 +1,6 @@
 internal import Foundation
-public import PolicyRuntime
-public import Rules
+package import PolicyRuntime
+import Rules
 
 /// Runs policy test files (`policy-run test`): compiles the policy under test, mints or reads
 /// each case's subjects, evaluates them at the case's time, and compares each verdict with what

@@ -1,4 +1,4 @@
-public import PolicyRuntime
+package import PolicyRuntime
 internal import PolicyCrypto
 
 /// Fresh keys of every family the engine verifies or decrypts with, generated once per test

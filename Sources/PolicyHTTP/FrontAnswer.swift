@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 internal import PolicyRuntime
 
 /// What an HTTP front answers: a status, header fields, and for a refusal before any policy

@@ -1,7 +1,7 @@
 internal import HTTPTypes
-public import Foundation
-public import PolicyRuntime
-public import Rules
+package import Foundation
+package import PolicyRuntime
+package import Rules
 
 /// A policy as an HTTP front applies it: what it reads from a request, and which of its rules
 /// mean, when they fail, that the caller's credential is not acceptable. Built once per policy

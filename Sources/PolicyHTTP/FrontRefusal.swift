@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// Why an HTTP front refuses a request before any policy judges it: the request cannot be read
 /// one way only (a repeated forwarded header, a target or host that does not parse, a path with

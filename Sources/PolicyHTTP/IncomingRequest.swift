@@ -1,6 +1,6 @@
-public import HTTPTypes
-public import PolicyRuntime
-public import Rules
+package import HTTPTypes
+package import PolicyRuntime
+package import Rules
 
 /// An HTTP request as every front reads it, parsed once: the request a call describes (forward
 /// auth: `X-Forwarded-*`, or the target Envoy appends to the endpoint's path) or the call itself

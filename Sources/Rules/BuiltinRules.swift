@@ -1,4 +1,4 @@
-public import PolicyRuntime
+package import PolicyRuntime
 
 /// The catalog of built-in rules, as one immutable registry.
 package enum BuiltinRules {

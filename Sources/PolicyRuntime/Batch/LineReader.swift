@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 internal import PolicyCrypto
 #if canImport(Glibc)
 internal import Glibc

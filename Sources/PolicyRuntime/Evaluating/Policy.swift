@@ -1,5 +1,3 @@
-public import Foundation
-
 /// Whether evaluation stops at the first failed rule or reports every failure.
 public enum EvaluationMode: String, Sendable, Codable, CaseIterable {
     case failFast = "fail_fast"

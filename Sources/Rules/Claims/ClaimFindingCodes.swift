@@ -1,4 +1,4 @@
-public import PolicyRuntime
+package import PolicyRuntime
 
 /// The finding codes of the claim rules.
 extension FindingCode {

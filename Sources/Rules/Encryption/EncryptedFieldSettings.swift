@@ -1,4 +1,4 @@
-public import PolicyRuntime
+package import PolicyRuntime
 
 /// The `encrypted_fields` settings a section's field rules share, and `policy-run encrypt` reads.
 package struct EncryptedFieldSettings: Sendable {

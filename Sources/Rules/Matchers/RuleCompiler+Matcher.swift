@@ -1,4 +1,4 @@
-public import PolicyRuntime
+package import PolicyRuntime
 
 extension RuleCompiler {
     /// Compiles a mapping from names to matchers (`claims`, `header`, `headers`, `query`,

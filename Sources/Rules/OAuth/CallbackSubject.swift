@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 public import PolicyRuntime
 
 /// An authorization response as it reaches the client: the redirect URL, parsed once, with

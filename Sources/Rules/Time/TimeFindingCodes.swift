@@ -1,4 +1,4 @@
-public import PolicyRuntime
+package import PolicyRuntime
 
 /// The finding codes of the time rules.
 extension FindingCode {
