@@ -234,9 +234,9 @@ extension Policy {
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
         let decoding: Result<DecodedToken, TokenDecoder.Failure>
         if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
-            decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope) }
+            decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope, digesting: true) }
         } else {
-            decoding = TokenDecoder.decode(token, envelope: envelope)
+            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil)
         }
         switch decoding {
         case let .success(decoded):

@@ -39,8 +39,8 @@ public final class EvaluationContext: Sendable {
         subjects[S.section] as? S
     }
 
-    /// The key of `candidates` that verifies `jws`, or nil when none does, asking the signature
-    /// cache first. `keySet` identifies, by content, the set the candidates came from.
+    /// The key of `candidates` that verifies `jws` (this evaluation's token's), or nil when none
+    /// does, asking the signature cache first. `keySet` identifies, by content, the set the candidates came from.
     ///
     /// Only which key verified is remembered: where the key came from and how fresh its set is
     /// belong to this evaluation, and the caller describes them.
@@ -50,7 +50,7 @@ public final class EvaluationContext: Sendable {
         }
         // An HMAC check costs less than hashing the token for a cache lookup.
         guard let signatureCache, !jws.algorithm.isSymmetric else { return check().map { candidates[$0] } }
-        let cacheKey = SignatureCache.Key(jws, keySet: keySet)
+        let cacheKey = SignatureCache.Key(jws, digest: token?.signedBytesDigest, keySet: keySet)
         // The same signed bytes (alg and kid among them) and the same set select the same candidates.
         if let known = signatureCache.outcome(for: cacheKey), known.map(candidates.indices.contains) ?? true {
             return known.map { candidates[$0] }
@@ -87,6 +87,11 @@ public final class DecodedToken: Sendable {
     public let byteCount: Int
     /// The key that decrypted a `jwe` or `nested` token.
     public let decryptedBy: VerifiedKey?
+    /// The SHA-256 of the signed token's bytes, which the signature cache keys its check by:
+    /// taken once at decoding, and only when an evaluation has a signature cache, so a token
+    /// kept decoded for its repeats is looked up at each without hashing it again. Nil for an
+    /// HMAC token, whose check costs less than hashing it.
+    let signedBytesDigest: ContentDigest?
 
     /// A decoded token whose claims are given as an object: for tests of rules.
     public convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
@@ -94,11 +99,17 @@ public final class DecodedToken: Sendable {
     }
 
     /// A decoded token.
-    public init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
+    public convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
+        self.init(jws: jws, header: header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy, digesting: false)
+    }
+
+    /// A decoded token whose signed bytes are hashed for the signature cache when `digesting`.
+    init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey?, digesting: Bool) {
         self.jws = jws
         self.header = header
         self.claims = claims
         self.byteCount = byteCount
         self.decryptedBy = decryptedBy
+        signedBytesDigest = digesting ? jws.flatMap { $0.algorithm.isSymmetric ? nil : ContentDigest(of: $0.signedBytes) } : nil
     }
 }

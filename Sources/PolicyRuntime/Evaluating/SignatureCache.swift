@@ -51,8 +51,10 @@ public final class SignatureCache: Sendable {
         let signed: ContentDigest
         let keySet: KeySetIdentity
 
-        init(_ jws: CompactJWS, keySet: KeySetIdentity) {
-            signed = jws.signedBytesDigest ?? ContentDigest(of: jws.signedBytes)
+        /// The key of checking `jws` against `keySet`; `digest` is its signed bytes' SHA-256 if
+        /// already taken (`DecodedToken.signedBytesDigest`).
+        init(_ jws: CompactJWS, digest: ContentDigest? = nil, keySet: KeySetIdentity) {
+            signed = digest ?? ContentDigest(of: jws.signedBytes)
             self.keySet = keySet
         }
 

@@ -13,10 +13,14 @@ enum TokenDecoder {
         var decryptedBy: VerifiedKey? = nil
     }
 
-    static func decode(_ token: String, envelope: TokenEnvelope) -> Result<DecodedToken, Failure> {
+    /// `token` decoded under `envelope`; with `digesting`, its signed bytes are hashed for the
+    /// signature cache (`DecodedToken.signedBytesDigest`).
+    static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool) -> Result<DecodedToken, Failure> {
         let limits = envelope.limits
         guard let decryption = envelope.decryption, envelope.format != .jws else {
-            return structure { () throws(JOSEError) in try signed(token, byteCount: token.utf8.count, limits: limits, decryptedBy: nil) }
+            return structure { () throws(JOSEError) in
+                try signed(token, byteCount: token.utf8.count, limits: limits, decryptedBy: nil, digesting: digesting)
+            }
         }
         let jwe: CompactJWE
         switch structure({ () throws(JOSEError) in try CompactJWE(token, limits: limits) }) {
@@ -37,7 +41,7 @@ enum TokenDecoder {
             }
         } else {
             decoded = structure { () throws(JOSEError) in
-                try signed(String(decoding: plaintext, as: UTF8.self), byteCount: token.utf8.count, limits: limits, decryptedBy: key)
+                try signed(String(decoding: plaintext, as: UTF8.self), byteCount: token.utf8.count, limits: limits, decryptedBy: key, digesting: digesting)
             }
         }
         return decoded.mapError { failure in
@@ -48,9 +52,11 @@ enum TokenDecoder {
     }
 
     /// A compact JWS and its claims: the token itself, or a nested token's plaintext.
-    private static func signed(_ text: String, byteCount: Int, limits: TokenLimits, decryptedBy key: VerifiedKey?) throws(JOSEError) -> DecodedToken {
+    private static func signed(_ text: String, byteCount: Int, limits: TokenLimits, decryptedBy key: VerifiedKey?,
+                               digesting: Bool) throws(JOSEError) -> DecodedToken {
         let jws = try CompactJWS(text, limits: limits)
-        return DecodedToken(jws: jws, header: jws.header, claims: try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload"), byteCount: byteCount, decryptedBy: key)
+        return DecodedToken(jws: jws, header: jws.header, claims: try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload"),
+                            byteCount: byteCount, decryptedBy: key, digesting: digesting)
     }
 
     /// Checks the JWE's algorithms against the policy, then tries each candidate key.

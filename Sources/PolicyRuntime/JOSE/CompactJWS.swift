@@ -24,11 +24,6 @@ public struct CompactJWS: Sendable {
     public var signature: ArraySlice<UInt8> { storage[signingInputCount...] }
     /// The signing input and the signature together: what identifies a signature check.
     package var signedBytes: [UInt8] { storage }
-    /// The SHA-256 of `signedBytes`, which the signature cache keys a check by, taken once when
-    /// the token is parsed: a token kept decoded for its repeats is looked up at each of them
-    /// without hashing its bytes again. Nil for HMAC tokens, which never use that cache
-    /// (checking one costs less than hashing it).
-    let signedBytesDigest: ContentDigest?
 
     /// Parses a compact JWS from text.
     public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
@@ -55,7 +50,6 @@ public struct CompactJWS: Sendable {
         }
         guard canonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
         signingInputCount = prefix.count
-        signedBytesDigest = algorithm.isSymmetric ? nil : ContentDigest(of: storage)
     }
 
     /// The payload parsed as a JSON object: the claims of a JWT.
