@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
-// A Hummingbird service whose routes are guarded by a policy: the example of README's
-// "Hummingbird middleware", built by .ci/run so it keeps compiling.
+// Two programs outside the engine's package, as a service author writes them: a Hummingbird
+// service whose routes are guarded by a policy (README's "Hummingbird middleware") and a custom
+// rule compiled into a policy (docs/custom-rules.md). Scripts/test.sh builds both and runs the
+// second, so what they use stays public.
 import Foundation
 import PackageDescription
 
@@ -22,6 +24,10 @@ let package = Package(
                 .product(name: "PolicyEngine", package: engine),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
+        ),
+        .executableTarget(
+            name: "TenantRule",
+            dependencies: [.product(name: "PolicyEngine", package: engine)]
         ),
     ]
 )

@@ -1,5 +1,5 @@
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 
 /// The surfaces that read untrusted bytes, each as a function of one input for libFuzzer (and

@@ -1,5 +1,5 @@
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 
 /// A YAML policy file, loaded and compiled with an empty environment and an empty root: it

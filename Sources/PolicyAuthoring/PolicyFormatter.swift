@@ -1,5 +1,5 @@
-internal import PolicyEngine
-package import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyEngine
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 /// One canonical layout for policy files (`policy-run fmt`): keys in the order the docs list
 /// them, two spaces per block level, quotes only where a value needs them, no trailing spaces,

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import PolicyEngine
-package import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyEngine
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 /// Reads `NAME.test.yaml` files (docs/policy-format.md §9), reporting every problem of a file
 /// at its `file:line:column` in one pass, as the policy compiler does.

@@ -1,5 +1,5 @@
 internal import Foundation
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 import Rules
 
 /// Runs policy test files (`policy-run test`): compiles the policy under test, mints or reads

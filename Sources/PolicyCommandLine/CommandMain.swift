@@ -1,7 +1,7 @@
 public import ArgumentParser
 import Foundation
 import Logging
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// The entry point `policy-run` and `policy-serve` share: parse, run, and end every failure in one
 /// style, `error: ...` with the usage of the command that failed.

@@ -2,7 +2,7 @@ public import Foundation
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyRuntime
 
 /// A path a command writes its output to, written without destroying what is there.
 ///

@@ -1,7 +1,7 @@
 /// `import PolicyEngine` is all a service needs: the runtime (policies, verdicts, key caches,
 /// JOSE) comes with it, and `Policy.load` compiles with the built-in rules, whose catalog stays
 /// behind this module.
-@_exported public import PolicyRuntime
+@_spi(RuleAuthoring) @_exported public import PolicyRuntime
 /// The catalog's public face: the subjects a request or callback policy judges
 /// (`RequestSubject`, `CallbackSubject`); its rules stay `package`.
 @_exported public import Rules

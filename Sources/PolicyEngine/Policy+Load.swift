@@ -1,4 +1,4 @@
-public import PolicyRuntime
+@_spi(RuleAuthoring) public import PolicyRuntime
 internal import Rules
 
 extension Policy {
@@ -33,5 +33,5 @@ extension RuleRegistry {
     /// Every built-in rule, by section: what `Policy.load` compiles with, and what a custom
     /// rule extends (`RuleRegistry.builtin.registering(MyRule.self, in: "token")`, then
     /// `PolicyCompiler(registry:)`).
-    public static var builtin: RuleRegistry { BuiltinRules.registry }
+    @_spi(RuleAuthoring) public static var builtin: RuleRegistry { BuiltinRules.registry }
 }

@@ -1,5 +1,5 @@
 public import Hummingbird
-public import PolicyRuntime
+@_spi(RuleAuthoring) public import PolicyRuntime
 internal import PolicyHTTP
 internal import NIOCore
 

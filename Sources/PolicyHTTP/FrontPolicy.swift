@@ -1,6 +1,6 @@
 internal import HTTPTypes
 package import Foundation
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 package import Rules
 
 /// A policy as an HTTP front applies it: what it reads from a request, and which of its rules

@@ -1,5 +1,5 @@
 package import HTTPTypes
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 package import Rules
 
 /// An HTTP request as every front reads it, parsed once: the request a call describes (forward

@@ -1,5 +1,5 @@
 public import Foundation
-internal import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyRuntime
 internal import Synchronization
 
 /// Decision logs: a JSON line per decision, at a chosen level (Authentication Hub's

@@ -2,7 +2,7 @@ internal import Foundation
 internal import Hummingbird
 internal import HTTPTypes
 internal import NIOCore
-internal import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyRuntime
 internal import PolicyHTTP
 internal import Rules
 

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import PolicyEngine
-public import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyEngine
+@_spi(RuleAuthoring) public import PolicyRuntime
 internal import PolicyHTTP
 internal import Rules
 

@@ -1,4 +1,4 @@
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 /// The catalog of built-in rules, as one immutable registry.
 package enum BuiltinRules {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 extension RuleCompiler {
     /// A rule compiled so that the absence of `value`'s input does not skip it: for

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import PolicyCommandLine
-import PolicyEngine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 
 /// Which policy to compile, and the directories it may read files from.

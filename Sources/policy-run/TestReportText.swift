@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import PolicyAuthoring
 
 /// Test results as a person reads them: a line per case, what differed under a failure, the

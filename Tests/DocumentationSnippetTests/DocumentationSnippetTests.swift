@@ -25,6 +25,9 @@ struct DocumentationSnippetTests {
                     block = []
                 } else if var lines = block {
                     guard line != "```" else {
+                        block = nil
+                        // A rule-authoring block declares types: the example package compiles and runs it.
+                        if lines.first?.hasPrefix("@_spi(") == true { continue }
                         number += 1
                         let code = lines.filter { !$0.hasPrefix("import ") }.drop { $0.isEmpty }
                         let body = code.map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
@@ -34,7 +37,6 @@ struct DocumentationSnippetTests {
                         if !lines.contains(where: { $0.contains("await ") }) {
                             functions.append("/// \(path), snippet \(number), in a synchronous function.\nfunc \(name)\(number)Sync\(signature) throws {\n\(body)\n}")
                         }
-                        block = nil
                         continue
                     }
                     lines.append(line)
@@ -61,6 +63,18 @@ struct DocumentationSnippetTests {
         }
         let committed = try String(contentsOf: Self.generated, encoding: .utf8)
         #expect(committed == expected, "the docs' Swift blocks changed: run SNIPPETS_UPDATE=1 swift test --filter DocumentationSnippetTests")
+    }
+
+    /// docs/custom-rules.md shows the custom rule that `Examples/hummingbird-service` builds and
+    /// runs outside the package (so only what is public or SPI compiles): the same declarations.
+    @Test("the custom rule of docs/custom-rules.md is the example package's, declaration for declaration")
+    func customRuleIsTheExample() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/custom-rules.md"), encoding: .utf8)
+        let block = try #require(doc.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let declarations = try #require(block.components(separatedBy: "struct TenantRule").dropFirst().first?.components(separatedBy: "\nlet registry").first)
+        let example = try String(contentsOf: Self.root.appendingPathComponent("Examples/hummingbird-service/Sources/TenantRule/main.swift"), encoding: .utf8)
+        #expect(example.contains("struct TenantRule" + declarations), "docs/custom-rules.md and Examples/hummingbird-service/Sources/TenantRule/main.swift differ")
+        #expect(block.hasPrefix("@_spi(RuleAuthoring) import PolicyEngine\n") && example.contains("\n@_spi(RuleAuthoring) import PolicyEngine\n"))
     }
 
     /// CI runs `.ci/run`; the README promises that its test command is what CI runs.

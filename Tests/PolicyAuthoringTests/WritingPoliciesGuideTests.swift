@@ -1,6 +1,6 @@
 import Foundation
 import PolicyAuthoring
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Testing
 
 /// docs/writing-policies.md stays true: its policy and test file compile, pass, and are formatted.

@@ -1,4 +1,4 @@
-@testable import PolicyRuntime
+@_spi(RuleAuthoring) @testable import PolicyRuntime
 import Testing
 
 /// `any_of` whose every branch fails reports one finding: the most specific. Checked on the

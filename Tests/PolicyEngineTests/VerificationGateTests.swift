@@ -1,5 +1,5 @@
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Testing
 
 /// "Valid only if verified", on the engine alone: a registry whose only rule always passes,

@@ -1,5 +1,5 @@
 import HTTPTypes
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import PolicyHTTP
 import Rules
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing
 

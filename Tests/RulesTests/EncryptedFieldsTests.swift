@@ -1,7 +1,7 @@
 import Foundation
 import PolicyCrypto
-import PolicyEngine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing
 

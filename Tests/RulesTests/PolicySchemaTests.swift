@@ -1,6 +1,6 @@
 import Foundation
-import PolicyEngine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing
 

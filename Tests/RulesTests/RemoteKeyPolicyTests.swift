@@ -2,8 +2,8 @@ import FlyingFox
 import Foundation
 import KeyServer
 import Logging
-import PolicyEngine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing
 

@@ -1,5 +1,5 @@
-import PolicyEngine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing
 

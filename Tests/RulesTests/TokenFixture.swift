@@ -1,5 +1,5 @@
-import PolicyEngine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 
 /// Keys generated once per test run and tokens signed with them, so rule tests state claims and

@@ -1,5 +1,5 @@
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Testing
 
 /// `policy-run batch` run as a user would: JSON-lines output, summary, exit codes.

@@ -1,5 +1,5 @@
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Testing
 
 /// `policy-run diff`: a change to okta-id-token judged over a generated log.

@@ -1,5 +1,5 @@
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Testing
 
 /// `check`, `lint` and `explain` run as a user would, on the bundled reference policies.

@@ -5,7 +5,7 @@
 /// Shapes describe structure and the values a key allows outright (an enumeration, a bound);
 /// finer checks (an unknown algorithm, an undeclared input) stay with the compiler, whose
 /// diagnostics are located and carry hints.
-public indirect enum ArgumentShape: Sendable {
+@_spi(RuleAuthoring) public indirect enum ArgumentShape: Sendable {
     /// A string, which may refer to inputs (`${name}`).
     case string
     /// A string or a non-empty list of strings.

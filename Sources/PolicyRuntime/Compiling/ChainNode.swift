@@ -1,5 +1,5 @@
 /// The compiled form of a policy: a tree of rules and combinators, built once and evaluated many times.
-public indirect enum ChainNode: Sendable {
+@_spi(RuleAuthoring) public indirect enum ChainNode: Sendable {
     case rule(CompiledRule)
     /// Every child must hold (in fail-fast mode, stops at the first failure).
     case all([ChainNode], Composite)

@@ -4,7 +4,7 @@ internal import Foundation
 /// compile each rule through the registry, and order the chain.
 ///
 /// Every problem is collected in one pass; the compile throws them all, sorted by location.
-public struct PolicyCompiler: Sendable {
+@_spi(RuleAuthoring) public struct PolicyCompiler: Sendable {
     /// The rules and settings each section accepts.
     public let registry: RuleRegistry
     /// The environment `${env:NAME}` reads (in `keys` only).

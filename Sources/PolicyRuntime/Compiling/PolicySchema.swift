@@ -4,20 +4,20 @@
 ///
 /// The schema checks structure and the values a key allows outright; what needs the policy as a
 /// whole (an undeclared input, a key file that does not exist) stays with `policy-run lint`.
-public struct PolicySchema: Sendable {
+package struct PolicySchema: Sendable {
     /// The rules and settings each section accepts.
-    public let registry: RuleRegistry
+    package let registry: RuleRegistry
     /// The schema of one matcher (section 3), supplied by the catalog that defines matchers.
-    public let matcher: JSONValue
+    package let matcher: JSONValue
 
     /// A schema of `registry`, whose matchers are described by `matcher`.
-    public init(registry: RuleRegistry, matcher: JSONValue) {
+    package init(registry: RuleRegistry, matcher: JSONValue) {
         self.registry = registry
         self.matcher = matcher
     }
 
     /// The schema document.
-    public var document: JSONValue {
+    package var document: JSONValue {
         let sections = registry.sections.keys.sorted()
         var properties = JSONObject([
             "policy": Self.described("the policy's name, unique in its directory", .object(JSONObject([
@@ -140,7 +140,7 @@ public struct PolicySchema: Sendable {
     }
 
     /// The JSON Schema of `shape`.
-    public static func schema(_ shape: ArgumentShape) -> JSONValue {
+    package static func schema(_ shape: ArgumentShape) -> JSONValue {
         switch shape {
         case .string: return type("string")
         case .strings: return anyOf([type("string"), list(type("string"), nonEmpty: true)])
@@ -172,12 +172,12 @@ public struct PolicySchema: Sendable {
     }
 
     /// `{"type": name}`.
-    public static func type(_ name: String) -> JSONValue { .object(JSONObject(["type": .string(name)])) }
+    package static func type(_ name: String) -> JSONValue { .object(JSONObject(["type": .string(name)])) }
 
     static func reference(_ name: String) -> JSONValue { .object(JSONObject(["$ref": .string("#/$defs/\(name)")])) }
 
     /// `{"anyOf": schemas}`.
-    public static func anyOf(_ schemas: [JSONValue]) -> JSONValue { .object(JSONObject(["anyOf": .array(schemas)])) }
+    package static func anyOf(_ schemas: [JSONValue]) -> JSONValue { .object(JSONObject(["anyOf": .array(schemas)])) }
 
     static func list(_ item: JSONValue, nonEmpty: Bool) -> JSONValue {
         var object = JSONObject(["type": .string("array"), "items": item])
@@ -186,7 +186,7 @@ public struct PolicySchema: Sendable {
     }
 
     /// `schema` with a `description`, for an editor's hover text.
-    public static func described(_ description: String, _ schema: JSONValue) -> JSONValue {
+    package static func described(_ description: String, _ schema: JSONValue) -> JSONValue {
         guard case var .object(object) = schema else { return schema }
         object.set("description", .string(description))
         return .object(object)

@@ -4,11 +4,12 @@ internal import Foundation
 ///
 /// `${name}` alone keeps the input's own type; inside a longer string it is interpolated as text.
 /// Values are resolved per evaluation; everything else about them is settled at compile time.
-public enum PolicyValue: Sendable, Equatable {
+@_spi(RuleAuthoring) public enum PolicyValue: Sendable, Equatable {
     case literal(JSONValue)
     case input(String)
     case interpolated([Part])
 
+    /// A piece of an interpolated string: literal text, or an input's value as text.
     public enum Part: Sendable, Equatable {
         case text(String)
         case input(String)

@@ -3,7 +3,7 @@
 /// A rule type names its YAML key, reads its arguments through a `RuleCompiler` (which records
 /// located diagnostics), and evaluates a decoded subject. Rules are pure: the time, the inputs and
 /// the keys come in the context, so a compiled rule is reused across threads and subjects.
-public protocol Rule: Sendable {
+@_spi(RuleAuthoring) public protocol Rule: Sendable {
     /// The key the rule is written under in its section, e.g. `issuer`.
     static var key: String { get }
     /// One line on what the rule checks, for `explain` and the docs.
@@ -41,7 +41,7 @@ public protocol Rule: Sendable {
 }
 
 /// A rule that checks a token inside the token with another policy (`embedded_tokens`).
-public protocol TokenEmbeddingRule: Rule {
+@_spi(RuleAuthoring) public protocol TokenEmbeddingRule: Rule {
     /// The claim that holds the token, and the policy it must satisfy.
     var embeddedPolicy: (claim: ClaimPath, policy: Policy) { get }
     /// The tokens inside `token` this rule will check, so that the remote keys they need are
@@ -61,7 +61,7 @@ extension Rule {
 }
 
 /// What a failed rule says about the caller.
-public enum RuleFailureMeaning: Sendable {
+@_spi(RuleAuthoring) public enum RuleFailureMeaning: Sendable {
     /// The credential itself is not acceptable: not authentic, not current, not meant for us
     /// (HTTP 401, RFC 6750 `invalid_token`).
     case notAuthenticated
@@ -75,7 +75,7 @@ public enum RuleFailureMeaning: Sendable {
 /// The signature comes before every claim so that no claim rule can end a chain for a token
 /// that did not verify: a forgery is reported `signature_invalid`, never as a mismatch whose
 /// message quotes what the policy expects (SECURITY.md, "Signature first").
-public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
+@_spi(RuleAuthoring) public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
     case structure
     case header
     case signature
@@ -91,7 +91,7 @@ public enum RulePhase: Int, Sendable, Comparable, Codable, CaseIterable {
 ///
 /// A class: the chain is walked for every token, and passing a reference costs one retain where
 /// copying the value would retain its rule, id, location and inputs each.
-public final class CompiledRule: Sendable {
+@_spi(RuleAuthoring) public final class CompiledRule: Sendable {
     /// The compiled rule itself.
     public let rule: any Rule
     /// The rule's name in verdicts: `token.expires`, `token.claims.cid`.

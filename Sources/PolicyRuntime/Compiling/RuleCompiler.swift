@@ -5,7 +5,7 @@ internal import Foundation
 ///
 /// Readers return nil after recording an error, so a rule stops reading that value and the
 /// compiler goes on to report every other problem in the same pass.
-public struct RuleCompiler: Sendable {
+@_spi(RuleAuthoring) public struct RuleCompiler: Sendable {
     /// The section being compiled (`token`), and its YAML mapping for settings such as `leeway`.
     public let sectionName: String
     /// The section's YAML mapping.

@@ -1,10 +1,11 @@
 /// The rules and settings each policy section accepts: an immutable value built from a list of
 /// rule types, never a global mutable map.
-public struct RuleRegistry: Sendable {
+@_spi(RuleAuthoring) public struct RuleRegistry: Sendable {
     /// What one section (`token`, ...) accepts.
     public struct Section: Sendable {
         /// The section's key at the top of a policy: `token`, `request`.
         public let name: String
+        /// The rule types of the section, in registration order.
         public private(set) var rules: [any Rule.Type]
         /// Keys that configure the section rather than check something (`leeway`, `limits`).
         public let settings: [String: SectionSetting]
@@ -63,6 +64,7 @@ public struct RuleRegistry: Sendable {
         }
     }
 
+    /// The sections a policy may have, by name.
     public private(set) var sections: [String: Section]
 
     /// A registry of `sections`; each name once, each key once per section (a programmer

@@ -3,7 +3,7 @@
 /// Rules never read the clock or the environment themselves; that keeps them pure and lets a
 /// batch judge each record as of its own time. A class, because every rule of the chain reads
 /// it: one reference passed around costs less than copying its dictionaries and token.
-public final class EvaluationContext: Sendable {
+@_spi(RuleAuthoring) public final class EvaluationContext: Sendable {
     /// The evaluation instant, in seconds since the Unix epoch.
     public let now: Double
     /// The inputs supplied for this evaluation, with declared defaults filled in.
@@ -22,7 +22,7 @@ public final class EvaluationContext: Sendable {
 
     /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
     /// sets it resolved and its signature cache.
-    public init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
+    package init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
                 keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false) {
         self.now = now
         self.inputs = inputs
@@ -78,7 +78,7 @@ public final class EvaluationContext: Sendable {
 /// context that holds it).
 public final class DecodedToken: Sendable {
     /// The signed token: the token itself, or a nested token's inner JWS; nil for `format: jwe`.
-    public let jws: CompactJWS?
+    package let jws: CompactJWS?
     /// The header rules check: the JWS header, or for `format: jwe` the JWE protected header.
     public let header: JOSEHeader
     /// The token's claims (of the signed token inside, for `nested`), read in place.
@@ -94,12 +94,12 @@ public final class DecodedToken: Sendable {
     let signedBytesDigest: ContentDigest?
 
     /// A decoded token whose claims are given as an object: for tests of rules.
-    public convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
+    package convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
         self.init(jws: jws, header: header, claims: JSONObjectView(claims), byteCount: byteCount, decryptedBy: decryptedBy)
     }
 
     /// A decoded token.
-    public convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
+    package convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
         self.init(jws: jws, header: header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy, digesting: false)
     }
 

@@ -17,19 +17,19 @@ public struct Policy: Sendable {
     /// The values a valid verdict hands over.
     public let outputs: [OutputDeclaration]
     /// The token's packaging and size bounds, applied before any rule runs.
-    public let envelope: TokenEnvelope
+    package let envelope: TokenEnvelope
     /// The JWS algorithms the `token` section allows, in policy order; empty without a token
     /// section and for `format: jwe`, whose tokens are never signed.
     public let algorithms: [JWSAlgorithm]
     /// The chain every subject goes through.
-    public let root: ChainNode
+    @_spi(RuleAuthoring) public let root: ChainNode
     /// The files the policy was compiled from, the policy's own first, then its bases.
     public let files: [String]
     /// Lint warnings found while compiling (the policy compiled despite them).
     public let warnings: [Diagnostic]
 
     /// Every key source the policy names, for verification and decryption, in policy order.
-    public let keySources: [KeySource]
+    package let keySources: [KeySource]
     /// Where remote key sets are fetched and kept; shared with every policy compiled with it.
     public let keyCache: JWKSCache
     /// The `jwks_uri` and `discovery` sources among `keySources`, each once.

@@ -12,5 +12,6 @@ public protocol PolicySubject: Sendable {
 }
 
 extension PolicySubject {
+    /// By default a subject carries no token.
     public var embeddedTokens: [String] { [] }
 }

@@ -1,5 +1,5 @@
 /// What one rule concluded about one subject.
-public struct RuleOutcome: Sendable {
+@_spi(RuleAuthoring) public struct RuleOutcome: Sendable {
     /// How a rule ended.
     public enum Status: String, Sendable, Codable {
         case pass

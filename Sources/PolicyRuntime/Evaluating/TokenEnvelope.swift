@@ -1,7 +1,7 @@
 /// How a policy's tokens are packaged, and the bounds that apply before any rule runs.
-public struct TokenEnvelope: Sendable {
+package struct TokenEnvelope: Sendable {
     /// `token.format`: signed, encrypted, or signed then encrypted.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         /// A compact JWS.
         case jws
         /// A compact JWE whose plaintext is the claims; decryption is what authenticates it.
@@ -11,36 +11,36 @@ public struct TokenEnvelope: Sendable {
     }
 
     /// `jws`, `jwe` or `nested`.
-    public var format: Format
+    package var format: Format
     /// The size and depth bounds of a presented token.
-    public var limits: TokenLimits
+    package var limits: TokenLimits
     /// The decryption settings; present exactly when `format` is `jwe` or `nested`.
-    public var decryption: TokenDecryption?
+    package var decryption: TokenDecryption?
 
     /// An envelope; `decryption` is required for `jwe` and `nested`.
-    public init(format: Format = .jws, limits: TokenLimits = .standard, decryption: TokenDecryption? = nil) {
+    package init(format: Format = .jws, limits: TokenLimits = .standard, decryption: TokenDecryption? = nil) {
         self.format = format
         self.limits = limits
         self.decryption = decryption
     }
 
     /// A signed compact JWS within the standard limits.
-    public static let standard = TokenEnvelope()
+    package static let standard = TokenEnvelope()
 }
 
 /// `token.decryption`: which JWE algorithms are accepted and which keys decrypt.
-public struct TokenDecryption: Sendable {
+package struct TokenDecryption: Sendable {
     /// The JWE `alg` values allowed.
-    public let keyAlgorithms: [JWEKeyAlgorithm]
+    package let keyAlgorithms: [JWEKeyAlgorithm]
     /// The JWE `enc` values allowed.
-    public let contentEncryptions: [JWEContentEncryption]
+    package let contentEncryptions: [JWEContentEncryption]
     /// Where the private decryption keys come from (local only).
-    public let keys: KeySource
+    package let keys: KeySource
     /// Where `decryption` is written, for findings about it.
-    public let location: SourceLocation
+    package let location: SourceLocation
 
     /// Decryption settings, as `token.decryption` writes them.
-    public init(keyAlgorithms: [JWEKeyAlgorithm], contentEncryptions: [JWEContentEncryption], keys: KeySource, location: SourceLocation) {
+    package init(keyAlgorithms: [JWEKeyAlgorithm], contentEncryptions: [JWEContentEncryption], keys: KeySource, location: SourceLocation) {
         self.keyAlgorithms = keyAlgorithms
         self.contentEncryptions = contentEncryptions
         self.keys = keys

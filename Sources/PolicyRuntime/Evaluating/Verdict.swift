@@ -82,7 +82,7 @@ public struct Verdict: Sendable, Codable {
 
     /// Writes the verdict's members in section 8 order, so that a batch line can put its own
     /// members (line, input, claims) around them without building a JSON tree.
-    public func writeMembers(to writer: inout JSONWriter) {
+    package func writeMembers(to writer: inout JSONWriter) {
         writer.member("policy", policy)
         writer.member("valid", valid)
         writer.member("verified", verified)

@@ -6,27 +6,27 @@ internal import PolicyCrypto
 /// algorithms fix (IV, tag, encrypted key), refuses an ephemeral key that is not on the
 /// recipient's curve, and fails every problem after key selection with one `decryption_failed`,
 /// so failures do not reveal which step broke.
-public struct CompactJWE: Sendable {
+package struct CompactJWE: Sendable {
     /// The protected header.
-    public let header: JOSEHeader
+    package let header: JOSEHeader
     /// The key-management algorithm.
-    public let keyAlgorithm: JWEKeyAlgorithm
+    package let keyAlgorithm: JWEKeyAlgorithm
     /// The content-encryption algorithm.
-    public let contentEncryption: JWEContentEncryption
-    public let encryptedKey: [UInt8]
-    public let initializationVector: [UInt8]
-    public let ciphertext: [UInt8]
-    public let authenticationTag: [UInt8]
+    package let contentEncryption: JWEContentEncryption
+    package let encryptedKey: [UInt8]
+    package let initializationVector: [UInt8]
+    package let ciphertext: [UInt8]
+    package let authenticationTag: [UInt8]
     /// `ASCII(BASE64URL(protected header))`, the additional authenticated data.
-    public let additionalData: [UInt8]
+    package let additionalData: [UInt8]
 
     /// Parses a compact JWE from text.
-    public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
+    package init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
         self = try ContiguousBytes.with(token.utf8) { buffer throws(JOSEError) in try CompactJWE(buffer, limits: limits) }
     }
 
     /// Parses a compact JWE from its ASCII bytes.
-    public init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
         let (dots, header) = try CompactSerialization.split(bytes, parts: 5, what: "JWE", limits: limits)
         self.header = header
         let object = header.object
@@ -47,7 +47,7 @@ public struct CompactJWE: Sendable {
     /// Why the parts cannot belong to this `alg` and `enc`, checked without a key: the IV and
     /// tag lengths the content encryption requires, and an encrypted key that is empty exactly
     /// when the key management puts none there (`dir`, `ECDH-ES`). Nil when the shape fits.
-    public var shapeProblem: String? {
+    package var shapeProblem: String? {
         guard initializationVector.count == contentEncryption.ivByteCount else {
             return "\(contentEncryption.rawValue) needs a \(contentEncryption.ivByteCount)-byte IV, found \(initializationVector.count)"
         }
@@ -72,7 +72,7 @@ public struct CompactJWE: Sendable {
     }
 
     /// Decrypts with `key`. `understoodCritical` lists the `crit` extensions the caller processes.
-    public func decrypt(with key: JWK, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
+    package func decrypt(with key: JWK, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
         if let unknown = header.critical.first(where: { !understoodCritical.contains($0) }) {
             throw JOSEError(.critUnsupported, "the JWE marks '\(unknown)' critical, and it is not understood")
         }
@@ -94,11 +94,11 @@ public struct CompactJWE: Sendable {
     }
 
     /// The one message of every decryption failure after key selection.
-    public static let uniformFailure = "the JWE does not decrypt with this key (altered, or for another key)"
+    package static let uniformFailure = "the JWE does not decrypt with this key (altered, or for another key)"
 
     /// Decrypts with the key of `keys` this JWE is for: the one named by `kid` when the header
     /// has one, otherwise each key that may serve the algorithm in turn.
-    public func decrypt(with keys: JWKSet, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
+    package func decrypt(with keys: JWKSet, understoodCritical: Set<String> = []) throws(JOSEError) -> [UInt8] {
         let candidates: [JWK]
         if let kid = header.kid {
             candidates = keys.keys.filter { $0.kid?.isExactly(kid) == true }
@@ -122,7 +122,7 @@ public struct CompactJWE: Sendable {
     ///
     /// `header` holds extra protected parameters (a `kid`, a server `nonce`); `alg`, `enc` and
     /// the algorithm's own parameters (`epk`, `iv`, `tag`) are set here.
-    public static func encrypt(
+    package static func encrypt(
         _ plaintext: [UInt8], to key: JWK, keyAlgorithm: JWEKeyAlgorithm,
         contentEncryption: JWEContentEncryption, header extra: JSONObject = JSONObject()
     ) throws(JOSEError) -> String {

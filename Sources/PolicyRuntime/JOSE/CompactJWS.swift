@@ -6,32 +6,32 @@ internal import PolicyCrypto
 /// a string `alg` that is not `none`, a well-formed `crit` — and keeps the signing input as the
 /// original bytes, so verification hashes exactly what was signed. Whether the signature is
 /// valid is a separate question, answered by `verify`.
-public struct CompactJWS: Sendable {
+package struct CompactJWS: Sendable {
     /// The protected header.
-    public let header: JOSEHeader
+    package let header: JOSEHeader
     /// The algorithm named by the header.
-    public let algorithm: JWSAlgorithm
+    package let algorithm: JWSAlgorithm
     /// The decoded payload bytes.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
     /// The signing input followed by the decoded signature: one allocation for both, since
     /// per-token allocations, not parsing, dominate the cost of a fast signature check.
     private let storage: [UInt8]
     private let signingInputCount: Int
 
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
-    public var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
+    package var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
     /// The decoded signature bytes.
-    public var signature: ArraySlice<UInt8> { storage[signingInputCount...] }
+    package var signature: ArraySlice<UInt8> { storage[signingInputCount...] }
     /// The signing input and the signature together: what identifies a signature check.
     package var signedBytes: [UInt8] { storage }
 
     /// Parses a compact JWS from text.
-    public init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
+    package init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
         self = try ContiguousBytes.with(token.utf8) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
     }
 
     /// Parses a compact JWS from its ASCII bytes.
-    public init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
         let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits)
         self.header = header
         algorithm = try JWSAlgorithm(name: header.algorithmName)
@@ -53,13 +53,13 @@ public struct CompactJWS: Sendable {
     }
 
     /// The payload parsed as a JSON object: the claims of a JWT.
-    public func claims(limits: TokenLimits = .standard) throws(JOSEError) -> JSONObject {
+    package func claims(limits: TokenLimits = .standard) throws(JOSEError) -> JSONObject {
         try Self.claimsSet(payload, limits: limits, what: "the JWS payload")
     }
 
     /// A payload read as a JWT Claims Set (RFC 7519 §7.2 step 10): a JSON object. Anything else is
     /// `malformed_token` saying so, without quoting the payload (for a JWE, it was encrypted).
-    public static func claimsSet(_ payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) -> JSONObject {
+    package static func claimsSet(_ payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) -> JSONObject {
         do {
             return try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(payload, what: what)
         } catch where error.code == .jsonTooDeep {
@@ -72,7 +72,7 @@ public struct CompactJWS: Sendable {
 
     /// Whether the signature verifies with `key`. Throws when the key may not be used for this
     /// token's algorithm; returns false when it may but the signature is wrong.
-    public func verify(with key: JWK) throws(JOSEError) -> Bool {
+    package func verify(with key: JWK) throws(JOSEError) -> Bool {
         let verifier = try key.verifier(for: algorithm)
         return storage.withUnsafeBytes { bytes in
             verifier.verify(signature: UnsafeRawBufferPointer(rebasing: bytes[signingInputCount...]),
@@ -82,7 +82,7 @@ public struct CompactJWS: Sendable {
 
     /// The key of `keys` that verifies the signature, chosen by `kid` when the header has one;
     /// nil when a candidate exists but none verifies. Throws when no key may be tried.
-    public func verify(with keys: JWKSet, requireKid: Bool = false) throws(JOSEError) -> JWK? {
+    package func verify(with keys: JWKSet, requireKid: Bool = false) throws(JOSEError) -> JWK? {
         for key in try keys.candidates(for: algorithm, kid: header.kid, requireKid: requireKid) {
             if try verify(with: key) { return key }
         }
@@ -92,7 +92,7 @@ public struct CompactJWS: Sendable {
     /// Signs `payload` with `key` and returns the compact serialization.
     ///
     /// `header` holds extra parameters; `alg` is set from `algorithm`.
-    public static func sign(payload: [UInt8], header: JSONObject = JSONObject(), algorithm: JWSAlgorithm, key: JWK) throws(JOSEError) -> String {
+    package static func sign(payload: [UInt8], header: JSONObject = JSONObject(), algorithm: JWSAlgorithm, key: JWK) throws(JOSEError) -> String {
         var fullHeader = JSONObject(["alg": .string(algorithm.rawValue)])
         for member in header.members where member.name != "alg" { fullHeader.set(member.name, member.value) }
         let signingInput = Base64URL.encodeBytes(JSONValue.object(fullHeader).serializedBytes())

@@ -35,7 +35,7 @@ public struct JSONObjectView: Sendable {
     /// - Parameter what: the payload in messages ("the JWS payload").
     /// - Throws: what `CompactJWS.claimsSet` throws for the same payload, with the same message:
     ///   `malformed_token`, or `json_too_deep`.
-    public init(claimsPayload payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) {
+    package init(claimsPayload payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) {
         try self.init(payload, maxDepth: limits.maxJSONDepth) { bytes throws(JOSEError) in try CompactJWS.claimsSet(bytes, limits: limits, what: what) }
     }
 

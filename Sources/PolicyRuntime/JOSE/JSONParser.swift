@@ -3,29 +3,29 @@
 /// It rejects what lenient parsers let through and attackers use to make two parsers disagree:
 /// duplicate member names, invalid UTF-8 (including lone surrogate escapes), nesting past a depth
 /// limit, non-finite numbers, leading zeros, a byte-order mark and trailing content.
-public struct JSONParser: Sendable {
+package struct JSONParser: Sendable {
     /// The deepest `{`/`[` nesting accepted; the top-level object or array counts as 1. At most
     /// `deepestSupported`, whatever is asked.
-    public var maxDepth: Int
+    package var maxDepth: Int
 
     /// The deepest nesting the parser accepts at all. It parses recursively, and so do the
     /// comparison, serialization and release of the values it builds: 1,000 levels stay far
     /// inside the smallest thread stack it runs on (a task on the cooperative pool, a sanitizer
     /// build), where about 5,000 overflow a debug build's.
-    public static let deepestSupported = 1000
+    package static let deepestSupported = 1000
 
     /// Creates a parser with a depth limit (default 64, at most `deepestSupported`).
-    public init(maxDepth: Int = 64) {
+    package init(maxDepth: Int = 64) {
         self.maxDepth = min(maxDepth, Self.deepestSupported)
     }
 
     /// Parses one JSON text from UTF-8 bytes.
-    public func parse(_ bytes: some Collection<UInt8>) throws(JOSEError) -> JSONValue {
+    package func parse(_ bytes: some Collection<UInt8>) throws(JOSEError) -> JSONValue {
         try ContiguousBytes.with(bytes) { buffer throws(JOSEError) in try parse(buffer) }
     }
 
     /// Parses one JSON text from a UTF-8 buffer.
-    public func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> JSONValue {
+    package func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> JSONValue {
         var cursor = JSONCursor(bytes: buffer, maxDepth: min(maxDepth, Self.deepestSupported))
         cursor.skipWhitespace()
         let value = try cursor.parseValue(depth: 0)
@@ -37,7 +37,7 @@ public struct JSONParser: Sendable {
     }
 
     /// Parses UTF-8 bytes that must hold a JSON object.
-    public func parseObject(_ bytes: some Collection<UInt8>, what: String) throws(JOSEError) -> JSONObject {
+    package func parseObject(_ bytes: some Collection<UInt8>, what: String) throws(JOSEError) -> JSONObject {
         let value = try parse(bytes)
         guard case let .object(object) = value else {
             throw JOSEError(.invalidJSON, "\(what) must be a JSON object, found \(value.typeName)")

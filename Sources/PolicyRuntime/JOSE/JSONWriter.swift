@@ -5,9 +5,9 @@
 /// token. The CLI prints a verdict with the same writer, indented, so there is one serializer.
 /// Commas, line breaks and indentation are placed by the writer; callers only open, name, write
 /// and close.
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
     /// The text written so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// Whether the next member or element needs a comma before it.
     private var needsComma = false
     /// Two spaces per level and a line per member or element; empty containers stay `{}` and `[]`.
@@ -18,16 +18,16 @@ public struct JSONWriter: Sendable {
     private var valueFollowsKey = false
 
     /// A writer of compact text, or of indented text when `pretty`.
-    public init(capacity: Int = 256, pretty: Bool = false) {
+    package init(capacity: Int = 256, pretty: Bool = false) {
         bytes.reserveCapacity(capacity)
         self.pretty = pretty
     }
 
     /// The text written so far.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Empties the text, keeping its storage for the next value.
-    public mutating func reset() {
+    package mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         needsComma = false
         depth = 0
@@ -35,13 +35,13 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends a raw byte between values, such as the newline ending a JSON line.
-    public mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         bytes.append(byte)
         needsComma = false
     }
 
     /// Opens an object; name each member with `key` (or `member`), then close it with `endObject`.
-    public mutating func beginObject() {
+    package mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         depth += 1
@@ -49,12 +49,12 @@ public struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost object.
-    public mutating func endObject() {
+    package mutating func endObject() {
         close(UInt8(ascii: "}"))
     }
 
     /// Opens an array; write its elements, then close it with `endArray`.
-    public mutating func beginArray() {
+    package mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         depth += 1
@@ -62,7 +62,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost array.
-    public mutating func endArray() {
+    package mutating func endArray() {
         close(UInt8(ascii: "]"))
     }
 
@@ -75,7 +75,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// A member name inside an object; its value comes next.
-    public mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         separate()
         writeQuoted(name)
         bytes.append(UInt8(ascii: ":"))
@@ -85,26 +85,26 @@ public struct JSONWriter: Sendable {
     }
 
     /// A member whose value is a string: `key` then `string`.
-    public mutating func member(_ name: String, _ text: String) {
+    package mutating func member(_ name: String, _ text: String) {
         key(name)
         string(text)
     }
 
     /// A member whose value is `true` or `false`.
-    public mutating func member(_ name: String, _ flag: Bool) {
+    package mutating func member(_ name: String, _ flag: Bool) {
         key(name)
         bool(flag)
     }
 
     /// A string, escaped as RFC 8259 requires.
-    public mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         separate()
         writeQuoted(text)
         needsComma = true
     }
 
     /// An integer.
-    public mutating func integer(_ value: Int64) {
+    package mutating func integer(_ value: Int64) {
         separate()
         if value >= 0, value < 10 {
             bytes.append(UInt8(ascii: "0") + UInt8(value))
@@ -115,21 +115,21 @@ public struct JSONWriter: Sendable {
     }
 
     /// `true` or `false`.
-    public mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
     /// `null`.
-    public mutating func null() {
+    package mutating func null() {
         separate()
         bytes.append(contentsOf: Self.nullBytes)
         needsComma = true
     }
 
     /// A number; JSON has no NaN or infinity, so those are written as `null`.
-    public mutating func number(_ number: JSONNumber) {
+    package mutating func number(_ number: JSONNumber) {
         if case let .integer(value) = number { return integer(value) }
         if case let .decimal(value) = number, !value.isFinite { return null() }
         separate()
@@ -138,7 +138,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// A whole value, members in their order.
-    public mutating func value(_ value: JSONValue) {
+    package mutating func value(_ value: JSONValue) {
         switch value {
         case .null: null()
         case let .bool(flag): bool(flag)

@@ -3,7 +3,7 @@ internal import PolicyCrypto
 ///
 /// RSA1_5 (padding-oracle prone) and PBES2 (password-based, a brute-force and CPU-exhaustion
 /// target) are deliberately absent; naming them fails with `unsupported_algorithm`.
-public enum JWEKeyAlgorithm: String, Sendable, CaseIterable, Codable {
+package enum JWEKeyAlgorithm: String, Sendable, CaseIterable, Codable {
     case rsaOAEP = "RSA-OAEP"
     case rsaOAEP256 = "RSA-OAEP-256"
     case ecdhES = "ECDH-ES"
@@ -19,7 +19,7 @@ public enum JWEKeyAlgorithm: String, Sendable, CaseIterable, Codable {
     case direct = "dir"
 
     /// Reads a header or policy `alg` value.
-    public init(name: String) throws(JOSEError) {
+    package init(name: String) throws(JOSEError) {
         if let known = JWEKeyAlgorithm.exactly(name) {
             self = known
             return
@@ -59,7 +59,7 @@ public enum JWEKeyAlgorithm: String, Sendable, CaseIterable, Codable {
 }
 
 /// A JWE content-encryption algorithm (RFC 7518 §5).
-public enum JWEContentEncryption: String, Sendable, CaseIterable, Codable {
+package enum JWEContentEncryption: String, Sendable, CaseIterable, Codable {
     case a128GCM = "A128GCM"
     case a192GCM = "A192GCM"
     case a256GCM = "A256GCM"
@@ -68,7 +68,7 @@ public enum JWEContentEncryption: String, Sendable, CaseIterable, Codable {
     case a256CBCHS512 = "A256CBC-HS512"
 
     /// Reads a header or policy `enc` value.
-    public init(name: String) throws(JOSEError) {
+    package init(name: String) throws(JOSEError) {
         guard let known = JWEContentEncryption.exactly(name) else {
             throw JOSEError(.unsupportedAlgorithm, "unsupported JWE content encryption '\(name)'")
         }
@@ -76,7 +76,7 @@ public enum JWEContentEncryption: String, Sendable, CaseIterable, Codable {
     }
 
     /// The content-encryption key length in bytes (both halves for the CBC-HMAC composites).
-    public var keyByteCount: Int {
+    package var keyByteCount: Int {
         switch self {
         case .a128GCM: 16
         case .a192GCM: 24
@@ -88,10 +88,10 @@ public enum JWEContentEncryption: String, Sendable, CaseIterable, Codable {
     }
 
     /// The IV length in bytes the algorithm requires.
-    public var ivByteCount: Int { isGCM ? 12 : 16 }
+    package var ivByteCount: Int { isGCM ? 12 : 16 }
 
     /// The authentication tag length in bytes the algorithm requires.
-    public var tagByteCount: Int { isGCM ? 16 : keyByteCount / 2 }
+    package var tagByteCount: Int { isGCM ? 16 : keyByteCount / 2 }
 
     var isGCM: Bool {
         switch self {

@@ -6,7 +6,7 @@ extension JWK {
     ///
     /// A key used directly (`dir`) is the content key itself, so its `alg` may name the
     /// content encryption instead (RFC 7520 §5.6 labels its key `A128GCM`).
-    public func encryptionRestriction(for algorithm: JWEKeyAlgorithm, contentEncryption: JWEContentEncryption? = nil, decrypting: Bool) -> JOSEError? {
+    package func encryptionRestriction(for algorithm: JWEKeyAlgorithm, contentEncryption: JWEContentEncryption? = nil, decrypting: Bool) -> JOSEError? {
         let name = kid.map { "key '\($0)'" } ?? "the key"
         if let use, use != "enc" {
             return JOSEError(.keyMismatch, "\(name) has use '\(use)', not 'enc'")

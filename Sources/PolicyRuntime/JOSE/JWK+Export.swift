@@ -4,7 +4,7 @@ internal import PolicyCrypto
 extension JWK {
     /// The members that define the public key (RFC 7638 §3.2), in lexicographic order; for
     /// `oct`, the secret itself.
-    public func requiredMembers() throws(JOSEError) -> JSONObject {
+    package func requiredMembers() throws(JOSEError) -> JSONObject {
         switch material {
         case let .asymmetric(.rsa(key)):
             let (n, e) = (key.modulus, key.publicExponent)
@@ -21,13 +21,13 @@ extension JWK {
     }
 
     /// The RFC 7638 thumbprint: base64url(SHA-256(the required members as compact JSON)).
-    public func thumbprint() throws(JOSEError) -> String {
+    package func thumbprint() throws(JOSEError) -> String {
         Base64URL.encode(DigestAlgorithm.sha256.hash(JSONValue.object(try requiredMembers()).serializedBytes()))
     }
 
     /// The public JWK with its `kid`, `use`, `key_ops` and `alg`; never private parts
     /// (an `oct` key has no public form and is refused).
-    public func publicJSON() throws(JOSEError) -> JSONObject {
+    package func publicJSON() throws(JOSEError) -> JSONObject {
         guard type != .oct else { throw JOSEError(.keyMismatch, "a symmetric key has no public form") }
         var object = try requiredMembers()
         if let kid { object.set("kid", .string(kid)) }

@@ -1,4 +1,4 @@
-public import PolicyCrypto
+package import PolicyCrypto
 
 /// A JSON Web Key (RFC 7517) parsed, validated and made ready to use.
 ///
@@ -6,15 +6,15 @@ public import PolicyCrypto
 /// the crypto layer (`AsymmetricKey`, or an HMAC secret) once, and a verifier is prepared for every
 /// JWS algorithm the key may serve. What a key may serve is the intersection of its type and
 /// curve, its own `alg`, `use` and `key_ops`: an RSA public key can never act as an HMAC secret.
-public struct JWK: Sendable {
+package struct JWK: Sendable {
     /// The type and curve of a key.
-    public enum KeyType: Sendable, Equatable, CustomStringConvertible {
+    package enum KeyType: Sendable, Equatable, CustomStringConvertible {
         case rsa
         case ec(EllipticCurve)
         case okp(OctetKeyCurve)
         case oct
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .rsa: "RSA"
             case let .ec(curve): "EC \(curve.jwkName)"
@@ -25,19 +25,19 @@ public struct JWK: Sendable {
     }
 
     /// The key's type and curve.
-    public let type: KeyType
+    package let type: KeyType
     /// The key ID (`kid`), if any.
-    public let kid: String?
+    package let kid: String?
     /// The intended use (`use`: `sig` or `enc`), if stated.
-    public let use: String?
+    package let use: String?
     /// The permitted operations (`key_ops`), if stated.
-    public let keyOperations: [String]?
+    package let keyOperations: [String]?
     /// The algorithm the key is restricted to (`alg`), if stated.
-    public let algorithm: String?
+    package let algorithm: String?
     /// Whether the key holds private (or secret) material.
-    public let isPrivate: Bool
+    package let isPrivate: Bool
     /// The key size in bits: the modulus, the curve order, or the secret's length.
-    public let bits: Int
+    package let bits: Int
     /// The certificates of `x5c`, leaf first; the leaf's key is checked to be this key.
     package let certificateChain: [X509Certificate]
 
@@ -61,12 +61,12 @@ public struct JWK: Sendable {
     }
 
     /// Parses a JWK from JSON text.
-    public init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         try self.init(object: JSONParser().parseObject(bytes, what: "a JWK"), options: options)
     }
 
     /// Parses and validates a JWK object.
-    public init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         let reader = JWKMemberReader(object: object)
         let kty = try reader.requiredString("kty")
         kid = try reader.optionalString("kid")
@@ -125,7 +125,7 @@ public struct JWK: Sendable {
 
     /// Wraps a key read from PEM, DER or a certificate. Such keys carry no `kid`, `use` or `alg`
     /// unless given here.
-    public init(key: AsymmetricKey, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(key: AsymmetricKey, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         switch key {
         case let .rsa(rsa):
             type = .rsa
@@ -147,7 +147,7 @@ public struct JWK: Sendable {
     }
 
     /// An HMAC (or AES) secret; HMAC use still requires at least the hash's length.
-    public init(secret: [UInt8], kid: String? = nil, algorithm: String? = nil) {
+    package init(secret: [UInt8], kid: String? = nil, algorithm: String? = nil) {
         type = .oct
         self.kid = kid
         use = nil
@@ -161,43 +161,43 @@ public struct JWK: Sendable {
     }
 
     /// Reads a PEM public key, certificate or private key.
-    public init(pem: String, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(pem: String, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         try self.init(key: JOSEError.mapping { () throws(CryptoError) in try AsymmetricKey(pem: pem) }, kid: kid, use: use, algorithm: algorithm, options: options)
     }
 
     /// Reads a DER SubjectPublicKeyInfo.
-    public init(publicKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(publicKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         try self.init(key: JOSEError.mapping { () throws(CryptoError) in try AsymmetricKey(publicKeyDER: der) }, kid: kid, algorithm: algorithm, options: options)
     }
 
     /// Reads a DER private key (PKCS#8, or traditional RSA or EC).
-    public init(privateKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(privateKeyDER der: [UInt8], kid: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         try self.init(key: JOSEError.mapping { () throws(CryptoError) in try AsymmetricKey(privateKeyDER: der) }, kid: kid, algorithm: algorithm, options: options)
     }
 
     // MARK: - Using the key
 
     /// The JWS algorithms this key can verify.
-    public var verifiableAlgorithms: [JWSAlgorithm] { verifiers.map(\.algorithm) }
+    package var verifiableAlgorithms: [JWSAlgorithm] { verifiers.map(\.algorithm) }
 
     /// Whether this key can verify `algorithm`; allocation-free, for per-token key selection.
-    public func canVerify(_ algorithm: JWSAlgorithm) -> Bool {
+    package func canVerify(_ algorithm: JWSAlgorithm) -> Bool {
         verifiers.contains { $0.algorithm == algorithm }
     }
 
     /// The prepared verifier for `algorithm`, or an error saying why this key cannot serve it.
-    public func verifier(for algorithm: JWSAlgorithm) throws(JOSEError) -> any SignatureVerifier {
+    package func verifier(for algorithm: JWSAlgorithm) throws(JOSEError) -> any SignatureVerifier {
         for prepared in verifiers where prepared.algorithm == algorithm { return prepared.verifier }
         throw restriction(for: algorithm, operation: "verify") ?? JOSEError(.keyMismatch, "the key cannot verify \(algorithm.rawValue)")
     }
 
     /// Whether `signature` is valid over `message` for `algorithm` with this key.
-    public func verify(signature: [UInt8], message: [UInt8], algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
+    package func verify(signature: [UInt8], message: [UInt8], algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
         try verifier(for: algorithm).verify(signature: signature, message: message)
     }
 
     /// Signs `message`; needs a private key (or secret) permitted for `algorithm` and `sign`.
-    public func sign(_ message: [UInt8], algorithm: JWSAlgorithm) throws(JOSEError) -> [UInt8] {
+    package func sign(_ message: [UInt8], algorithm: JWSAlgorithm) throws(JOSEError) -> [UInt8] {
         if let problem = restriction(for: algorithm, operation: "sign") { throw problem }
         guard isPrivate else { throw JOSEError(.keyMismatch, "signing needs a private key") }
         switch material {

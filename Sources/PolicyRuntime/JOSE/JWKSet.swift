@@ -4,32 +4,32 @@
 /// keys for other consumers — but it is recorded in `skipped`. What makes a whole set ambiguous
 /// is refused: two usable keys with the same `kid` and `use`, or secret keys (`oct`, private
 /// keys) mixed with public ones.
-public struct JWKSet: Sendable {
+package struct JWKSet: Sendable {
     /// A key that could not be used, with its position in `keys` of the document.
-    public struct SkippedKey: Sendable {
-        public let index: Int
-        public let kid: String?
-        public let error: JOSEError
+    package struct SkippedKey: Sendable {
+        package let index: Int
+        package let kid: String?
+        package let error: JOSEError
     }
 
     /// The usable keys, in document order.
-    public let keys: [JWK]
+    package let keys: [JWK]
     /// The keys left out, with the reason for each.
-    public let skipped: [SkippedKey]
+    package let skipped: [SkippedKey]
     /// Whether any key has a `kid`, and so whether a token's `kid` selects among them. A set in
     /// which no key has one (a lone PEM key) makes no claim about kids: every key of the right
     /// family is tried.
-    public let selectsByKid: Bool
+    package let selectsByKid: Bool
     /// The set's identity by content, computed once: what remembered signature checks are keyed by.
-    public let identity: KeySetIdentity
+    package let identity: KeySetIdentity
 
     /// Parses a JWK Set document from JSON text.
-    public init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(json bytes: some Collection<UInt8>, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         try self.init(object: JSONParser().parseObject(bytes, what: "a JWK Set"), options: options)
     }
 
     /// Parses a JWK Set object (`{"keys": [...]}`).
-    public init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+    package init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         guard let value = object["keys"] else { throw JOSEError(.keySetInvalid, "a JWK Set needs a 'keys' array") }
         guard case let .array(entries) = value else { throw JOSEError(.keySetInvalid, "'keys' must be an array, found \(value.typeName)") }
         // Every entry counts, usable or not: a broken twin still makes its kid ambiguous.
@@ -51,7 +51,7 @@ public struct JWKSet: Sendable {
     }
 
     /// Builds a set from loaded keys, applying the same consistency rules as a parsed set.
-    public init(keys: [JWK]) throws(JOSEError) {
+    package init(keys: [JWK]) throws(JOSEError) {
         try self.init(keys: keys, skipped: [])
     }
 
@@ -82,7 +82,7 @@ public struct JWKSet: Sendable {
     ///
     /// Without a `kid` every key of the right type is a candidate (unless `requireKid`); with one,
     /// only keys carrying that exact `kid` are — a token never falls back to some other key.
-    public func candidates(for algorithm: JWSAlgorithm, kid: String?, requireKid: Bool = false) throws(JOSEError) -> [JWK] {
+    package func candidates(for algorithm: JWSAlgorithm, kid: String?, requireKid: Bool = false) throws(JOSEError) -> [JWK] {
         if let kid {
             let named = keys.filter { $0.kid?.isExactly(kid) == true }
             guard !named.isEmpty else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }

@@ -5,7 +5,7 @@
 /// parts of the answer. Link-local addresses, cloud metadata services and the unspecified address
 /// are refused unless the policy opts in (`allow_internal`); private and loopback addresses are
 /// reachable but draw a lint warning; plain http reaches loopback only.
-public enum AddressScope: String, Sendable, CaseIterable {
+package enum AddressScope: String, Sendable, CaseIterable {
     /// 127.0.0.0/8, ::1 (and the name `localhost`): this machine's own services.
     case loopback
     /// 0.0.0.0/8 and `::`, which a connection reaches as this machine.
@@ -20,12 +20,12 @@ public enum AddressScope: String, Sendable, CaseIterable {
     case global
 
     /// Refused for every key URL unless the policy sets `allow_internal: true`.
-    public var isRefused: Bool {
+    package var isRefused: Bool {
         self == .linkLocal || self == .cloudMetadata || self == .unspecified
     }
 
     /// The scope in words, after an address: "169.254.169.254, a cloud metadata service".
-    public var phrase: String {
+    package var phrase: String {
         switch self {
         case .loopback: "a loopback address of this machine"
         case .unspecified: "the unspecified address, which reaches this machine"
@@ -52,7 +52,7 @@ public enum AddressScope: String, Sendable, CaseIterable {
     /// The scope of a URL's host before it is resolved: its literal address's, `loopback` for
     /// `localhost`, `cloudMetadata` for a metadata service's name; nil for any other name, whose
     /// scope is known once it resolves.
-    public static func of(host: String) -> AddressScope? {
+    package static func of(host: String) -> AddressScope? {
         if let address = IPAddress(host: host) { return address.scope }
         var name = host.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
@@ -64,7 +64,7 @@ public enum AddressScope: String, Sendable, CaseIterable {
 
 extension IPAddress {
     /// Where this address leads; an IPv4-mapped IPv6 address leads where its IPv4 address does.
-    public var scope: AddressScope {
+    package var scope: AddressScope {
         if let mapped = mappedIPv4 { return mapped.scope }
         if AddressScope.metadataAddresses.contains(self) { return .cloudMetadata }
         if isIPv4 {

@@ -7,25 +7,25 @@ package import PolicyCrypto
 /// service's. gematik's IDP signs its discovery document with a certificate whose admission
 /// extension names the role `oid_idpd` (1.2.276.0.76.4.260) under the policy `oid_fd_sig`
 /// (1.2.276.0.76.4.203); a policy pins that role here. Every comparison is by code points.
-public struct CertificateLeafMatcher: Sendable, Equatable {
+package struct CertificateLeafMatcher: Sendable, Equatable {
     /// Subject attributes by short name (`CN`, `O`, `OU`, `C`, `serialNumber`, ...): the leaf's
     /// attribute must equal one of the listed values.
-    public var subject: [String: [String]] = [:]
+    package var subject: [String: [String]] = [:]
     /// Subject alternative names by kind (`dns`, `uri`, `email`): the leaf must carry one of the
     /// listed values of each kind named.
-    public var alternativeNames: [String: [String]] = [:]
+    package var alternativeNames: [String: [String]] = [:]
     /// Extended key usage OIDs: the leaf must carry every one.
-    public var extendedKeyUsages: [String] = []
+    package var extendedKeyUsages: [String] = []
     /// Certificate policy OIDs: the leaf must carry every one.
-    public var policies: [String] = []
+    package var policies: [String] = []
     /// Admission profession OIDs (roles): the leaf must carry at least one.
-    public var admissionRoles: [String] = []
+    package var admissionRoles: [String] = []
 
     /// A matcher that requires nothing yet; set the properties to pin the leaf.
-    public init() {}
+    package init() {}
 
     /// Extended key usages by name, as RFC 5280 §4.2.1.12 lists them.
-    public static let keyUsageNames: [String: String] = [
+    package static let keyUsageNames: [String: String] = [
         "serverAuth": "1.3.6.1.5.5.7.3.1", "clientAuth": "1.3.6.1.5.5.7.3.2", "codeSigning": "1.3.6.1.5.5.7.3.3",
         "emailProtection": "1.3.6.1.5.5.7.3.4", "timeStamping": "1.3.6.1.5.5.7.3.8", "OCSPSigning": "1.3.6.1.5.5.7.3.9",
     ]
@@ -65,7 +65,7 @@ public struct CertificateLeafMatcher: Sendable, Equatable {
     }
 
     /// Whether `text` is a dotted object identifier (`1.2.276.0.76.4.260`).
-    public static func isObjectIdentifier(_ text: String) -> Bool {
+    package static func isObjectIdentifier(_ text: String) -> Bool {
         let arcs = text.split(separator: ".", omittingEmptySubsequences: false)
         return arcs.count >= 2 && arcs.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
     }

@@ -5,29 +5,29 @@ internal import PolicyCrypto
 ///
 /// This is the one header-carried key the engine uses, and only under a configured anchor;
 /// `jku`, `x5u` and `jwk` are never followed.
-public struct CertificateTrust: Sendable {
+package struct CertificateTrust: Sendable {
     /// The file the anchors were read from.
-    public let file: String
+    package let file: String
     /// What the leaf must say about its holder (`x5c.leaf`); nil accepts any leaf under the anchors.
-    public let leaf: CertificateLeafMatcher?
+    package let leaf: CertificateLeafMatcher?
     private let verifier: CertificateChainVerifier
 
     /// Reads the anchors: every certificate in the PEM text of `file`.
-    public init(pem: String, file: String, leaf: CertificateLeafMatcher? = nil) throws(JOSEError) {
+    package init(pem: String, file: String, leaf: CertificateLeafMatcher? = nil) throws(JOSEError) {
         verifier = CertificateChainVerifier(anchors: try JOSEError.mapping { () throws(CryptoError) in try CertificateChainVerifier.certificates(pem: pem) })
         self.file = file
         self.leaf = leaf
     }
 
     /// For traces and listings: `x5c trust Policies/keys/ca.pem`.
-    public var description: String { "x5c trust \(file)" }
+    package var description: String { "x5c trust \(file)" }
 
     /// The anchors' subjects, for `policy-run keys`.
-    public var anchorSubjects: [String] { verifier.anchors.map(\.subject) }
+    package var anchorSubjects: [String] { verifier.anchors.map(\.subject) }
 
     /// The leaf key of a token's `x5c` chain (leaf first, standard base64 DER), once the chain
     /// verifies to an anchor at `time` and the leaf may sign. The key keeps the token's `kid`.
-    public func leafKey(x5c: [String], kid: String?, at time: Double, options: KeyLoadingOptions) throws(JOSEError) -> JWK {
+    package func leafKey(x5c: [String], kid: String?, at time: Double, options: KeyLoadingOptions) throws(JOSEError) -> JWK {
         guard !x5c.isEmpty else { throw JOSEError(.certificateInvalid, "the x5c header is empty") }
         guard x5c.count <= CertificateChainVerifier.maxChainLength else {
             throw JOSEError(.certificateInvalid, "the x5c chain has \(x5c.count) certificates; at most \(CertificateChainVerifier.maxChainLength) are accepted")

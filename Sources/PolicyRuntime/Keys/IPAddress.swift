@@ -10,19 +10,19 @@ internal import Musl
 /// decimal, octal (`0251`) or hex (`0xa9`), the last filling the bytes left, so `2852039166`,
 /// `0xa9.0xfe.0xa9.0xfe` and `169.254.169.254` are one address and a check on the host cannot be
 /// passed by spelling it another way.
-public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
+package struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address in network order: 4 bytes for IPv4, 16 for IPv6.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// The address of these 4 or 16 bytes; nil for any other count.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == 4 || bytes.count == 16 else { return nil }
         self.bytes = bytes
     }
 
     /// The address a URL host writes literally (`192.0.2.1` in any form above, `[2001:db8::1]` or
     /// `2001:db8::1`, a zone such as `%eth0` ignored); nil for a host name.
-    public init?(host: String) {
+    package init?(host: String) {
         var text = Substring(host)
         if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
         if text.contains(":") {
@@ -37,17 +37,17 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether it is an IPv4 address.
-    public var isIPv4: Bool { bytes.count == 4 }
+    package var isIPv4: Bool { bytes.count == 4 }
 
     /// The IPv4 address an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) carries, which a
     /// dual-stack socket reaches as that IPv4 address; nil for any other.
-    public var mappedIPv4: IPAddress? {
+    package var mappedIPv4: IPAddress? {
         guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return nil }
         return IPAddress(bytes: Array(bytes[12...]))
     }
 
     /// `192.0.2.1` or `2001:db8::1`.
-    public var description: String {
+    package var description: String {
         if isIPv4 { return bytes.map(String.init).joined(separator: ".") }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var address = in6_addr()

@@ -35,7 +35,7 @@ public final class JWKSCache: Sendable {
     /// cannot answer (no set yet, an unknown `kid` the refetch limit allows asking about), and at
     /// most `max_wait`, or to its end with `untilFetched` (a prefetch at start-up). Never throws:
     /// a source that cannot supply keys yields `.unavailable`.
-    public func resolve(_ source: RemoteKeySource, kid: String?, untilFetched: Bool = false) async -> KeyResolution {
+    package func resolve(_ source: RemoteKeySource, kid: String?, untilFetched: Bool = false) async -> KeyResolution {
         var settled = false
         while true {
             switch step(source, kid: kid, settled: settled, waits: true) {
@@ -112,7 +112,7 @@ public final class JWKSCache: Sendable {
 
     /// The keys for `kid` if they can be had without waiting for a fetch, else nil. A fetch the
     /// answer needed is started in the background, so a later call may succeed.
-    public func cachedResolution(_ source: RemoteKeySource, kid: String?) -> KeyResolution? {
+    package func cachedResolution(_ source: RemoteKeySource, kid: String?) -> KeyResolution? {
         switch step(source, kid: kid, settled: false, waits: false) {
         case let .serve(keys): .available(keys)
         case let .fail(error): .unavailable(error)

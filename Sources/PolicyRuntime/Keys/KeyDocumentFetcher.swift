@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Fetches a key document (a JWKS or an OIDC discovery document) with HTTP GET, within bounds.
 ///
@@ -10,21 +10,21 @@ public import Foundation
 /// service, by name or once resolved, unless the policy opts in (`KeyURLAccess`). Every redirect
 /// is checked as the first URL is. The transport is libcurl, loaded at the first fetch
 /// (`CurlLibrary`).
-public struct KeyDocumentFetcher: Sendable {
+package struct KeyDocumentFetcher: Sendable {
     /// How long one fetch may take.
-    public var timeout: Duration
+    package var timeout: Duration
     /// The largest body read; a larger one is cut off and refused.
-    public var maxBytes: Int
+    package var maxBytes: Int
     /// Whether plain `http://` to a loopback host is allowed (tests only).
-    public var allowHTTP: Bool
+    package var allowHTTP: Bool
     /// Whether link-local addresses and cloud metadata services may be reached (`allow_internal`).
-    public var allowInternal: Bool
+    package var allowInternal: Bool
 
     /// The most redirects one fetch follows.
     static let maxRedirects = 5
 
     /// A fetcher with these bounds.
-    public init(timeout: Duration = .seconds(5), maxBytes: Int = 1 << 20, allowHTTP: Bool = false, allowInternal: Bool = false) {
+    package init(timeout: Duration = .seconds(5), maxBytes: Int = 1 << 20, allowHTTP: Bool = false, allowInternal: Bool = false) {
         self.timeout = timeout
         self.maxBytes = maxBytes
         self.allowHTTP = allowHTTP
@@ -32,10 +32,10 @@ public struct KeyDocumentFetcher: Sendable {
     }
 
     /// What the fetcher's URLs and connections may reach.
-    public var access: KeyURLAccess { KeyURLAccess(allowHTTP: allowHTTP, allowInternal: allowInternal) }
+    package var access: KeyURLAccess { KeyURLAccess(allowHTTP: allowHTTP, allowInternal: allowInternal) }
 
     /// GETs `url` and returns its body.
-    public func fetch(_ url: URL) async throws(KeyFetchError) -> [UInt8] {
+    package func fetch(_ url: URL) async throws(KeyFetchError) -> [UInt8] {
         try check(url)
         let library = try CurlLibrary.shared.get()
         let name = url.absoluteString

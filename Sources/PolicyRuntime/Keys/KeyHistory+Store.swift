@@ -8,7 +8,7 @@ extension KeyHistory {
     /// published then.
     /// - Returns: the snapshot, and whether its set was new to the directory.
     /// - Throws: `LoadError` when the directory or a file cannot be written.
-    public static func store(_ document: [UInt8], of source: String, seen: Double, in directory: String) throws(LoadError) -> (KeySnapshot, isNew: Bool) {
+    package static func store(_ document: [UInt8], of source: String, seen: Double, in directory: String) throws(LoadError) -> (KeySnapshot, isNew: Bool) {
         let manager = FileManager.default
         do {
             try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)

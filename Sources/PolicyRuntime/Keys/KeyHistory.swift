@@ -5,10 +5,10 @@
 /// does, plus `grace`; a key in the newest snapshot counts from then on. So a log replayed after
 /// a rotation is judged with the keys of each record's own time, and a token whose key was
 /// published only after the record's time is told apart from one whose key never existed.
-public struct KeyHistory: Sendable {
+package struct KeyHistory: Sendable {
     /// The file in a history directory that lists its snapshots, one JSON object a line:
     /// `{"source": "jwks_uri https://…", "seen": "2026-11-01T00:00:00Z", "jwks": "sha256-….json"}`.
-    public static let indexName = "snapshots.jsonl"
+    package static let indexName = "snapshots.jsonl"
     /// The largest index read.
     static let maxIndexBytes = 16 << 20
     /// The most snapshots of one source, distinct key sets and distinct keys one history holds.
@@ -17,13 +17,13 @@ public struct KeyHistory: Sendable {
     static let maxDistinctKeys = 1_000
 
     /// The source the snapshots are of, as the policy writes it (`jwks_uri https://…`).
-    public let source: String
+    package let source: String
     /// The directory holding the index and the key sets.
-    public let directory: String
+    package let directory: String
     /// How long a key still counts after the first snapshot without it.
-    public let grace: Duration
+    package let grace: Duration
     /// The snapshots of `source`, oldest first.
-    public let snapshots: [KeySnapshot]
+    package let snapshots: [KeySnapshot]
     /// From each start (ascending), the keys that count until the next start.
     private let periods: [Period]
     /// Every key's publication spans, by `kid`, for refusals that say when a key existed.
@@ -43,18 +43,18 @@ public struct KeyHistory: Sendable {
     }
 
     /// Why a history cannot be read; the compiler reports it at the `history` setting.
-    public struct LoadError: Error, Sendable {
+    package struct LoadError: Error, Sendable {
         /// What is wrong, naming the file (and line) involved.
-        public let message: String
+        package let message: String
 
         /// A failure described by `message`; readers passed to `init` throw these.
-        public init(message: String) {
+        package init(message: String) {
             self.message = message
         }
     }
 
     /// The keys that counted at an instant, or why none can be named.
-    public enum Selection: Sendable {
+    package enum Selection: Sendable {
         case keys(JWKSet, snapshot: KeySnapshot)
         case beforeHistory(String)
     }
@@ -66,7 +66,7 @@ public struct KeyHistory: Sendable {
     ///     compiler's file roots and size limits).
     /// - Throws: `LoadError` for an index line that is not a snapshot, a file whose name is not its
     ///   content's SHA-256, a set that is not a public JWKS, or more than the limits allow.
-    public init(source: String, directory: String, grace: Duration, options: KeyLoadingOptions,
+    package init(source: String, directory: String, grace: Duration, options: KeyLoadingOptions,
                 read: (_ path: String, _ maxBytes: Int) throws(LoadError) -> [UInt8]?) throws(LoadError) {
         self.source = source
         self.directory = directory
@@ -184,7 +184,7 @@ public struct KeyHistory: Sendable {
     }
 
     /// The keys that counted at `time`, with the snapshot that stood then.
-    public func keys(at time: Double) -> Selection {
+    package func keys(at time: Double) -> Selection {
         guard let first = snapshots.first else {
             return .beforeHistory("\(directory) holds no snapshot of \(source); take one with policy-run keys snapshot")
         }
@@ -204,7 +204,7 @@ public struct KeyHistory: Sendable {
     }
 
     /// Why `kid` had no key at `time`: published only later, retired before, or never seen.
-    public func absence(of kid: String, at time: Double) -> KeyRefusal {
+    package func absence(of kid: String, at time: Double) -> KeyRefusal {
         let spans = spansByKid[kid] ?? []
         if let later = spans.map(\.from).filter({ $0.seen > time }).min(by: { $0.seen < $1.seen }),
            !spans.contains(where: { $0.from.seen <= time }) {

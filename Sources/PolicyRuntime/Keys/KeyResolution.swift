@@ -1,37 +1,20 @@
 internal import PolicyCrypto
-public import Foundation
-
-/// Whether the keys behind a verdict were current.
-public enum KeyFreshness: String, Sendable, Codable, Comparable {
-    /// Loaded from the policy, or fetched within the source's `cache_ttl`.
-    case fresh
-    /// Past `cache_ttl`, served while a refresh runs in the background or because refreshing
-    /// failed (within `stale_if_error`).
-    case stale
-    /// The source could not supply a key set at all.
-    case unavailable
-
-    /// Worse is greater, so the worst freshness of several sets is their `max()`.
-    public static func < (lhs: KeyFreshness, rhs: KeyFreshness) -> Bool {
-        let order: [KeyFreshness] = [.fresh, .stale, .unavailable]
-        return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
-    }
-}
+package import Foundation
 
 /// A key set as one evaluation sees it: the keys, when they were fetched, and whether they are current.
-public struct ResolvedKeys: Sendable {
+package struct ResolvedKeys: Sendable {
     /// The key set.
-    public let keys: JWKSet
+    package let keys: JWKSet
     /// When the set was fetched; nil for keys written in or beside the policy.
-    public let fetchedAt: Date?
+    package let fetchedAt: Date?
     /// Whether the set is within its TTL, or served stale during an outage.
-    public let freshness: KeyFreshness
+    package let freshness: KeyFreshness
     /// Why a refetch this evaluation asked for (an unknown `kid`) brought nothing new: the key
     /// source still answering after `max_wait`, or failing. A `kid_unknown` finding says so.
-    public let refetchProblem: String?
+    package let refetchProblem: String?
 
     /// Keys as resolved for one evaluation; `fetchedAt` is nil for local keys.
-    public init(keys: JWKSet, fetchedAt: Date?, freshness: KeyFreshness, refetchProblem: String? = nil) {
+    package init(keys: JWKSet, fetchedAt: Date?, freshness: KeyFreshness, refetchProblem: String? = nil) {
         self.keys = keys
         self.fetchedAt = fetchedAt
         self.freshness = freshness
@@ -51,11 +34,11 @@ public struct ResolvedKeys: Sendable {
 /// Remembered signature checks are keyed by it. Two sets written alike (two inline sets, two
 /// tenants' sources) but holding different keys are different identities; a refetched set
 /// with the same keys is the same one, since it gives the same answers. Never a label.
-public struct KeySetIdentity: Sendable, Hashable {
+package struct KeySetIdentity: Sendable, Hashable {
     private let digest: ContentDigest
 
     /// The identity of `keys`, in their order (which decides the order candidates are tried).
-    public init(keys: [JWK]) throws(JOSEError) {
+    package init(keys: [JWK]) throws(JOSEError) {
         var bytes: [UInt8] = []
         func field(_ part: some Collection<UInt8>) {
             withUnsafeBytes(of: UInt32(part.count).bigEndian) { bytes += $0 }
@@ -73,12 +56,12 @@ public struct KeySetIdentity: Sendable, Hashable {
 }
 
 /// What a remote source supplied for one evaluation: keys, or why there are none.
-public enum KeyResolution: Sendable {
+package enum KeyResolution: Sendable {
     case available(ResolvedKeys)
     case unavailable(KeyFetchError)
 
     /// How current the keys behind this resolution are (`unavailable` when there are none).
-    public var freshness: KeyFreshness {
+    package var freshness: KeyFreshness {
         switch self {
         case let .available(resolved): resolved.freshness
         case .unavailable: .unavailable

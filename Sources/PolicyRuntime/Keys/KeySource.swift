@@ -2,9 +2,9 @@ internal import Foundation
 
 /// Where a policy's verification (or decryption) keys come from (POLICY-FORMAT.md section 4),
 /// and how a token's `alg`, `kid` and `x5c` select among them.
-public struct KeySource: Sendable {
+package struct KeySource: Sendable {
     /// Where the keys come from.
-    public enum Origin: Sendable {
+    package enum Origin: Sendable {
         /// Keys written in or beside the policy, loaded once at compile time.
         case local(JWKSet)
         /// A `jwks_uri` or `discovery` source, resolved through the policy's `JWKSCache`.
@@ -17,7 +17,7 @@ public struct KeySource: Sendable {
     }
 
     /// What the keys are for, as `policy-run keys` lists them.
-    public enum Purpose: String, Sendable {
+    package enum Purpose: String, Sendable {
         case verification
         case decryption
         /// Request fields: a public key encrypts them (`policy-run encrypt`), a private key also
@@ -26,20 +26,20 @@ public struct KeySource: Sendable {
     }
 
     /// Local keys, a remote source, or only a token's `x5c` chain.
-    public let origin: Origin
+    package let origin: Origin
     /// What the keys are for.
-    public let purpose: Purpose
+    package let purpose: Purpose
     /// How the source was written, for traces and `explain`: `jwks_file Policies/keys/x.json`.
-    public let description: String
+    package let description: String
     /// Whether a token without `kid` is refused instead of trying every matching key.
-    public let requireKid: Bool
+    package let requireKid: Bool
     /// `x5c: {trust: …}`: a token carrying `x5c` is verified with its chain's leaf key, and only that.
-    public let certificateTrust: CertificateTrust?
+    package let certificateTrust: CertificateTrust?
     /// Limits for keys read at evaluation time (an `x5c` leaf).
-    public let keyOptions: KeyLoadingOptions
+    package let keyOptions: KeyLoadingOptions
 
     /// A key source; policies get theirs from `keys:` through the compiler.
-    public init(origin: Origin, purpose: Purpose = .verification, description: String, requireKid: Bool,
+    package init(origin: Origin, purpose: Purpose = .verification, description: String, requireKid: Bool,
                 certificateTrust: CertificateTrust? = nil, keyOptions: KeyLoadingOptions = .standard) {
         self.origin = origin
         self.purpose = purpose
@@ -50,19 +50,19 @@ public struct KeySource: Sendable {
     }
 
     /// The keys written in or beside the policy; nil for remote and certificate-only sources.
-    public var localKeys: JWKSet? {
+    package var localKeys: JWKSet? {
         if case let .local(keys) = origin { return keys }
         return nil
     }
 
     /// The remote source resolved for each evaluation, if any (not one judged by its history).
-    public var remote: RemoteKeySource? {
+    package var remote: RemoteKeySource? {
         if case let .remote(source) = origin { return source }
         return nil
     }
 
     /// The snapshots this source is judged by, when the policy names a `history`.
-    public var history: KeyHistory? {
+    package var history: KeyHistory? {
         if case let .history(history, _) = origin { return history }
         return nil
     }
@@ -73,7 +73,7 @@ public struct KeySource: Sendable {
     /// A token carrying `x5c` under a configured trust anchor is verified with its leaf key and
     /// nothing else; a `kid` the set does not know is refused, never a quiet fallback to other
     /// keys.
-    public func selectKeys(for jws: CompactJWS, at now: Double, keySets: [RemoteKeySource: KeyResolution]) -> KeySelection {
+    package func selectKeys(for jws: CompactJWS, at now: Double, keySets: [RemoteKeySource: KeyResolution]) -> KeySelection {
         let algorithm = jws.algorithm
         let kid = jws.header.kid
         if let certificateTrust, let chain = jws.header.object["x5c"] {
@@ -143,7 +143,7 @@ public struct KeySource: Sendable {
 }
 
 /// The outcome of choosing keys for one token.
-public enum KeySelection: Sendable {
+package enum KeySelection: Sendable {
     /// Keys to try, whether their set is current as of this evaluation, where they came from
     /// (for the trace), the identity of the set by content (for remembering signature checks), and
     /// for a source judged by its history, the snapshot that stood at the evaluation time.
@@ -153,7 +153,7 @@ public enum KeySelection: Sendable {
 }
 
 /// Why no key could be chosen for a token; the engine turns each into its finding.
-public enum KeyRefusal: Sendable, Equatable {
+package enum KeyRefusal: Sendable, Equatable {
     /// The token's `x5c` chain does not verify to the trust anchor, or its leaf is not acceptable.
     case certificateUntrusted(String)
     /// No key of the set has the token's `kid`.
@@ -168,7 +168,7 @@ public enum KeyRefusal: Sendable, Equatable {
     case publishedLater(String)
 
     /// What happened, for a person.
-    public var message: String {
+    package var message: String {
         switch self {
         case let .certificateUntrusted(text), let .kidUnknown(text), let .kidMissing(text), let .unavailable(text), let .beforeHistory(text),
              let .publishedLater(text): text

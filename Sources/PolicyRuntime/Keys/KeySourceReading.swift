@@ -16,7 +16,7 @@ extension RuleCompiler {
     /// JWKS with no usable key, an unset environment variable) are compile errors at the source's
     /// line; a remote source is checked here and fetched when first needed. Verification keys may
     /// be fetched or come from a token's `x5c`; decryption keys are private and must be local.
-    public mutating func keySource(_ node: YAMLNode, what: String = "'keys'", purpose: KeySource.Purpose = .verification) -> KeySource? {
+    package mutating func keySource(_ node: YAMLNode, what: String = "'keys'", purpose: KeySource.Purpose = .verification) -> KeySource? {
         let read = readKeySource(node, what: what, purpose: purpose)
         let source = read.map { policyCompiler.keyOverride?.standingIn(for: $0) ?? $0 }
         if let source { keySources.append(source) }

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// What a remote key source may reach: the scheme and host of each URL before a request (the
 /// policy's, a discovery document's `jwks_uri`, every redirect), and each address a connection is
@@ -9,21 +9,21 @@ public import Foundation
 /// `admits` before it opens each socket (`CurlLibrary`), so what is checked is what is connected to.
 /// Behind a proxy named by the environment, the connection checked is the one to the proxy, which
 /// resolves the URL's name itself; the URL's literal host is still checked here.
-public struct KeyURLAccess: Sendable, Hashable {
+package struct KeyURLAccess: Sendable, Hashable {
     /// Plain `http://` to a loopback host (a test server); https only otherwise.
-    public var allowHTTP: Bool
+    package var allowHTTP: Bool
     /// Link-local addresses, cloud metadata services and the unspecified address may be reached.
-    public var allowInternal: Bool
+    package var allowInternal: Bool
 
     /// Access with these opt-ins; neither by default.
-    public init(allowHTTP: Bool = false, allowInternal: Bool = false) {
+    package init(allowHTTP: Bool = false, allowInternal: Bool = false) {
         self.allowHTTP = allowHTTP
         self.allowInternal = allowInternal
     }
 
     /// Why `url` may not be fetched, or nil when it may: not https (or http to a loopback host with
     /// `allowHTTP`), or a host whose literal address or well-known name is refused.
-    public func refusal(_ url: URL) -> KeyFetchError? {
+    package func refusal(_ url: URL) -> KeyFetchError? {
         let scheme = url.scheme?.lowercased()
         guard scheme == "https" || scheme == "http" else {
             return KeyFetchError(.insecureURL, "\(url.absoluteString) is not an https URL")
@@ -50,7 +50,7 @@ public struct KeyURLAccess: Sendable, Hashable {
 
     /// Whether a connection to `address` may be made: a refused scope only with `allowInternal`,
     /// and over plain http (`plainHTTP`) a loopback address only.
-    public func admits(_ address: IPAddress, plainHTTP: Bool) -> Bool {
+    package func admits(_ address: IPAddress, plainHTTP: Bool) -> Bool {
         let scope = address.scope
         if plainHTTP { return scope == .loopback }
         return !scope.isRefused || allowInternal

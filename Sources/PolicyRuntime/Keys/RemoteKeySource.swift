@@ -34,11 +34,11 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     /// Whether link-local addresses and cloud metadata services may be reached (`allow_internal`).
     public var allowInternal: Bool
     /// How the fetched keys are checked (`min_rsa_bits`).
-    public var keyOptions: KeyLoadingOptions
+    package var keyOptions: KeyLoadingOptions
 
     /// A source with the format's defaults: 10 min TTL, 30 s between fetches, 1 h stale-if-error,
     /// 5 s timeout, at most 1 s waited for a fetch, https only, no link-local or metadata address.
-    public init(location: Location, cacheTTL: Duration = .seconds(600), minRefreshInterval: Duration = .seconds(30),
+    package init(location: Location, cacheTTL: Duration = .seconds(600), minRefreshInterval: Duration = .seconds(30),
                 staleIfError: Duration = .seconds(3600), timeout: Duration = .seconds(5), maxWait: Duration = .seconds(1), allowHTTP: Bool = false,
                 allowInternal: Bool = false, keyOptions: KeyLoadingOptions = .standard) {
         self.location = location
@@ -70,13 +70,13 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     ///
     /// A set holding private or secret keys is refused: a provider publishing those has leaked
     /// them, and verifying with them would accept tokens anyone could have made.
-    public func fetchKeys() async throws(KeyFetchError) -> JWKSet {
+    package func fetchKeys() async throws(KeyFetchError) -> JWKSet {
         try await fetchDocument().keys
     }
 
     /// Fetches the set as `fetchKeys` does, and also returns the document's bytes as published,
     /// for `policy-run keys snapshot` to store.
-    public func fetchDocument() async throws(KeyFetchError) -> (bytes: [UInt8], keys: JWKSet) {
+    package func fetchDocument() async throws(KeyFetchError) -> (bytes: [UInt8], keys: JWKSet) {
         let fetcher = KeyDocumentFetcher(timeout: timeout, allowHTTP: allowHTTP, allowInternal: allowInternal)
         let jwksURL: URL
         switch location {

@@ -2,7 +2,7 @@
 ///
 /// Nodes come from `YAMLLoader`, which has already applied the YAML 1.2 core schema, refused
 /// duplicate keys and bounded alias expansion, so the compiler only asks typed questions.
-public struct YAMLNode: Sendable {
+@_spi(RuleAuthoring) public struct YAMLNode: Sendable {
     /// What a node holds.
     public enum Content: Sendable {
         case scalar(YAMLScalar)
@@ -115,7 +115,7 @@ extension YAMLNode {
 }
 
 /// One `key: value` member of a mapping.
-public struct YAMLPair: Sendable {
+@_spi(RuleAuthoring) public struct YAMLPair: Sendable {
     /// The key.
     public let name: String
     /// Where the key is written.
@@ -125,7 +125,7 @@ public struct YAMLPair: Sendable {
 }
 
 /// A scalar with its YAML 1.2 core-schema type already resolved.
-public struct YAMLScalar: Sendable, CustomStringConvertible {
+@_spi(RuleAuthoring) public struct YAMLScalar: Sendable, CustomStringConvertible {
     /// A scalar read with YAML 1.2 core-schema types (`yes` stays a string).
     public enum Value: Sendable, Equatable {
         case null

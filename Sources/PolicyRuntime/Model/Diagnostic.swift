@@ -81,6 +81,7 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// Every diagnostic of one load or compile, thrown when any of them is an error.
 public struct PolicyDiagnostics: Error, Sendable, CustomStringConvertible {
+    /// Every diagnostic, errors and warnings, in the order found.
     public private(set) var items: [Diagnostic] = []
 
     /// Diagnostics in the order found.

@@ -17,7 +17,7 @@ extension String {
     /// Exact equality implies canonical equivalence, so `==` (whose fast paths compare raw bits
     /// and memory) settles every mismatch; only a match is confirmed byte by byte. Claim names
     /// are looked up many times per token, and most lookups are mismatches.
-    public func isExactly(_ other: String) -> Bool {
+    @_spi(RuleAuthoring) public func isExactly(_ other: String) -> Bool {
         guard self == other else { return false }
         let count = utf8.count
         guard count == other.utf8.count else { return false }
@@ -31,7 +31,7 @@ extension String {
 
 extension StringProtocol {
     /// Whether both hold the same code points (the same UTF-8 bytes).
-    public func isExactly(_ other: some StringProtocol) -> Bool {
+    @_spi(RuleAuthoring) public func isExactly(_ other: some StringProtocol) -> Bool {
         let (lhs, rhs) = (utf8, other.utf8)
         guard lhs.count == rhs.count else { return false }
         let fast = lhs.withContiguousStorageIfAvailable { left in
@@ -42,12 +42,12 @@ extension StringProtocol {
     }
 
     /// Whether the text starts with the code points of `prefix`.
-    public func hasExactPrefix(_ prefix: some StringProtocol) -> Bool {
+    @_spi(RuleAuthoring) public func hasExactPrefix(_ prefix: some StringProtocol) -> Bool {
         utf8.starts(with: prefix.utf8)
     }
 
     /// Whether the text ends with the code points of `suffix`.
-    public func hasExactSuffix(_ suffix: some StringProtocol) -> Bool {
+    @_spi(RuleAuthoring) public func hasExactSuffix(_ suffix: some StringProtocol) -> Bool {
         let (text, tail) = (utf8, suffix.utf8)
         guard tail.count <= text.count else { return false }
         return text.dropFirst(text.count - tail.count).elementsEqual(tail)
@@ -56,14 +56,14 @@ extension StringProtocol {
 
 extension Sequence where Element: StringProtocol {
     /// Whether some element holds exactly the code points of `text`.
-    public func containsExactly(_ text: some StringProtocol) -> Bool {
+    @_spi(RuleAuthoring) public func containsExactly(_ text: some StringProtocol) -> Bool {
         contains { $0.isExactly(text) }
     }
 }
 
 extension Sequence<String> {
     /// Whether some element holds exactly the code points of `text` (the fast `String` path).
-    public func containsExactly(_ text: String) -> Bool {
+    @_spi(RuleAuthoring) public func containsExactly(_ text: String) -> Bool {
         contains { $0.isExactly(text) }
     }
 }
@@ -72,7 +72,7 @@ extension RawRepresentable where Self: CaseIterable, RawValue == String {
     /// The case whose raw value is exactly `text`: a synthesized `init(rawValue:)` switches on
     /// strings and so accepts canonically equivalent spellings (`ES256K` with a Kelvin sign),
     /// which the second check refuses.
-    public static func exactly(_ text: String) -> Self? {
+    @_spi(RuleAuthoring) public static func exactly(_ text: String) -> Self? {
         guard let found = Self(rawValue: text), found.rawValue.isExactly(text) else { return nil }
         return found
     }

@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 
 /// A log handler that makes every record inert (`InertText`) before another handler writes it.
 ///
@@ -8,22 +8,22 @@ public import Logging
 /// handler escapes the message and every metadata key and value, nested dictionaries and arrays
 /// included, and the attached error, before passing the record on; the wrapped handler only ever
 /// sees inert text. The command-line tools install it for every logger (`CommandMain`).
-public struct InertLogHandler: LogHandler {
+package struct InertLogHandler: LogHandler {
     private var wrapped: any LogHandler
 
     /// Metadata set on the logger, escaped with each record (the wrapped handler holds none).
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
 
     /// Contextual metadata, escaped with each record (the wrapped handler gets none of its own).
-    public var metadataProvider: Logger.MetadataProvider?
+    package var metadataProvider: Logger.MetadataProvider?
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { wrapped.logLevel }
         set { wrapped.logLevel = newValue }
     }
 
     /// Wraps `handler`, taking over its metadata and metadata provider so that they are escaped too.
-    public init(wrapping handler: any LogHandler) {
+    package init(wrapping handler: any LogHandler) {
         var handler = handler
         metadata = handler.metadata
         metadataProvider = handler.metadataProvider
@@ -33,18 +33,18 @@ public struct InertLogHandler: LogHandler {
     }
 
     /// Swift Log's standard-error stream handler, made inert: what the command-line tools log with.
-    public static func standardError(label: String, metadataProvider: Logger.MetadataProvider? = nil) -> InertLogHandler {
+    package static func standardError(label: String, metadataProvider: Logger.MetadataProvider? = nil) -> InertLogHandler {
         var handler = InertLogHandler(wrapping: StreamLogHandler.standardError(label: label, metadataProvider: nil))
         handler.metadataProvider = metadataProvider
         return handler
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var event = event
         var merged = metadataProvider?.get() ?? [:]
         merged.merge(metadata) { $1 }
@@ -61,7 +61,7 @@ public struct InertLogHandler: LogHandler {
     }
 
     /// `metadata` with every key and value escaped, through nested dictionaries and arrays.
-    public static func escaped(_ metadata: Logger.Metadata) -> Logger.Metadata {
+    package static func escaped(_ metadata: Logger.Metadata) -> Logger.Metadata {
         var result: Logger.Metadata = [:]
         for (key, value) in metadata {
             result[InertText.escaped(key)] = escaped(value)
@@ -70,7 +70,7 @@ public struct InertLogHandler: LogHandler {
     }
 
     /// `value` escaped; a `stringConvertible` value becomes the escaped string of its description.
-    public static func escaped(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
+    package static func escaped(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
         switch value {
         case let .string(text): .string(InertText.escaped(text))
         case let .stringConvertible(convertible): .string(InertText.escaped(convertible.description))

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `audience`: `aud` (a string or an array) contains at least one of the values.
 struct AudienceRule: Rule {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 extension RuleCompiler {
     /// A claim path as written in `claims` and `require`: dotted, with `["..."]` for names with dots.

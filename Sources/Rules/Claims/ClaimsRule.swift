@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `claims`: a matcher per claim path, one rule each.
 struct ClaimsRule: Rule {

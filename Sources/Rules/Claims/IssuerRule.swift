@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `issuer`: `iss` equals one of the values exactly (no trimming, no case folding).
 struct IssuerRule: Rule {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// The RFC 7519 registered claims have fixed types, checked whether or not the policy names them:
 /// `exp`, `nbf`, `iat` numbers; `iss`, `sub`, `jti`, `azp`, `nonce` strings; `aud` a string or

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `require`: each listed claim path is present (any value, `null` included).
 struct RequireRule: Rule {

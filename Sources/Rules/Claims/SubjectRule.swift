@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `subject`: a matcher on `sub`.
 struct SubjectRule: Rule {

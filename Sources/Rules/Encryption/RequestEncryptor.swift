@@ -1,4 +1,4 @@
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 /// What `policy-run encrypt` does: a plaintext request with every `encrypted_fields` field
 /// replaced by a compact JWE made with the policy's key, so that the same policy passes it.

@@ -1,5 +1,5 @@
 internal import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 extension RuleCompiler {
     /// Lint of an `issuer` value: an issuer written as a literal should be an https URL (OIDC

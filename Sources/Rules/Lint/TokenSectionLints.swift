@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// Checks of a policy's `token` section as a whole: what is missing, and what should not go alone.
 enum TokenSectionLints {

@@ -1,4 +1,4 @@
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 /// A compiled claim, header or field matcher (POLICY-FORMAT.md section 3): a scalar means
 /// `equals`; a mapping holds operators that must all hold.

@@ -1,4 +1,4 @@
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 extension RuleCompiler {
     /// Compiles a mapping from names to matchers (`claims`, `header`, `headers`, `query`,

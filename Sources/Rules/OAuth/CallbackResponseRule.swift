@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// Always runs: the callback is a URL whose response parameters decode, none is repeated, and
 /// it carries either an `error` (reported with its description) or a non-empty `code` and

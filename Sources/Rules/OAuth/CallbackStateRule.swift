@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import PolicyCrypto
 
 /// `state`: the callback's `state` equals the one the client sent, binding the response to the

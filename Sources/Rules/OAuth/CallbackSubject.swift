@@ -1,9 +1,10 @@
 package import Foundation
-public import PolicyRuntime
+@_spi(RuleAuthoring) public import PolicyRuntime
 
 /// An authorization response as it reaches the client: the redirect URL, parsed once, with
 /// the form-decoded parameters of its query and of its fragment (POLICY-FORMAT.md section 5).
 public struct CallbackSubject: PolicySubject {
+    /// Judged by a policy's `callback:` section.
     public static let section = "callback"
     /// The URL as given.
     package let url: String
@@ -15,6 +16,8 @@ public struct CallbackSubject: PolicySubject {
     /// Why the URL cannot be used at all.
     package let problem: String?
 
+    /// The callback at `url`, the redirect URL with its query or fragment; a URL that cannot be
+    /// read is still a subject, which the section refuses as `callback_malformed`.
     public init(url: String) {
         self.url = url
         problem = Self.problem(url)

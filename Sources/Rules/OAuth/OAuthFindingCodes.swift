@@ -1,4 +1,4 @@
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 /// The finding codes of the callback and PKCE rules.
 extension FindingCode {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import PolicyCrypto
 
 /// `challenge`: the code challenge is the one the verifier makes under the client's method —

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// A PKCE code challenge method (RFC 7636 §4.2), and how a `pkce` section chooses one.
 enum PKCEMethod: String, Sendable, CaseIterable {

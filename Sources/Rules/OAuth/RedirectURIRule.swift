@@ -1,5 +1,5 @@
 internal import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `redirect_uri`: the callback arrived at the registered redirect URI — the same scheme, host,
 /// port and path; only the response parameters may differ.

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import PolicyCrypto
 
 /// `nonce`: the token's `nonce` is present and equals the one the client sent (OIDC Core 3.1.3.7 step 11).

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `trusted_audiences`: every `aud` value must be an expected or trusted audience (OIDC Core
 /// 3.1.3.7 step 3: a token carrying untrusted extra audiences is rejected).

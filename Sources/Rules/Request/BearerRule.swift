@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `bearer`: the request's `Authorization: Bearer` token (RFC 6750 §2.1) satisfies another
 /// policy — one named (`{policy: NAME}`) or written inline (`{token: {...}}`). Its findings are
@@ -43,6 +43,7 @@ struct BearerRule: Rule {
 }
 
 extension RequestSubject {
+    /// The bearer token of the `Authorization` header, when it holds exactly one.
     public var embeddedTokens: [String] {
         if case let .success(token) = BearerCredential.token(in: header("authorization")) { return [token] }
         return []

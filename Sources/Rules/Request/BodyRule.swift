@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `body`: a matcher per dotted path into the JSON body, one rule each.
 struct BodyRule: Rule {

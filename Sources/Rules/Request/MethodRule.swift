@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `method`: the request's method is one of those listed (compared exactly: HTTP methods are
 /// case-sensitive, RFC 9110 §9.1).

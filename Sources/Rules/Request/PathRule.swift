@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `path`: the request's path, percent-decoded and normalised (`PathNormalization`: dot segments
 /// removed, `//` merged, encoded slashes and `;` path parameters refused by default), matches a

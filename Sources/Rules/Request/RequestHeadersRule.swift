@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `headers`: a matcher per header, names case-insensitive, one rule each. A header sent once
 /// is matched as a string; one sent several times as the list of its values.

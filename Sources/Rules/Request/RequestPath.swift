@@ -1,4 +1,4 @@
-package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyRuntime
 
 /// How a request path is normalised before `path` matchers see it (`request.path_normalization`),
 /// in the spirit of Envoy's `normalize_path`, `merge_slashes` and

@@ -1,4 +1,4 @@
-public import PolicyRuntime
+@_spi(RuleAuthoring) public import PolicyRuntime
 
 /// An HTTP request as a policy checks it (POLICY-FORMAT.md section 5), decoded once: the query
 /// split and percent-decoded, header names folded to lower case, a JSON body parsed once.
@@ -6,6 +6,7 @@ public import PolicyRuntime
 /// Decoding never throws: what cannot be decoded is recorded in `problems` (reported by the
 /// `request.structure` rule), and the parts that did decode stay usable for the other rules.
 public struct RequestSubject: PolicySubject {
+    /// Judged by a policy's `request:` section.
     public static let section = "request"
     /// The largest request document read, and the largest body within it.
     package static let maxBytes = 1 << 20

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `expires`: `exp` must be present (by default) and, whenever present, `now < exp + leeway`.
 struct ExpiresRule: Rule {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `max_lifetime`: `exp - iat` (or `exp - nbf` without `iat`) must not exceed the duration.
 struct MaxLifetimeRule: Rule {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `not_before`: `nbf` is optional by default; whenever present, `nbf <= now + leeway`.
 struct NotBeforeRule: Rule {

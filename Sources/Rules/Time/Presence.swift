@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// Whether a time claim must be present: `required` or `optional`.
 enum Presence: String {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `crit`: the extensions the policy understands; a token marking any other one critical fails
 /// (RFC 7515 §4.1.11). Runs by default with nothing understood.

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `embedded_tokens`: a named claim holds a compact token that satisfies another policy — one
 /// named (`{policy: NAME}`) or written inline (`{token: {...}}`) — as gematik's signed challenge

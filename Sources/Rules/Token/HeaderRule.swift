@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `header`: matchers on header parameters, one rule per parameter.
 struct HeaderRule: Rule {

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// A token policy a rule checks a token against — one named (`{policy: NAME}`) or written inline
 /// (`{token: {...}}`) — as `bearer` does for a request's token and `embedded_tokens` for a token

@@ -1,4 +1,4 @@
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `typ`: the header's media type, compared case-insensitively with `application/` optional (RFC 7515 §4.1.9).
 struct TypRule: Rule {

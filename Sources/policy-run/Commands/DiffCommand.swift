@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import PolicyAuthoring
 import PolicyCommandLine
 import Rules

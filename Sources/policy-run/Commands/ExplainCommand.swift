@@ -1,5 +1,5 @@
 import ArgumentParser
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 
 /// `policy-run explain`: prints the compiled chain, rule by rule.
 struct ExplainCommand: ParsableCommand {

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import PolicyAuthoring
 import PolicyCommandLine
-import PolicyEngine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 
 /// `policy-run lint`: compiles policies and reports every error and warning.

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import PolicyAuthoring
 import PolicyCommandLine
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 
 /// `policy-run test`: runs policy test files (`NAME.test.yaml`) and reports like a test runner.

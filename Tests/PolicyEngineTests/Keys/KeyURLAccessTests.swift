@@ -2,7 +2,7 @@ import CCurl
 import FlyingFox
 import Foundation
 import KeyServer
-import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
 import Testing
 
 /// What a key URL may reach: addresses read as libcurl reads them, classified, and checked both on

@@ -4,9 +4,9 @@
 ///
 /// Rules read these typed values (`compiler.tokenSettings.leeway`) instead of parsing their
 /// siblings' keys again; each setting's problems are reported once, by this stage.
-public struct TokenSettings: Sendable {
+@_spi(RuleAuthoring) public struct TokenSettings: Sendable {
     /// `format`, `decryption` and `limits`: what the decoder expects before any rule runs.
-    public var envelope = TokenEnvelope.standard
+    package var envelope = TokenEnvelope.standard
     /// `algorithms`: the JWS algorithms a signature may use; nil when not written, or when the
     /// list has an error (reported here).
     public var algorithms: [JWSAlgorithm]?
