@@ -133,7 +133,7 @@ enum CacheBenchmark {
         for count in [2_000, 20_000, tokens.count] {
             for _ in 0..<2 {
                 for token in tokens.prefix(count) {
-                    guard try policy.evaluateNow(token: token, now: Double(now), signatureCache: cache).valid else {
+                    guard try policy.evaluateNow(token: token, now: UnixTime(seconds: Double(now)), signatureCache: cache).valid else {
                         throw BenchmarkError("a minted token was refused")
                     }
                 }

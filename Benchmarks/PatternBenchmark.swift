@@ -35,13 +35,13 @@ enum PatternBenchmark {
         var rows: [BenchmarkRow] = []
         for size in sizes {
             let token = try token(size)
-            let reference = measureRate(seconds: 0.5, batch: 4) { blackHole(try? literal.evaluateNow(token: token, now: now)) }
+            let reference = measureRate(seconds: 0.5, batch: 4) { blackHole(try? literal.evaluateNow(token: token, now: UnixTime(seconds: now))) }
             for pattern in pathological {
                 let policy = try policy(pattern)
-                guard try policy.evaluateNow(token: token, now: now).codes == [.claimMismatch] else {
+                guard try policy.evaluateNow(token: token, now: UnixTime(seconds: now)).codes == [.claimMismatch] else {
                     throw BenchmarkError("\(pattern) should not match \(size) a's")
                 }
-                let rate = measureRate(seconds: 0.5, batch: 4) { blackHole(try? policy.evaluateNow(token: token, now: now)) }
+                let rate = measureRate(seconds: 0.5, batch: 4) { blackHole(try? policy.evaluateNow(token: token, now: UnixTime(seconds: now))) }
                 rows.append(BenchmarkRow(name: "/\(pattern)/ on \(size) a's", ours: rate, reference: reference,
                                          referenceName: "/a*/ on the same claim", target: 0.1))
             }

@@ -28,7 +28,7 @@ enum PolicyBenchmark {
         let policy = try Policy.load(file: policyFile, environment: [:])
         let keys = try JWKSet(json: Array(FileManager.default.contents(atPath: keyFile) ?? Data()))
         let inputs: [String: JSONValue] = ["nonce": .string("n-0S6_WzA2Mj")]
-        guard try policy.evaluateNow(token: token, inputs: inputs, now: now).valid else { throw BenchmarkError("the sample token is not valid") }
+        guard try policy.evaluateNow(token: token, inputs: inputs, now: UnixTime(seconds: now)).valid else { throw BenchmarkError("the sample token is not valid") }
 
         var parse = 0.0, compile = 0.0, verify = 0.0, evaluate = 0.0
         for _ in 0..<JOSEBenchmark.rounds {
@@ -48,7 +48,7 @@ enum PolicyBenchmark {
                 }
             })
             evaluate = max(evaluate, measureRate(seconds: 1) {
-                blackHole(try? policy.evaluateNow(token: token, inputs: inputs, now: now))
+                blackHole(try? policy.evaluateNow(token: token, inputs: inputs, now: UnixTime(seconds: now)))
             })
         }
         let afterParse = (1 / compile - 1 / parse) * 1e6

@@ -46,7 +46,7 @@ func invariant(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () 
 }
 
 /// The instant every target evaluates at: 2026-11-21T09:30:00Z.
-let fuzzNow: Double = 1_795_253_400
+let fuzzNow: UnixTime = 1_795_253_400
 
 /// Checks that a verdict says what a verdict must: valid only when verified (for tokens) and
 /// without findings; its JSON parses back.

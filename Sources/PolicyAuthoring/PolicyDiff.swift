@@ -18,7 +18,7 @@ package struct PolicyDiff: Sendable {
     /// Inputs given to every record, under both policies.
     package var inputs: [String: JSONValue] = [:]
     /// The time of records that carry none.
-    package var defaultTime: Double?
+    package var defaultTime: UnixTime?
     /// Records judged in parallel.
     package var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Bounds of the log's lines and decompression.

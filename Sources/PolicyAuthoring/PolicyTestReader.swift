@@ -302,15 +302,9 @@ struct TestFileReading {
         return text
     }
 
-    /// An instant: unix seconds or RFC 3339.
+    /// An instant: unix seconds or RFC 3339, read by the parser of every time the tools read.
     private mutating func time(_ node: YAMLNode, what: String) -> Double? {
-        switch node.scalar?.value {
-        case let .integer(seconds)?: return Double(seconds)
-        case let .number(seconds)? where seconds.isFinite: return seconds
-        case let .string(text)?:
-            if let seconds = UnixTime.parseRFC3339(text) { return seconds }
-        default: break
-        }
+        if let text = node.scalar?.text, let time = UnixTime(parsing: text) { return time.seconds }
         error(.invalidValue, "\(what) must be unix seconds or an RFC 3339 time such as 2026-11-21T09:30:00Z, found \(node.shapeDescription)", at: node)
         return nil
     }

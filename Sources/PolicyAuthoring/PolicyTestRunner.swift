@@ -100,7 +100,7 @@ package struct PolicyTestRunner: Sendable {
         if let callback = testCase.callback { subjects.append(CallbackSubject(url: callback)) }
         let verdict: Verdict
         do {
-            verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: testCase.inputs, now: testCase.now, trace: true,
+            verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: testCase.inputs, now: UnixTime(seconds: testCase.now), trace: true,
                                                 clockSource: "the case's now")
         } catch {
             return result(.error(error.message))

@@ -45,7 +45,7 @@ package struct FrontPolicy: Sendable {
     /// - Throws: `EvaluationError` when the policy cannot judge requests as configured (an
     ///   input it requires and the caller does not give): the service's mistake, not the client's.
     package func judge(_ request: IncomingRequest, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache? = nil,
-                      now: Date = Date()) async throws(EvaluationError) -> Judgement {
+                      now: UnixTime = .now) async throws(EvaluationError) -> Judgement {
         var token: String?
         if readsBearer {
             switch BearerCredential.token(in: request.fields[values: .authorization]) {
@@ -62,7 +62,7 @@ package struct FrontPolicy: Sendable {
             guard let url = request.url else { return .refused(Self.targetMissing) }
             subjects.append(CallbackSubject(url: url))
         }
-        let evaluation = try await policy.evaluate(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now.timeIntervalSince1970,
+        let evaluation = try await policy.evaluate(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now,
                                                                      clockSource: "server clock", signatureCache: signatureCache))
         return .judged(evaluation.verdict, claims: evaluation.token?.claims)
     }

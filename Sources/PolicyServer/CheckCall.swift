@@ -10,7 +10,7 @@ struct CheckCall {
     var callback: String?
     var inputs: [String: JSONValue] = [:]
     /// Unix seconds or RFC 3339; nil: the server's clock.
-    var now: Double?
+    var now: UnixTime?
 
     static let members: Set<String> = ["token", "request", "callback", "inputs", "now"]
 
@@ -51,10 +51,12 @@ struct CheckCall {
         }
         switch object["now"] {
         case nil: break
-        case let .number(number)?: now = number.doubleValue
+        case let .number(number)?:
+            guard let time = UnixTime.checked(number.doubleValue) else { throw Problem(message: "'now' is out of range: \(number.doubleValue)") }
+            now = time
         case let .string(text)?:
-            guard let seconds = UnixTime.parseRFC3339(text) else { throw Problem(message: "'now' must be unix seconds or RFC 3339, found '\(text)'") }
-            now = seconds
+            guard let time = UnixTime(parsing: text) else { throw Problem(message: "'now' must be unix seconds or RFC 3339, found '\(text)'") }
+            now = time
         case let other?: throw Problem(message: "'now' must be unix seconds or RFC 3339, found \(other.typeName)")
         }
     }

@@ -15,7 +15,7 @@ enum CheckEndpoint {
         }
         do {
             let evaluation = try await policy.evaluate(EvaluationRequest(token: call.token, subjects: call.subjects, inputs: call.inputs,
-                                                                         now: call.now ?? Date().timeIntervalSince1970,
+                                                                         now: call.now,
                                                                          clockSource: call.now == nil ? "server clock" : "the call's now",
                                                                          signatureCache: signatureCache))
             let verdict = evaluation.verdict

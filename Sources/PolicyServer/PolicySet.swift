@@ -53,13 +53,13 @@ public struct PolicySet: Sendable {
 
     /// The remote sources with no key set to serve: never fetched, or failed past
     /// `stale_if_error`. Asks no provider, so a probe costs nothing.
-    public func sourcesWithoutKeys(at now: Date = Date()) -> [(source: RemoteKeySource, problem: String)] {
+    public func sourcesWithoutKeys(at now: UnixTime = .now) -> [(source: RemoteKeySource, problem: String)] {
         remoteKeySources.compactMap { source in
             let statistics = keyCache.statistics(for: source)
             guard let fetchedAt = statistics.fetchedAt else {
                 return (source, statistics.lastFailure?.message ?? "not fetched yet")
             }
-            let age = now.timeIntervalSince(fetchedAt)
+            let age = now.seconds - fetchedAt.seconds
             guard age >= source.cacheTTL.seconds + source.staleIfError.seconds else { return nil }
             return (source, "its last key set is \(Int(age)) s old, past stale_if_error" + (statistics.lastFailure.map { " (\($0.message))" } ?? ""))
         }

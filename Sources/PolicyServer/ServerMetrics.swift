@@ -105,10 +105,10 @@ final class ServerMetrics: Sendable {
     private let scraping = Mutex(())
 
     /// The exposition text, with the key cache's and the signature cache's counts as of now.
-    func text(keyCache: JWKSCache, signatureCache: SignatureCache, now: Date = Date()) -> String {
+    func text(keyCache: JWKSCache, signatureCache: SignatureCache, now: UnixTime = .now) -> String {
         scraping.withLock { _ in
             // Two sources written alike but with different cache settings count as one.
-            var bySource: [String: (fetches: Int, failures: Int, hits: Int, misses: Int, stale: Int, fetchedAt: Date?)] = [:]
+            var bySource: [String: (fetches: Int, failures: Int, hits: Int, misses: Int, stale: Int, fetchedAt: UnixTime?)] = [:]
             for (source, statistics) in keyCache.statistics() {
                 var row = bySource[source.description] ?? (0, 0, 0, 0, 0, nil)
                 row.fetches += statistics.fetches
@@ -126,7 +126,7 @@ final class ServerMetrics: Sendable {
                 set(Self.keyLookups, [("source", source), ("result", "miss")], to: row.misses)
                 set(Self.staleServes, [("source", source)], to: row.stale)
                 if let fetchedAt = row.fetchedAt {
-                    registry.makeGauge(descriptor: Self.keyAge, labels: [("source", source)]).set(to: now.timeIntervalSince(fetchedAt))
+                    registry.makeGauge(descriptor: Self.keyAge, labels: [("source", source)]).set(to: now.seconds - fetchedAt.seconds)
                 }
             }
             let signatures = signatureCache.statistics

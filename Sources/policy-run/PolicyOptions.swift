@@ -94,25 +94,19 @@ struct PolicyOptions: ParsableArguments {
         return inputs
     }
 
-    /// The evaluation instant and where it came from.
-    func instant() throws -> (seconds: Double, source: String) {
-        guard let now else { return (Date().timeIntervalSince1970, "wall clock") }
-        return (try TimeArgument.seconds(now, option: "--now"), "--now")
+    /// The evaluation time `--now` gives; nil for the wall clock.
+    func time() throws -> UnixTime? {
+        try now.map { try TimeArgument.time($0, option: "--now") }
     }
 }
 
 /// Parses the `--now` forms: unix seconds (integer or decimal) or RFC 3339.
 enum TimeArgument {
     /// `text` in seconds, or a usage error naming `option` and the forms it takes.
-    static func seconds(_ text: String, option: String) throws -> Double {
-        guard let seconds = parse(text) else {
+    static func time(_ text: String, option: String) throws -> UnixTime {
+        guard let time = UnixTime(parsing: text) else {
             throw ValidationError("\(option) expects unix seconds or an RFC 3339 time such as 2026-11-21T10:00:00Z, got '\(text)'")
         }
-        return seconds
-    }
-
-    static func parse(_ text: String) -> Double? {
-        if let seconds = Double(text), seconds.isFinite, text.first?.isNumber == true || text.first == "-" { return seconds }
-        return UnixTime.parseRFC3339(text)
+        return time
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite("Verdict serialization")
 struct VerdictSerializationTests {
     static let verdict: Verdict = {
-        var trace = Trace(clock: .init(now: 1_795_251_600, iso8601: "2026-11-21T09:40:00Z", source: "--now"))
+        var trace = Trace(clock: .init(now: 1_795_251_600, source: "--now"))
         trace.entries = [.init(rule: "token.expires", status: .fail, at: "p.yaml:4:3", detail: "exp 1795251000"),
                          .init(rule: "token.keys", status: .notRun, at: "p.yaml:5:3", detail: nil)]
         trace.key = VerifiedKey(kid: "k1", source: "jwks_file keys.json", freshness: .stale)

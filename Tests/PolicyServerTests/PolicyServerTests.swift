@@ -106,6 +106,12 @@ struct PolicyServerTests {
             let (_, _, later) = try await Self.call(check, method: "POST",
                                                     body: #"{"token": "\#(try fixture.token())", "now": "2100-01-01T00:00:00Z"}"#)
             #expect(later.contains(#""code":"token_expired""#) && later.contains(#""source":"the call's now""#) == false)
+            let (secondsStatus, _, seconds) = try await Self.call(check, method: "POST", body: #"{"token": "\#(try fixture.token())", "now": "4102444800"}"#)
+            #expect(secondsStatus == 200 && seconds.contains(#""code":"token_expired""#))
+            for now in [#""4.1e9""#, #""+4102444800""#, "1e300"] {
+                let (timeStatus, _, time) = try await Self.call(check, method: "POST", body: #"{"token": "\#(try fixture.token())", "now": \#(now)}"#)
+                #expect(timeStatus == 400 && time.contains(#""code":"call_invalid""#), "now: \(now)")
+            }
 
             let (badStatus, _, bad) = try await Self.call(check, method: "POST", body: #"{"token": "a", "token": "b"}"#)
             #expect(badStatus == 400 && bad.contains(#""code":"call_invalid""#) && bad.contains("duplicate"))

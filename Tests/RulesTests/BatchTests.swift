@@ -40,7 +40,7 @@ final class BatchTests {
     func run(_ url: URL, format: BatchRecordFormat = BatchRecordFormat(), jobs: Int = 2, inputs: String = "",
              cache: SignatureCache? = SignatureCache()) async throws -> [BatchVerdict] {
         let policy = try fixture.policy(inputs.isEmpty ? "" : "nonce: ${nonce}", inputs: inputs)
-        let evaluator = BatchEvaluator(policy: policy, defaultTime: TokenFixture.now, jobs: jobs, signatureCache: cache)
+        let evaluator = BatchEvaluator(policy: policy, defaultTime: UnixTime(seconds: TokenFixture.now), jobs: jobs, signatureCache: cache)
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var verdicts: [BatchVerdict] = []
@@ -71,6 +71,16 @@ final class BatchTests {
         #expect(verdicts.map(\.kid) == Array(repeating: "k1", count: 6))
     }
 
+    @Test("a record's time is read by UnixTime's parser: seconds as a number or text, or RFC 3339; an exponent, a sign or an instant out of range is record_time_invalid")
+    func recordTimes() async throws {
+        let token = try fixture.token()
+        let times = [#"1795253400"#, #""1795253400""#, #""2026-11-21T09:30:00Z""#, #""1.7e9""#, #""+1795253400""#, #"1e300"#, #""0x6B02D318""#]
+        let log = times.map { #"{"token": "\#(token)", "ts": \#($0)}"# }.joined(separator: "\n") + "\n"
+        let verdicts = try await run(file(log))
+        #expect(verdicts.map(\.verdict.valid) == [true, true, true, false, false, false, false])
+        #expect(verdicts.dropFirst(3).map { $0.verdict.codes } == Array(repeating: [.recordTimeInvalid], count: 4))
+    }
+
     @Test("malformed lines become verdicts with their codes and line numbers; blank lines are not records")
     func malformed() async throws {
         let token = try fixture.token()
@@ -97,7 +107,7 @@ final class BatchTests {
         #expect(verdicts[1].verdict.findings[0].message.contains("not valid UTF-8"))
 
         let lines = try file(bytes: Array("\(token)\n".utf8) + [0x65, 0x79, 0xFF, 0x0A])
-        let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: TokenFixture.now, jobs: 1)
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: UnixTime(seconds: TokenFixture.now), jobs: 1)
         var bare: [BatchVerdict] = []
         try await evaluator.run(BatchRecords(reader: LineReader(handle: FileHandle(forReadingFrom: lines)), format: BatchRecordFormat(layout: .lines))) {
             bare.append($0)
@@ -181,7 +191,7 @@ final class BatchTests {
         let token = try fixture.token()
         let url = try file("\(token)\n  \(token)  \n" + String(repeating: "x", count: 3000) + "\n\(token)\n")
         let handle = try FileHandle(forReadingFrom: url)
-        let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: TokenFixture.now, jobs: 2)
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: UnixTime(seconds: TokenFixture.now), jobs: 2)
         var verdicts: [BatchVerdict] = []
         try await evaluator.run(BatchRecords(reader: LineReader(handle: handle, maxLineBytes: 1024), format: BatchRecordFormat(layout: .lines))) {
             verdicts.append($0)

@@ -29,16 +29,16 @@ struct BearerRuleTests {
     @Test("a good bearer token makes the request valid and verified; a bad one nests the token's findings")
     func inlinePolicy() throws {
         let policy = try policy(inline)
-        let good = try policy.evaluateNow(subjects: [request("Bearer " + fixture.token())], now: TokenFixture.now, trace: true)
+        let good = try policy.evaluateNow(subjects: [request("Bearer " + fixture.token())], now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(good.valid && good.verified)
         #expect(good.trace?.key?.kid == "k1")
-        let expired = try policy.evaluateNow(subjects: [request("bearer " + fixture.token(["exp": .number(.integer(1_795_250_000))]))], now: TokenFixture.now)
+        let expired = try policy.evaluateNow(subjects: [request("bearer " + fixture.token(["exp": .number(.integer(1_795_250_000))]))], now: UnixTime(seconds: TokenFixture.now))
         #expect(expired.codes == [.bearerInvalid])
         #expect(expired.findings[0].nested.map(\.code) == [.tokenExpired])
         #expect(expired.findings[0].nested[0].rule == "token.expires")
         let json = expired.json.objectValue?["findings"]?.arrayValue?.first?.objectValue
         #expect(json?["findings"]?.arrayValue?.first?.objectValue?["code"] == .string("token_expired"))
-        let forged = try policy.evaluateNow(subjects: [request("Bearer " + fixture.token(signer: fixture.otherKey))], now: TokenFixture.now)
+        let forged = try policy.evaluateNow(subjects: [request("Bearer " + fixture.token(signer: fixture.otherKey))], now: UnixTime(seconds: TokenFixture.now))
         #expect(forged.codes == [.bearerInvalid] && !forged.verified)
     }
 
@@ -47,12 +47,12 @@ struct BearerRuleTests {
         let policy = try policy(inline)
         let keys = try JWKSet(json: Array(fixture.jwksJSON.utf8)).keys
         let token = try fixture.token(["jti": .string("bearer-cache-\(UUID().uuidString)")])
-        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: TokenFixture.now, signatureCache: nil).valid)
+        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: UnixTime(seconds: TokenFixture.now), signatureCache: nil).valid)
         #expect(try !SignatureCache.shared.remembers(token, keys: keys))
         let own = SignatureCache()
-        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: TokenFixture.now, signatureCache: own).valid)
+        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: UnixTime(seconds: TokenFixture.now), signatureCache: own).valid)
         #expect(try own.remembers(token, keys: keys) && !SignatureCache.shared.remembers(token, keys: keys))
-        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: TokenFixture.now, signatureCache: own).valid)
+        #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: UnixTime(seconds: TokenFixture.now), signatureCache: own).valid)
         #expect(own.statistics.hits == 1)
     }
 
@@ -60,12 +60,12 @@ struct BearerRuleTests {
     func missing() throws {
         let policy = try policy(inline)
         for header in [nil, "Basic YWxpY2U6cGFzcw==", "Bearer", "Bearer a b"] {
-            #expect(try policy.evaluateNow(subjects: [request(header)], now: TokenFixture.now).codes == [.bearerMissing], "\(header ?? "none")")
+            #expect(try policy.evaluateNow(subjects: [request(header)], now: UnixTime(seconds: TokenFixture.now)).codes == [.bearerMissing], "\(header ?? "none")")
         }
         // A header with non-ASCII bytes is refused when the request is decoded, so it carries no token.
-        #expect(try policy.evaluateNow(subjects: [request("Bearer ä")], now: TokenFixture.now).codes == [.headerInvalid, .bearerMissing])
+        #expect(try policy.evaluateNow(subjects: [request("Bearer ä")], now: UnixTime(seconds: TokenFixture.now)).codes == [.headerInvalid, .bearerMissing])
         let twice = RequestSubject(json: Array(#"{"method": "GET", "url": "/", "headers": {"Authorization": ["Bearer a", "Bearer b"]}}"#.utf8))
-        #expect(try policy.evaluateNow(subjects: [twice], now: TokenFixture.now).codes == [.bearerMissing])
+        #expect(try policy.evaluateNow(subjects: [twice], now: UnixTime(seconds: TokenFixture.now)).codes == [.bearerMissing])
     }
 
     @Test("a named policy is compiled beside the file and gets the inputs it declares")
@@ -84,8 +84,8 @@ struct BearerRuleTests {
         let token = try String(contentsOf: root.appendingPathComponent("Policies/examples/sample-access-token.jwt"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let request = request("Bearer " + token)
-        #expect(try policy.evaluateNow(subjects: [request], now: TokenFixture.now).valid)
-        let scoped = try policy.evaluateNow(subjects: [request], inputs: ["required_scope": .string("orders:write")], now: TokenFixture.now)
+        #expect(try policy.evaluateNow(subjects: [request], now: UnixTime(seconds: TokenFixture.now)).valid)
+        let scoped = try policy.evaluateNow(subjects: [request], inputs: ["required_scope": .string("orders:write")], now: UnixTime(seconds: TokenFixture.now))
         #expect(scoped.codes == [.bearerInvalid] && scoped.findings[0].nested.map(\.code) == [.claimMismatch])
         #expect(policy.keySources.map(\.description) == ["pem_file " + root.appendingPathComponent("Policies/keys/test-rs256.pub.pem").path])
     }

@@ -97,9 +97,9 @@ struct BuiltinRulesTests {
           keys: {jwks: \(TokenFixture.shared.jwksJSON)}
           x-tenant: acme
         """, file: "custom.yaml")
-        let good = try policy.evaluateNow(token: TokenFixture.shared.token(["tenant": .string("acme")]), now: TokenFixture.now)
+        let good = try policy.evaluateNow(token: TokenFixture.shared.token(["tenant": .string("acme")]), now: UnixTime(seconds: TokenFixture.now))
         #expect(good.valid)
-        let bad = try policy.evaluateNow(token: TokenFixture.shared.token(["tenant": .string("other")]), now: TokenFixture.now)
+        let bad = try policy.evaluateNow(token: TokenFixture.shared.token(["tenant": .string("other")]), now: UnixTime(seconds: TokenFixture.now))
         #expect(bad.codes == [.customRuleFailed])
         #expect(bad.findings.first?.rule == "token.x-tenant")
     }

@@ -24,7 +24,7 @@ struct CallbackRuleTests {
     }
 
     func verdict(_ url: String, policy: Policy? = nil, state: String = "af0ifjsldkj") throws -> Verdict {
-        try (policy ?? self.policy()).evaluateNow(subjects: [CallbackSubject(url: url)], inputs: ["state": .string(state)], now: TokenFixture.now)
+        try (policy ?? self.policy()).evaluateNow(subjects: [CallbackSubject(url: url)], inputs: ["state": .string(state)], now: UnixTime(seconds: TokenFixture.now))
     }
 
     @Test("a good response is valid and hands over code and state")

@@ -43,7 +43,7 @@ struct CertificateTrustTests {
     @Test("a chain to the anchor verifies with its leaf key, at the evaluation time")
     func validChain() throws {
         let policy = try policy(trustOnly)
-        let verdict = try policy.evaluateNow(token: token("leaf"), now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: token("leaf"), now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.valid)
         #expect(verdict.trace?.key?.source == "x5c trust " + Self.path("root-ca.pem"))
         // In 2031 the same leaf has expired: validity is judged at the evaluation's time.
@@ -61,7 +61,7 @@ struct CertificateTrustTests {
             ("leaf", ["leaf"], "unable to get local issuer certificate"),
         ]
         for (leaf, chain, reason) in cases {
-            let verdict = try policy.evaluateNow(token: token(leaf, chain: chain), now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: token(leaf, chain: chain), now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [.certificateUntrusted], "\(leaf)")
             #expect(verdict.findings.first?.message.contains(reason) == true, "\(leaf): \(verdict.findings.first?.message ?? "")")
         }
@@ -70,31 +70,31 @@ struct CertificateTrustTests {
     @Test("a good chain does not vouch for a signature by another key; garbage x5c is refused")
     func wrongSignerAndGarbage() throws {
         let policy = try policy(trustOnly)
-        #expect(try policy.evaluateNow(token: token("leaf", signer: fixture.key), now: TokenFixture.now).codes == [.signatureInvalid])
+        #expect(try policy.evaluateNow(token: token("leaf", signer: fixture.key), now: UnixTime(seconds: TokenFixture.now)).codes == [.signatureInvalid])
         // x5c that is not an array is a malformed header (RFC 7515 §4.1.6), before any key is chosen.
-        #expect(try policy.evaluateNow(token: fixture.token(header: ["x5c": .string("MIIB")]), now: TokenFixture.now).codes == [.malformedToken])
+        #expect(try policy.evaluateNow(token: fixture.token(header: ["x5c": .string("MIIB")]), now: UnixTime(seconds: TokenFixture.now)).codes == [.malformedToken])
         for header: JSONValue in [.array([]), .array([.string("not base64!")]), .array([.number(.integer(1))])] {
-            let verdict = try policy.evaluateNow(token: fixture.token(header: ["x5c": header]), now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: fixture.token(header: ["x5c": header]), now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [.certificateUntrusted], "\(header)")
         }
         let tooLong = try Array(repeating: Self.x5c("intermediate-ca"), count: 11)
-        #expect(try policy.evaluateNow(token: fixture.token(header: ["x5c": .array(tooLong)]), now: TokenFixture.now).codes == [.certificateUntrusted])
+        #expect(try policy.evaluateNow(token: fixture.token(header: ["x5c": .array(tooLong)]), now: UnixTime(seconds: TokenFixture.now)).codes == [.certificateUntrusted])
     }
 
     @Test("with trust only, a token without x5c has no key; beside a source, such a token uses the source")
     func withAndWithoutSource() throws {
-        #expect(try policy(trustOnly).evaluateNow(token: fixture.token(), now: TokenFixture.now).codes == [.keyUnavailable])
+        #expect(try policy(trustOnly).evaluateNow(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).codes == [.keyUnavailable])
         let both = try policy("{jwks: \(fixture.jwksJSON), x5c: {trust: \(Self.path("root-ca.pem"))}}")
-        #expect(try both.evaluateNow(token: fixture.token(), now: TokenFixture.now).valid)
-        #expect(try both.evaluateNow(token: token("leaf"), now: TokenFixture.now).valid)
+        #expect(try both.evaluateNow(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
+        #expect(try both.evaluateNow(token: token("leaf"), now: UnixTime(seconds: TokenFixture.now)).valid)
         // A chain that fails is never passed over for the source's keys.
-        #expect(try both.evaluateNow(token: token("expired-leaf", signer: fixture.key), now: TokenFixture.now).codes == [.certificateUntrusted])
+        #expect(try both.evaluateNow(token: token("expired-leaf", signer: fixture.key), now: UnixTime(seconds: TokenFixture.now)).codes == [.certificateUntrusted])
     }
 
     @Test("without x5c trust the header is ignored, never followed")
     func notFollowedWithoutTrust() throws {
         let policy = try policy("{jwks: \(fixture.jwksJSON)}")
-        #expect(try policy.evaluateNow(token: token("leaf"), now: TokenFixture.now).codes == [.signatureInvalid])
+        #expect(try policy.evaluateNow(token: token("leaf"), now: UnixTime(seconds: TokenFixture.now)).codes == [.signatureInvalid])
     }
 
     /// A token signed by a leaf of the role chain (make-role-chain.py), carrying that leaf in x5c.
@@ -110,10 +110,10 @@ struct CertificateTrustTests {
     @Test("x5c.leaf pins the signer to its role: the IDP's leaf passes, another leaf under the same anchor is certificate_untrusted")
     func leafMatcher() throws {
         let anyLeaf = try policy("{x5c: {trust: \(Self.path("role-ca.pem"))}}")
-        #expect(try anyLeaf.evaluateNow(token: roleToken("card-leaf"), now: TokenFixture.now).valid, "without leaf, any leaf under the anchor signs")
+        #expect(try anyLeaf.evaluateNow(token: roleToken("card-leaf"), now: UnixTime(seconds: TokenFixture.now)).valid, "without leaf, any leaf under the anchor signs")
         let pinned = try policy("{x5c: {trust: \(Self.path("role-ca.pem")), leaf: \(Self.idpRole)}}")
-        #expect(try pinned.evaluateNow(token: roleToken("idp-leaf"), now: TokenFixture.now).valid)
-        let card = try pinned.evaluateNow(token: roleToken("card-leaf"), now: TokenFixture.now)
+        #expect(try pinned.evaluateNow(token: roleToken("idp-leaf"), now: UnixTime(seconds: TokenFixture.now)).valid)
+        let card = try pinned.evaluateNow(token: roleToken("card-leaf"), now: UnixTime(seconds: TokenFixture.now))
         #expect(card.codes == [.certificateUntrusted])
         #expect(card.findings.first?.message.contains("does not match x5c.leaf") == true, "\(card.findings.map(\.message))")
     }
@@ -131,13 +131,13 @@ struct CertificateTrustTests {
         ]
         for (leaf, reason) in cases {
             let policy = try policy("{x5c: {trust: \(Self.path("role-ca.pem")), leaf: \(leaf)}}")
-            let verdict = try policy.evaluateNow(token: roleToken("idp-leaf"), now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: roleToken("idp-leaf"), now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [.certificateUntrusted] && verdict.findings.first?.message.contains(reason) == true,
                     "\(leaf): \(verdict.findings.map(\.message))")
         }
         // A leaf without an admission extension has no role.
         let rootChain = try policy("{x5c: {trust: \(Self.path("root-ca.pem")), leaf: {admission_roles: [1.2.276.0.76.4.260]}}}")
-        #expect(try rootChain.evaluateNow(token: token("leaf"), now: TokenFixture.now).findings.first?.message.contains("names no admission role") == true)
+        #expect(try rootChain.evaluateNow(token: token("leaf"), now: UnixTime(seconds: TokenFixture.now)).findings.first?.message.contains("names no admission role") == true)
     }
 
     @Test("x5c.leaf compile errors: empty, an OID that is not one, an unknown SAN kind")

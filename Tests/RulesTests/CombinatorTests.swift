@@ -7,7 +7,7 @@ struct CombinatorTests {
     static let fixture = TokenFixture.shared
 
     static func verdict(rules: String, claims: [String: JSONValue]) throws -> Verdict {
-        try fixture.policy("", rules: rules).evaluateNow(token: fixture.token(claims), now: TokenFixture.now)
+        try fixture.policy("", rules: rules).evaluateNow(token: fixture.token(claims), now: UnixTime(seconds: TokenFixture.now))
     }
 
     @Test("any_of passes on one branch and reports the most specific failure otherwise")
@@ -48,10 +48,10 @@ struct CombinatorTests {
     func fragmentsInheritSettings() throws {
         let fixture = Self.fixture
         let keys = "  - any_of:\n      - token: {keys: {jwks: \(fixture.jwksJSON)}}\n"
-        #expect(try fixture.policy("", rules: keys).evaluateNow(token: fixture.token(), now: TokenFixture.now).valid)
+        #expect(try fixture.policy("", rules: keys).evaluateNow(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
         let leeway = try fixture.policy("leeway: 10m", rules: "  - token: {not_before: required}\n")
         let early = try fixture.token(["nbf": .number(.integer(Int64(TokenFixture.now) + 300))])
-        #expect(try leeway.evaluateNow(token: early, now: TokenFixture.now).valid)
+        #expect(try leeway.evaluateNow(token: early, now: UnixTime(seconds: TokenFixture.now)).valid)
     }
 
     @Test("not and when never turn input that cannot be judged into a pass")
@@ -109,7 +109,7 @@ struct CombinatorTests {
     @Test("matchers", arguments: matcherCases)
     func matcher(_ row: MatcherCase) throws {
         let policy = try Self.fixture.policy("claims: {c: \(row.matcher)}")
-        let verdict = try policy.evaluateNow(token: Self.fixture.token(row.value.map { ["c": $0] } ?? [:]), now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: Self.fixture.token(row.value.map { ["c": $0] } ?? [:]), now: UnixTime(seconds: TokenFixture.now))
         #expect(verdict.codes == (row.code.map { [$0] } ?? []), "\(verdict.findings.map(\.message))")
     }
 }

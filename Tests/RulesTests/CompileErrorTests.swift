@@ -144,7 +144,7 @@ struct CompileErrorTests {
     func ambiguousScalars() throws {
         let policy = try Policy.load(text: "policy: p\ntoken:\n  algorithms: [ES256]\n  \(Self.keys)\n  claims: {mfa: yes}\n", file: "p.yaml")
         #expect(policy.warnings.contains { $0.code == .ambiguousScalar && $0.location.line == 5 })
-        let verdict = try policy.evaluateNow(token: TokenFixture.shared.token(["mfa": .string("yes")]), now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: TokenFixture.shared.token(["mfa": .string("yes")]), now: UnixTime(seconds: TokenFixture.now))
         #expect(verdict.valid)
     }
 
@@ -160,7 +160,7 @@ struct CompileErrorTests {
         let ids = child.root.rules.map(\.id)
         #expect(ids.contains("token.claims.sub") && ids.contains("token.claims.nonce") && ids.contains("token.issuer"))
         #expect(child.root.rules.first { $0.id == "token.issuer" }?.location.file.hasSuffix("base.yaml") == true)
-        #expect(try child.evaluateNow(token: TokenFixture.shared.token(), now: TokenFixture.now).valid)
+        #expect(try child.evaluateNow(token: TokenFixture.shared.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
 
         // A key source holds one kind: a child's discovery replaces the base's jwks_file, and
         // options beside it still merge.

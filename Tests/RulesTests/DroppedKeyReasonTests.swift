@@ -26,13 +26,13 @@ struct DroppedKeyReasonTests {
           issuer: https://issuer.example
         """, file: "api.yaml", environment: [:])
         let token = try fixture.token(header: ["kid": .string("es512")], signer: key, algorithm: .es512)
-        let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now))
         #expect(verdict.codes == [.kidUnknown])
         let message = try #require(verdict.findings.first?.message)
         #expect(message.contains("the key with kid 'es512'") && message.contains("unusable"), "\(message)")
         #expect(!message.contains("no key with kid"), "\(message)")
         // A kid the set does not name at all still reads as before.
-        let unknown = try policy.evaluateNow(token: fixture.token(header: ["kid": .string("k9")]), now: TokenFixture.now)
+        let unknown = try policy.evaluateNow(token: fixture.token(header: ["kid": .string("k9")]), now: UnixTime(seconds: TokenFixture.now))
         #expect(unknown.findings.first?.message.contains("no key with kid 'k9'") == true)
     }
 }

@@ -22,36 +22,36 @@ struct EmbeddedTokensRuleTests {
     @Test("a valid token in the claim passes; a failing one is embedded_token_invalid with its findings nested")
     func inlinePolicy() throws {
         let policy = try policy()
-        let good = try policy.evaluateNow(token: try outer(.string(try fixture.token())), now: TokenFixture.now, trace: true)
+        let good = try policy.evaluateNow(token: try outer(.string(try fixture.token())), now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(good.valid && good.verified)
         let step = good.trace?.entries.first { $0.rule == "token.embedded_tokens.njwt" }
         #expect(step?.status == .pass)
 
-        let expired = try policy.evaluateNow(token: try outer(.string(try fixture.token(["exp": .number(.integer(1_795_250_000))]))), now: TokenFixture.now)
+        let expired = try policy.evaluateNow(token: try outer(.string(try fixture.token(["exp": .number(.integer(1_795_250_000))]))), now: UnixTime(seconds: TokenFixture.now))
         #expect(expired.codes == [.embeddedTokenInvalid] && expired.verified)
         #expect(expired.findings[0].rule == "token.embedded_tokens.njwt")
         #expect(expired.findings[0].nested.map(\.code) == [.tokenExpired])
         let json = expired.json.objectValue?["findings"]?.arrayValue?.first?.objectValue
         #expect(json?["findings"]?.arrayValue?.first?.objectValue?["code"] == .string("token_expired"))
 
-        let forged = try policy.evaluateNow(token: try outer(.string(try fixture.token(signer: fixture.otherKey))), now: TokenFixture.now)
+        let forged = try policy.evaluateNow(token: try outer(.string(try fixture.token(signer: fixture.otherKey))), now: UnixTime(seconds: TokenFixture.now))
         #expect(forged.codes == [.embeddedTokenInvalid] && forged.findings[0].nested.map(\.code) == [.signatureInvalid])
-        let otherIssuer = try policy.evaluateNow(token: try outer(.string(try fixture.token(["iss": .string("https://evil.example")]))), now: TokenFixture.now)
+        let otherIssuer = try policy.evaluateNow(token: try outer(.string(try fixture.token(["iss": .string("https://evil.example")]))), now: UnixTime(seconds: TokenFixture.now))
         #expect(otherIssuer.findings.first?.nested.map(\.code) == [.issuerMismatch])
-        let garbage = try policy.evaluateNow(token: try outer(.string("not.a.token")), now: TokenFixture.now)
+        let garbage = try policy.evaluateNow(token: try outer(.string("not.a.token")), now: UnixTime(seconds: TokenFixture.now))
         #expect(garbage.codes == [.embeddedTokenInvalid] && garbage.findings[0].nested.map(\.code) == [.malformedToken])
     }
 
     @Test("an absent claim is claim_missing, a claim that is not a string claim_type; the outer signature still decides verified")
     func shapes() throws {
         let policy = try policy()
-        #expect(try policy.evaluateNow(token: try outer(nil), now: TokenFixture.now).codes == [.claimMissing])
+        #expect(try policy.evaluateNow(token: try outer(nil), now: UnixTime(seconds: TokenFixture.now)).codes == [.claimMissing])
         for value: JSONValue in [.number(.integer(1)), .null, .object(JSONObject()), .array([.string(try fixture.token())])] {
-            #expect(try policy.evaluateNow(token: try outer(value), now: TokenFixture.now).codes == [.claimType], "\(value)")
+            #expect(try policy.evaluateNow(token: try outer(value), now: UnixTime(seconds: TokenFixture.now)).codes == [.claimType], "\(value)")
         }
         // A valid inner token does not make up for a forged outer one.
         let forgedOuter = try fixture.token(["njwt": .string(try fixture.token())], signer: fixture.otherKey)
-        let verdict = try policy.evaluateNow(token: forgedOuter, now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: forgedOuter, now: UnixTime(seconds: TokenFixture.now))
         #expect(!verdict.valid && !verdict.verified && verdict.codes == [.signatureInvalid])
     }
 
@@ -61,8 +61,8 @@ struct EmbeddedTokensRuleTests {
         let policy = try fixture.policy("embedded_tokens:\n  registration.pairing: \(inline)\n  njwt: \(inline)")
         let inner = JSONValue.string(try fixture.token())
         let both = try fixture.token(["registration": .object(JSONObject(["pairing": inner])), "njwt": inner])
-        #expect(try policy.evaluateNow(token: both, now: TokenFixture.now).valid)
-        let one = try policy.evaluateNow(token: try outer(inner), now: TokenFixture.now)
+        #expect(try policy.evaluateNow(token: both, now: UnixTime(seconds: TokenFixture.now)).valid)
+        let one = try policy.evaluateNow(token: try outer(inner), now: UnixTime(seconds: TokenFixture.now))
         #expect(one.codes == [.claimMissing] && one.findings.map(\.rule) == ["token.embedded_tokens.registration.pairing"])
     }
 
@@ -72,8 +72,8 @@ struct EmbeddedTokensRuleTests {
         let policy = try policy(inline, inputs: "  expected_issuer: {}")
         #expect(policy.warnings.filter { $0.code == .inputUnused }.isEmpty)
         let token = try outer(.string(try fixture.token()))
-        #expect(try policy.evaluateNow(token: token, inputs: ["expected_issuer": .string("https://issuer.example")], now: TokenFixture.now).valid)
-        let other = try policy.evaluateNow(token: token, inputs: ["expected_issuer": .string("https://other.example")], now: TokenFixture.now)
+        #expect(try policy.evaluateNow(token: token, inputs: ["expected_issuer": .string("https://issuer.example")], now: UnixTime(seconds: TokenFixture.now)).valid)
+        let other = try policy.evaluateNow(token: token, inputs: ["expected_issuer": .string("https://other.example")], now: UnixTime(seconds: TokenFixture.now))
         #expect(other.codes == [.embeddedTokenInvalid] && other.findings[0].nested.map(\.code) == [.issuerMismatch])
         let undeclared = #expect(throws: PolicyDiagnostics.self) { try self.policy(inline) }
         #expect(undeclared?.items.contains { $0.message.contains("names no declared input") } == true)

@@ -59,7 +59,7 @@ struct EncryptedFieldsTests {
     """#.utf8), what: "a request")
 
     static func check(_ policy: Policy, _ request: JSONObject, nonce: String? = "n-1") throws -> Verdict {
-        try policy.evaluateNow(subjects: [RequestSubject(object: request)], inputs: nonce.map { ["server_nonce": .string($0)] } ?? [:], now: TokenFixture.now)
+        try policy.evaluateNow(subjects: [RequestSubject(object: request)], inputs: nonce.map { ["server_nonce": .string($0)] } ?? [:], now: UnixTime(seconds: TokenFixture.now))
     }
 
     @Test("encrypt then check passes for every alg/enc pair, with the private key proving each field decrypts",

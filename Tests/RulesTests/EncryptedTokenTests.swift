@@ -27,7 +27,7 @@ struct EncryptedTokenTests {
         let jws = try Self.fixture.token()
         let token = try CompactJWE.encrypt(Array(jws.utf8), to: JWK(secret: Self.wrapKey), keyAlgorithm: .a256KW,
                                            contentEncryption: .a256GCM, header: JSONObject(["cty": .string("JWT")]))
-        let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.valid && verdict.verified, "\(verdict.findings.map(\.message))")
         #expect(verdict.trace?.entries.first?.rule == "token.decryption")
         #expect(verdict.trace?.entries.first?.at == "enc.yaml:6:15")
@@ -35,7 +35,7 @@ struct EncryptedTokenTests {
 
         let forged = try CompactJWE.encrypt(Array(Self.fixture.token(signer: Self.fixture.otherKey).utf8), to: JWK(secret: Self.wrapKey),
                                             keyAlgorithm: .a256KW, contentEncryption: .a256GCM)
-        let unsigned = try policy.evaluateNow(token: forged, now: TokenFixture.now)
+        let unsigned = try policy.evaluateNow(token: forged, now: UnixTime(seconds: TokenFixture.now))
         #expect(unsigned.codes == [.signatureInvalid])
         #expect(!unsigned.verified)
     }
@@ -46,7 +46,7 @@ struct EncryptedTokenTests {
         let policy = try Self.policy(format: "nested", decryption: "{algorithms: [RSA-OAEP-256], encryption: [A128CBC-HS256], key: {pem_file: \(path)}}")
         let recipient = try JWK(pem: String(contentsOfFile: path, encoding: .utf8))
         let token = try CompactJWE.encrypt(Array(Self.fixture.token().utf8), to: recipient, keyAlgorithm: .rsaOAEP256, contentEncryption: .a128CBCHS256)
-        let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now))
         #expect(verdict.valid, "\(verdict.findings.map(\.message))")
     }
 
@@ -58,10 +58,10 @@ struct EncryptedTokenTests {
         for (name, value) in TokenFixture.baseClaims { claims.set(name, value) }
         let token = try CompactJWE.encrypt(JSONValue.object(claims).serializedBytes(), to: JWK(secret: Self.wrapKey), keyAlgorithm: .direct,
                                            contentEncryption: .a256GCM, header: JSONObject(["typ": .string("JWT")]))
-        let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.valid && verdict.verified, "\(verdict.findings.map(\.message))")
         #expect(verdict.trace?.key?.source == "secret ${env:WRAP_KEY}")
-        let expired = try policy.evaluateNow(token: token, now: TokenFixture.now + 7200)
+        let expired = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now + 7200))
         #expect(expired.codes == [.tokenExpired])
     }
 
@@ -80,12 +80,12 @@ struct EncryptedTokenTests {
             ("a JWE around garbage", try CompactJWE.encrypt(Array("not a jws".utf8), to: JWK(secret: Self.wrapKey), keyAlgorithm: .a256KW, contentEncryption: .a256GCM), .malformedToken),
         ]
         for (name, token, code) in cases {
-            let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now, trace: true)
+            let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), trace: true)
             #expect(verdict.codes == [code], "\(name): \(verdict.findings.map(\.message))")
             #expect(!verdict.valid && !verdict.verified, "\(name)")
             #expect(verdict.trace?.entries.contains { $0.status == .notRun && $0.rule == "token.keys" } == true, "\(name)")
         }
-        let decryptionFinding = try policy.evaluateNow(token: cases[0].1, now: TokenFixture.now).findings.first
+        let decryptionFinding = try policy.evaluateNow(token: cases[0].1, now: UnixTime(seconds: TokenFixture.now)).findings.first
         #expect(decryptionFinding?.rule == "token.decryption")
         #expect(decryptionFinding?.at == "enc.yaml:6:15")
     }
@@ -96,9 +96,9 @@ struct EncryptedTokenTests {
         let policy = try Self.policy(format: "nested", decryption: "{algorithms: [A256KW], encryption: [A256GCM], key: {jwk: {kty: oct, kid: e1, use: enc, k: \(k)}}}")
         let jws = Array(try Self.fixture.token().utf8)
         let named = try CompactJWE.encrypt(jws, to: JWK(secret: Self.wrapKey, kid: "e1"), keyAlgorithm: .a256KW, contentEncryption: .a256GCM)
-        #expect(try policy.evaluateNow(token: named, now: TokenFixture.now).valid)
+        #expect(try policy.evaluateNow(token: named, now: UnixTime(seconds: TokenFixture.now)).valid)
         let other = try CompactJWE.encrypt(jws, to: JWK(secret: Self.wrapKey, kid: "e2"), keyAlgorithm: .a256KW, contentEncryption: .a256GCM)
-        #expect(try policy.evaluateNow(token: other, now: TokenFixture.now).codes == [.kidUnknown])
+        #expect(try policy.evaluateNow(token: other, now: UnixTime(seconds: TokenFixture.now)).codes == [.kidUnknown])
     }
 
     @Test("compile errors in format and decryption", arguments: [

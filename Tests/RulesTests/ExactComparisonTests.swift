@@ -36,7 +36,7 @@ struct ExactComparisonTests {
         """)
         let good: [String: JSONValue] = ["iss": .string("https://Kelvin.example"), "aud": .string("client-K"), "nonce": .string("n-K"),
                                          "dept": .string(Self.nfc), "team": .string("K-x-\(Self.nfc)"), "scope": .string("a Kread b")]
-        #expect(try policy.evaluateNow(token: fixture.token(good), now: TokenFixture.now).valid)
+        #expect(try policy.evaluateNow(token: fixture.token(good), now: UnixTime(seconds: TokenFixture.now)).valid)
         let cases: [(String, JSONValue, FindingCode)] = [
             ("iss", .string("https://\(Self.kelvin)elvin.example"), .issuerMismatch),
             ("aud", .string("client-\(Self.kelvin)"), .audienceMismatch),
@@ -50,15 +50,15 @@ struct ExactComparisonTests {
         for (claim, value, code) in cases {
             var claims = good
             claims[claim] = value
-            #expect(try policy.evaluateNow(token: fixture.token(claims), now: TokenFixture.now).codes == [code], "\(claim): \(value)")
+            #expect(try policy.evaluateNow(token: fixture.token(claims), now: UnixTime(seconds: TokenFixture.now)).codes == [code], "\(claim): \(value)")
         }
     }
 
     @Test("member names are looked up exactly: a claim named with a Kelvin sign is not the claim the policy names")
     func memberNames() throws {
         let policy = try fixture.policy("claims:\n  Kind: admin\n")
-        #expect(try policy.evaluateNow(token: fixture.token(["Kind": .string("admin")]), now: TokenFixture.now).valid)
-        #expect(try policy.evaluateNow(token: fixture.token(["\(Self.kelvin)ind": .string("admin")]), now: TokenFixture.now).codes == [.claimMissing])
+        #expect(try policy.evaluateNow(token: fixture.token(["Kind": .string("admin")]), now: UnixTime(seconds: TokenFixture.now)).valid)
+        #expect(try policy.evaluateNow(token: fixture.token(["\(Self.kelvin)ind": .string("admin")]), now: UnixTime(seconds: TokenFixture.now)).codes == [.claimMissing])
         // Two names that are only canonically equivalent are two members, not a duplicate.
         let object = try JSONParser().parseObject(Array(#"{"Kid": 1, "\#(Self.kelvin)id": 2}"#.utf8), what: "a test object")
         #expect(object.count == 2 && object["Kid"] == .number(.integer(1)))
@@ -76,18 +76,18 @@ struct ExactComparisonTests {
               return key
           }()).serializedBytes(), as: UTF8.self))]}}
         """, file: "kids.yaml", environment: [:])
-        #expect(try policy.evaluateNow(token: fixture.token(header: ["kid": .string("Key-1")]), now: TokenFixture.now).valid)
-        #expect(try policy.evaluateNow(token: fixture.token(header: ["kid": .string("\(Self.kelvin)ey-1")]), now: TokenFixture.now).codes == [.kidUnknown])
+        #expect(try policy.evaluateNow(token: fixture.token(header: ["kid": .string("Key-1")]), now: UnixTime(seconds: TokenFixture.now)).valid)
+        #expect(try policy.evaluateNow(token: fixture.token(header: ["kid": .string("\(Self.kelvin)ey-1")]), now: UnixTime(seconds: TokenFixture.now)).codes == [.kidUnknown])
     }
 
     @Test("the header's alg, typ and crit are read exactly")
     func header() throws {
         let policy = try fixture.policy("typ: JWT\ncrit: [Kext]\n")
-        #expect(try policy.evaluateNow(token: fixture.token(header: ["crit": .array([.string("Kext")]), "Kext": .bool(true)]), now: TokenFixture.now).valid)
+        #expect(try policy.evaluateNow(token: fixture.token(header: ["crit": .array([.string("Kext")]), "Kext": .bool(true)]), now: UnixTime(seconds: TokenFixture.now)).valid)
         let crit = try policy.evaluateNow(token: fixture.token(header: ["crit": .array([.string("\(Self.kelvin)ext")]), "\(Self.kelvin)ext": .bool(true)]),
-                                       now: TokenFixture.now)
+                                       now: UnixTime(seconds: TokenFixture.now))
         #expect(crit.codes == [.critUnsupported])
-        #expect(try policy.evaluateNow(token: fixture.token(header: ["typ": .string("jw\u{1D42D}")]), now: TokenFixture.now).codes == [.typNotAllowed])
+        #expect(try policy.evaluateNow(token: fixture.token(header: ["typ": .string("jw\u{1D42D}")]), now: UnixTime(seconds: TokenFixture.now)).codes == [.typNotAllowed])
     }
 
     @Test("a PKCE challenge, a callback state and an RFC 9207 issuer with a Kelvin sign do not match")
@@ -100,7 +100,7 @@ struct ExactComparisonTests {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         func codes(_ challenge: String) throws -> [FindingCode] {
-            try pkce.evaluateNow(inputs: ["verifier": .string(verifier), "challenge": .string(challenge)], now: TokenFixture.now).codes
+            try pkce.evaluateNow(inputs: ["verifier": .string(verifier), "challenge": .string(challenge)], now: UnixTime(seconds: TokenFixture.now)).codes
         }
         #expect(try codes(challenge).isEmpty)
         #expect(try codes(challenge.replacingOccurrences(of: "K", with: Self.kelvin)) == [.pkceMismatch])
@@ -112,7 +112,7 @@ struct ExactComparisonTests {
         """, file: "callback.yaml", environment: [:])
         func callbackCodes(_ query: String) throws -> [FindingCode] {
             try callback.evaluateNow(subjects: [CallbackSubject(url: "https://app.example.com/cb?" + query)], inputs: ["state": .string("stateK")],
-                                  now: TokenFixture.now).codes
+                                  now: UnixTime(seconds: TokenFixture.now)).codes
         }
         #expect(try callbackCodes("code=c&state=stateK&iss=https%3A%2F%2Fidp.example.com%2FK").isEmpty)
         #expect(try callbackCodes("code=c&state=state%E2%84%AA&iss=https%3A%2F%2Fidp.example.com%2FK") == [.stateMismatch])

@@ -37,7 +37,7 @@ struct ImplicitRuleLocationTests {
     @Test("a finding of an implicit rule points at token:")
     func finding() async throws {
         let policy = try TokenFixture.shared.policy("leeway: 0")
-        let verdict = try await policy.evaluate(token: TokenFixture.shared.token(), now: TokenFixture.now + 7200)
+        let verdict = try await policy.evaluate(token: TokenFixture.shared.token(), now: UnixTime(seconds: TokenFixture.now + 7200))
         let expired = try #require(verdict.findings.first { $0.code == .tokenExpired })
         // TokenFixture's policy: `policy`, `mode`, a blank line for no inputs, then `token:` on line 4.
         #expect(expired.at == "test.yaml:4:1", "\(expired.at)")

@@ -27,13 +27,13 @@ struct PKCERuleTests {
     func codes(_ policy: Policy, verifier: String = Self.verifier, challenge: String = Self.challenge, method: String? = "S256") throws -> [FindingCode] {
         var inputs: [String: JSONValue] = ["verifier": .string(verifier), "challenge": .string(challenge)]
         if let method { inputs["method"] = .string(method) }
-        return try policy.evaluateNow(inputs: inputs, now: TokenFixture.now).codes
+        return try policy.evaluateNow(inputs: inputs, now: UnixTime(seconds: TokenFixture.now)).codes
     }
 
     @Test("RFC 7636 Appendix B passes with S256; a verdict without a token is valid but not verified")
     func appendixB() throws {
         let verdict = try policy().evaluateNow(inputs: ["verifier": .string(Self.verifier), "challenge": .string(Self.challenge), "method": .string("S256")],
-                                           now: TokenFixture.now)
+                                           now: UnixTime(seconds: TokenFixture.now))
         #expect(verdict.valid && !verdict.verified && verdict.findings.isEmpty)
         #expect(try codes(policy(), challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cN") == [.pkceMismatch])
     }
@@ -56,7 +56,7 @@ struct PKCERuleTests {
         let policy = try policy()
         for bad in [String(repeating: "a", count: 42), String(repeating: "a", count: 129), Self.verifier.dropLast() + "+", "ä" + Self.verifier.dropFirst(2)] {
             let verdict = try policy.evaluateNow(inputs: ["verifier": .string(String(bad)), "challenge": .string(Self.challenge), "method": .string("S256")],
-                                              now: TokenFixture.now)
+                                              now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [.pkceVerifierInvalid], "\(bad)")
             #expect(verdict.findings.allSatisfy { !$0.message.contains(String(bad)) })
         }
@@ -81,7 +81,7 @@ struct PKCERuleTests {
     func subjects() throws {
         #expect(throws: EvaluationError.self) { try policy().evaluateNow(token: "a.b.c", inputs: ["verifier": .string(Self.verifier), "challenge": .string(Self.challenge)], now: 0) }
         let tokenPolicy = try TokenFixture.shared.policy("")
-        let error = #expect(throws: EvaluationError.self) { try tokenPolicy.evaluateNow(now: TokenFixture.now) }
+        let error = #expect(throws: EvaluationError.self) { try tokenPolicy.evaluateNow(now: UnixTime(seconds: TokenFixture.now)) }
         #expect(error?.code == .missingSubject)
     }
 }

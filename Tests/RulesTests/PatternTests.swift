@@ -28,17 +28,17 @@ struct PatternTests {
         let policy = try fixture.policy("claims:\n" + claims.split(separator: "\n").map { String($0.dropFirst(2)) }.joined(separator: "\n"))
         var values: [String: JSONValue] = [:]
         for index in patterns.indices { values["c\(index)"] = .string(String(repeating: "a", count: 4000)) }
-        let verdict = try policy.evaluateNow(token: fixture.token(values), now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: fixture.token(values), now: UnixTime(seconds: TokenFixture.now))
         #expect(verdict.findings.filter { $0.code == .claimMismatch }.count == patterns.count, "\(verdict.findings.map(\.message))")
-        let forged = try policy.evaluateNow(token: fixture.token(values, signer: fixture.otherKey), now: TokenFixture.now)
+        let forged = try policy.evaluateNow(token: fixture.token(values, signer: fixture.otherKey), now: UnixTime(seconds: TokenFixture.now))
         #expect(forged.codes == [.signatureInvalid])
     }
 
     @Test("whole-value matching, UTF-8 text, and a pattern that matches")
     func semantics() throws {
         let policy = try fixture.policy("claims:\n  c: {matches: \"[a-z]+-[0-9]{2}\"}\n  d: {matches: \"caf\\u00e9|naïve\"}\n")
-        #expect(try policy.evaluateNow(token: fixture.token(["c": .string("abc-42"), "d": .string("café")]), now: TokenFixture.now).valid)
-        #expect(try policy.evaluateNow(token: fixture.token(["c": .string("ABC-42"), "d": .string("naïve")]), now: TokenFixture.now).codes == [.claimMismatch])
-        #expect(try policy.evaluateNow(token: fixture.token(["c": .string("abc-42\n"), "d": .string("naïve")]), now: TokenFixture.now).codes == [.claimMismatch])
+        #expect(try policy.evaluateNow(token: fixture.token(["c": .string("abc-42"), "d": .string("café")]), now: UnixTime(seconds: TokenFixture.now)).valid)
+        #expect(try policy.evaluateNow(token: fixture.token(["c": .string("ABC-42"), "d": .string("naïve")]), now: UnixTime(seconds: TokenFixture.now)).codes == [.claimMismatch])
+        #expect(try policy.evaluateNow(token: fixture.token(["c": .string("abc-42\n"), "d": .string("naïve")]), now: UnixTime(seconds: TokenFixture.now)).codes == [.claimMismatch])
     }
 }

@@ -17,12 +17,12 @@ struct RegisteredTypesTests {
             "jwk": .string("{}"), "jku": .number(.integer(0)), "x5t": .null, "b64": .string("false"),
         ]
         for (name, value) in wrong.sorted(by: { $0.key < $1.key }) {
-            let verdict = try policy.evaluateNow(token: fixture.token(header: [name: value]), now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: fixture.token(header: [name: value]), now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [.malformedToken], "\(name): \(verdict.findings.map(\.message))")
             #expect(verdict.findings.first?.message.contains("header '\(name)' must be") == true, "\(name): \(verdict.findings.map(\.message))")
         }
         // A JWKS whose keys have kids: a numeric kid used to read as no kid and try every key.
-        #expect(try policy.evaluateNow(token: fixture.token(header: ["kid": .number(.integer(1))]), now: TokenFixture.now).verified == false)
+        #expect(try policy.evaluateNow(token: fixture.token(header: ["kid": .number(.integer(1))]), now: UnixTime(seconds: TokenFixture.now)).verified == false)
     }
 
     @Test("NumericDate: 2^53, year 10000 and fractions are dates; beyond ±2^60 s or a non-number is claim_type")
@@ -30,14 +30,14 @@ struct RegisteredTypesTests {
         let policy = try fixture.policy("")
         for exp: JSONValue in [.number(.integer(1 << 53)), .number(.integer(253_402_300_800)), .number(.decimal(1_795_255_200.5)),
                                .number(.integer(1 << 60))] {
-            let verdict = try policy.evaluateNow(token: fixture.token(["exp": exp]), now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: fixture.token(["exp": exp]), now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.valid, "\(exp): \(verdict.findings.map(\.message))")
         }
         for exp: JSONValue in [.number(.decimal(1e300)), .number(.bigInteger("123456789012345678901234567890")), .string("1795255200"), .null] {
-            let verdict = try policy.evaluateNow(token: fixture.token(["exp": exp]), now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: fixture.token(["exp": exp]), now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [.claimType], "\(exp): \(verdict.findings.map(\.message))")
         }
-        let ancient = try policy.evaluateNow(token: fixture.token(["exp": .number(.integer(-(1 << 59)))]), now: TokenFixture.now)
+        let ancient = try policy.evaluateNow(token: fixture.token(["exp": .number(.integer(-(1 << 59)))]), now: UnixTime(seconds: TokenFixture.now))
         #expect(ancient.codes == [.tokenExpired])
         #expect(ancient.findings.first?.message.hasPrefix("expired at -") == true, "\(ancient.findings.map(\.message))")
     }

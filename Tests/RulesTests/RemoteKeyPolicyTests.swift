@@ -26,7 +26,7 @@ struct RemoteKeyPolicyTests {
     }
 
     func cache() -> JWKSCache {
-        JWKSCache(logger: .init(label: "test") { _ in SwiftLogNoOpLogHandler() }, now: { [clock] in clock.now })
+        JWKSCache(logger: .init(label: "test") { _ in SwiftLogNoOpLogHandler() }, now: { [clock] in UnixTime(clock.now) })
     }
 
     @Test("100 concurrent evaluations on a cold cache make exactly one request, and all verify")
@@ -40,7 +40,7 @@ struct RemoteKeyPolicyTests {
         let token = try fixture.token()
         let verdicts = try await withThrowingTaskGroup(of: Verdict.self) { group in
             for _ in 0..<100 {
-                group.addTask { try await policy.evaluate(token: token, now: TokenFixture.now) }
+                group.addTask { try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now)) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -57,15 +57,15 @@ struct RemoteKeyPolicyTests {
         let server = try await KeyServer()
         await server.json("/jwks", fixture.jwksJSON)
         let policy = try policy(server, cache: cache())
-        #expect(try await policy.evaluate(token: fixture.token(), now: TokenFixture.now).valid)
-        let rotated = try await policy.evaluate(token: fixture.token(header: ["kid": .string("rotated")], signer: fixture.otherKey), now: TokenFixture.now)
+        #expect(try await policy.evaluate(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
+        let rotated = try await policy.evaluate(token: fixture.token(header: ["kid": .string("rotated")], signer: fixture.otherKey), now: UnixTime(seconds: TokenFixture.now))
         #expect(rotated.codes == [.kidUnknown])
         #expect(rotated.findings[0].message.contains("fetched 2026-11-21T09:30:00Z"))
-        let forged = try await policy.evaluate(token: fixture.token(signer: fixture.otherKey), now: TokenFixture.now)
+        let forged = try await policy.evaluate(token: fixture.token(signer: fixture.otherKey), now: UnixTime(seconds: TokenFixture.now))
         #expect(forged.codes == [.signatureInvalid])
         #expect(await server.requests("/jwks") == 1)
         clock.advance(31)
-        let refetched = try await policy.evaluate(token: fixture.token(header: ["kid": .string("rotated")], signer: fixture.otherKey), now: TokenFixture.now)
+        let refetched = try await policy.evaluate(token: fixture.token(header: ["kid": .string("rotated")], signer: fixture.otherKey), now: UnixTime(seconds: TokenFixture.now))
         #expect(refetched.codes == [.kidUnknown])
         #expect(await server.requests("/jwks") == 2)
         await server.stop()
@@ -77,17 +77,17 @@ struct RemoteKeyPolicyTests {
         await server.json("/jwks", fixture.jwksJSON)
         let policy = try policy(server, options: ", cache_ttl: 5m, stale_if_error: 30m", cache: cache())
         let token = try fixture.token()
-        #expect(try await policy.evaluate(token: token, now: TokenFixture.now).keyFreshness == .fresh)
+        #expect(try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now)).keyFreshness == .fresh)
         await server.stop()
         clock.advance(301)
-        let stale = try await policy.evaluate(token: token, now: TokenFixture.now, trace: true)
+        let stale = try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(stale.valid)
         #expect(stale.keyFreshness == .stale)
         #expect(stale.trace?.key?.freshness == .stale)
         #expect(stale.trace?.entries.first { $0.rule == "token.keys" }?.detail?.contains("stale key set") == true)
         #expect(stale.json.objectValue?["trace"]?.objectValue?["key"]?.objectValue?["freshness"] == .string("stale"))
         clock.advance(1800)
-        let gone = try await policy.evaluate(token: token, now: TokenFixture.now)
+        let gone = try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now))
         #expect(!gone.valid && gone.codes == [.keyUnavailable])
         #expect(gone.keyFreshness == .unavailable)
         #expect(gone.findings[0].message.contains("stale_if_error"))
@@ -100,14 +100,14 @@ struct RemoteKeyPolicyTests {
         let policy = try policy(server, options: ", cache_ttl: 5m, stale_if_error: 30m", cache: cache())
         let token = try fixture.token()
         let signatures = SignatureCache()
-        #expect(try await policy.evaluate(token: token, now: TokenFixture.now, signatureCache: signatures).keyFreshness == .fresh)
+        #expect(try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: signatures).keyFreshness == .fresh)
         await server.stop()
         clock.advance(301)
-        let stale = try await policy.evaluate(token: token, now: TokenFixture.now, trace: true, signatureCache: signatures)
+        let stale = try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now), trace: true, signatureCache: signatures)
         #expect(signatures.statistics.hits == 1)
         #expect(stale.valid && stale.keyFreshness == .stale && stale.trace?.key?.freshness == .stale)
         clock.advance(1800)
-        let gone = try await policy.evaluate(token: token, now: TokenFixture.now, signatureCache: signatures)
+        let gone = try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: signatures)
         #expect(!gone.valid && gone.codes == [.keyUnavailable] && gone.keyFreshness == .unavailable)
     }
 
@@ -120,7 +120,7 @@ struct RemoteKeyPolicyTests {
         let policy = try policy(server, cache: cache)
         let token = try fixture.token()
         // A synchronous closure selects the overload that never waits for the network.
-        let evaluateCached: () throws -> Verdict = { try policy.evaluateNow(token: token, now: TokenFixture.now) }
+        let evaluateCached: () throws -> Verdict = { try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now)) }
         #expect { try evaluateCached() } throws: { error in
             (error as? EvaluationError)?.code == .keysNotCached
         }
@@ -144,9 +144,9 @@ struct RemoteKeyPolicyTests {
         let strict = try policy(server, options: ", min_rsa_bits: 3072", cache: cache)
         #expect(first.remoteKeySources == second.remoteKeySources)
         let token = try fixture.token()
-        for policy in [first, second] { #expect(try await policy.evaluate(token: token, now: TokenFixture.now).valid) }
+        for policy in [first, second] { #expect(try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now)).valid) }
         #expect(await server.requests("/jwks") == 1)
-        #expect(try await strict.evaluate(token: token, now: TokenFixture.now).valid)
+        #expect(try await strict.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now)).valid)
         #expect(await server.requests("/jwks") == 2)
         await server.stop()
     }
@@ -164,8 +164,8 @@ struct RemoteKeyPolicyTests {
         func request(_ token: String) -> RequestSubject {
             RequestSubject(json: Array(#"{"method": "GET", "url": "/", "headers": {"Authorization": "Bearer \#(token)"}}"#.utf8))
         }
-        #expect(try await policy.evaluate(subjects: [request(fixture.token())], now: TokenFixture.now).valid)
-        let unknown = try await policy.evaluate(subjects: [request(fixture.token(header: ["kid": .string("rotated")]))], now: TokenFixture.now)
+        #expect(try await policy.evaluate(subjects: [request(fixture.token())], now: UnixTime(seconds: TokenFixture.now)).valid)
+        let unknown = try await policy.evaluate(subjects: [request(fixture.token(header: ["kid": .string("rotated")]))], now: UnixTime(seconds: TokenFixture.now))
         #expect(unknown.codes == [.bearerInvalid] && unknown.findings[0].nested.map(\.code) == [.kidUnknown])
         #expect(await server.requests("/jwks") == 1)
         await server.stop()
@@ -179,10 +179,10 @@ struct RemoteKeyPolicyTests {
         let policy = try fixture.policy("embedded_tokens:\n  njwt: {token: {algorithms: [ES256], keys: \(source)}}")
         #expect(policy.remoteKeySources.count == 1)
         let token = try fixture.token(["njwt": .string(try fixture.token())])
-        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, now: TokenFixture.now) }
-        #expect(try await policy.evaluate(token: token, now: TokenFixture.now).valid)
+        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now)) }
+        #expect(try await policy.evaluate(token: token, now: UnixTime(seconds: TokenFixture.now)).valid)
         let rotated = try fixture.token(["njwt": .string(try fixture.token(header: ["kid": .string("rotated")]))])
-        let unknown = try await policy.evaluate(token: rotated, now: TokenFixture.now)
+        let unknown = try await policy.evaluate(token: rotated, now: UnixTime(seconds: TokenFixture.now))
         #expect(unknown.codes == [.embeddedTokenInvalid] && unknown.findings[0].nested.map(\.code) == [.kidUnknown])
         await server.stop()
     }

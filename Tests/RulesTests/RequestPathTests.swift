@@ -13,7 +13,7 @@ struct RequestPathTests {
     }
 
     static func valid(_ policy: Policy, _ url: String) throws -> Verdict {
-        try policy.evaluateNow(subjects: [RequestSubject(json: Array(#"{"method": "GET", "url": "\#(url)", "headers": {}}"#.utf8))], now: TokenFixture.now)
+        try policy.evaluateNow(subjects: [RequestSubject(json: Array(#"{"method": "GET", "url": "\#(url)", "headers": {}}"#.utf8))], now: UnixTime(seconds: TokenFixture.now))
     }
 
     @Test("not: {path: {prefix: /admin}} refuses every spelling of /admin: dot segments, encoded dots, doubled slashes, encoded slashes")

@@ -31,12 +31,12 @@ struct RequestRuleTests {
     }
 
     static func codes(_ request: RequestSubject) throws -> [FindingCode] {
-        try policy.evaluateNow(subjects: [request], now: TokenFixture.now).codes
+        try policy.evaluateNow(subjects: [request], now: UnixTime(seconds: TokenFixture.now)).codes
     }
 
     @Test("a good request passes every rule, with headers matched case-insensitively")
     func good() throws {
-        let verdict = try Self.policy.evaluateNow(subjects: [Self.request()], now: TokenFixture.now, trace: true)
+        let verdict = try Self.policy.evaluateNow(subjects: [Self.request()], now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.valid && !verdict.verified)
         #expect(verdict.trace?.entries.map(\.rule) == ["request.structure", "request.method", "request.path", "request.headers.content-type",
                                                        "request.headers.x-request-id", "request.query.tenant", "request.body.username", "request.body.device.id"])
@@ -76,7 +76,7 @@ struct RequestRuleTests {
             (Self.request(body: #""{nope""#), .bodyNotJSON),
         ]
         for (request, code) in cases {
-            let verdict = try Self.policy.evaluateNow(subjects: [request], now: TokenFixture.now)
+            let verdict = try Self.policy.evaluateNow(subjects: [request], now: UnixTime(seconds: TokenFixture.now))
             #expect(!verdict.valid)
             #expect(verdict.codes.first == code, "\(request.problems.map(\.message)) → \(verdict.codes)")
         }

@@ -27,8 +27,8 @@ struct SharedCacheTests {
         await server.json("/jwks", fixture.jwksJSON)
         let idTokens = try policy(named: "id-tokens", server)
         let accessTokens = try policy(named: "access-tokens", server)
-        #expect(try await idTokens.evaluate(token: fixture.token(), now: TokenFixture.now).valid)
-        #expect(try await accessTokens.evaluate(token: fixture.token(["jti": .string("other")]), now: TokenFixture.now).valid)
+        #expect(try await idTokens.evaluate(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
+        #expect(try await accessTokens.evaluate(token: fixture.token(["jti": .string("other")]), now: UnixTime(seconds: TokenFixture.now)).valid)
         #expect(await server.requests("/jwks") == 1)
         // A cache of its own, as the README says to opt out, fetches for itself.
         let apart = try Policy.load(text: """
@@ -39,7 +39,7 @@ struct SharedCacheTests {
           issuer: https://issuer.example
           audience: client-1
         """, file: "apart.yaml", environment: [:], keyCache: JWKSCache())
-        #expect(try await apart.evaluate(token: fixture.token(), now: TokenFixture.now).valid)
+        #expect(try await apart.evaluate(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
         #expect(await server.requests("/jwks") == 2)
         await server.stop()
     }
@@ -50,14 +50,14 @@ struct SharedCacheTests {
         let keys = try JWKSet(json: Array(fixture.jwksJSON.utf8)).keys
         // A token no other test mints: only this test can make the shared cache remember it.
         let token = try fixture.token(["jti": .string("shared-cache-\(UUID().uuidString)")])
-        #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: nil).valid)
+        #expect(try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: nil).valid)
         let own = SignatureCache()
-        #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: own).valid)
+        #expect(try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: own).valid)
         #expect(try own.remembers(token, keys: keys) && !SignatureCache.shared.remembers(token, keys: keys))
-        #expect(try policy.evaluateNow(token: token, now: TokenFixture.now).valid)
+        #expect(try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now)).valid)
         #expect(try SignatureCache.shared.remembers(token, keys: keys))
         let dated = try fixture.token(["jti": .string("shared-cache-async-\(UUID().uuidString)")])
-        #expect(try policy.evaluateNow(token: dated, at: Date(timeIntervalSince1970: TokenFixture.now)).valid)
+        #expect(try policy.evaluateNow(token: dated, now: UnixTime(Date(timeIntervalSince1970: TokenFixture.now))).valid)
         #expect(try SignatureCache.shared.remembers(dated, keys: keys))
     }
 }

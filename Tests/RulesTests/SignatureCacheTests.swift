@@ -14,12 +14,12 @@ struct SignatureCacheTests {
         let cache = SignatureCache()
         let token = try fixture.token()
         for _ in 0..<10 {
-            #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid)
+            #expect(try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
         }
         #expect(cache.statistics == .init(hits: 9, misses: 1))
         // Decoded tokens are kept from their second decoding on.
         #expect(cache.decodedTokenStatistics == .init(hits: 8, misses: 2))
-        let later = try policy.evaluateNow(token: token, now: TokenFixture.now + 86400, signatureCache: cache)
+        let later = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now + 86400), signatureCache: cache)
         #expect(later.codes == [.tokenExpired] && later.verified)
         #expect(cache.statistics.hits == 10 && cache.decodedTokenStatistics.hits == 9)
     }
@@ -30,14 +30,14 @@ struct SignatureCacheTests {
         let roomy = try fixture.policy("")
         let tight = try fixture.policy("limits: {max_token_bytes: 1024}")
         let cache = SignatureCache()
-        for _ in 0..<2 { #expect(try roomy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid) }
-        let refused = try tight.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache)
-        let uncached = try tight.evaluateNow(token: token, now: TokenFixture.now)
+        for _ in 0..<2 { #expect(try roomy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid) }
+        let refused = try tight.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache)
+        let uncached = try tight.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now))
         #expect(refused.codes == [.tokenTooLarge] && uncached.codes == [.tokenTooLarge])
-        #expect(try roomy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try roomy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
         #expect(cache.decodedTokenStatistics == .init(hits: 1, misses: 3))
         // A token that does not decode is not remembered: each presentation is judged again.
-        for _ in 0..<3 { #expect(try roomy.evaluateNow(token: "not.a.token", now: TokenFixture.now, signatureCache: cache).codes == [.malformedToken]) }
+        for _ in 0..<3 { #expect(try roomy.evaluateNow(token: "not.a.token", now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).codes == [.malformedToken]) }
         #expect(cache.decodedTokenStatistics.misses == 6)
     }
 
@@ -46,7 +46,7 @@ struct SignatureCacheTests {
         let cache = SignatureCache()
         let forged = try fixture.token(signer: fixture.otherKey)
         let policy = try fixture.policy("")
-        for _ in 0..<3 { #expect(try policy.evaluateNow(token: forged, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid]) }
+        for _ in 0..<3 { #expect(try policy.evaluateNow(token: forged, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).codes == [.signatureInvalid]) }
         #expect(cache.statistics == .init(hits: 2, misses: 1))
         let otherKeys = try Policy.load(text: """
         policy: other
@@ -54,7 +54,7 @@ struct SignatureCacheTests {
           algorithms: [ES256]
           keys: {jwk: \(String(decoding: JSONValue.object(try fixture.otherKey.publicKey.publicJSON()).serializedBytes(), as: UTF8.self))}
         """, file: "other.yaml", environment: [:])
-        #expect(try otherKeys.evaluateNow(token: forged, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try otherKeys.evaluateNow(token: forged, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
         #expect(cache.statistics.misses == 2)
     }
 
@@ -70,7 +70,7 @@ struct SignatureCacheTests {
         for pass in 0..<4 {
             if pass == 1 { #expect(cache.statistics.hits == 0 && cache.count < tokens.count / 2 && cache.count > tokens.count / 4) }
             for token in tokens {
-                #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid)
+                #expect(try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
                 if cache.memoryUsed > cache.memoryLimit { overLimit += 1 }
             }
         }
@@ -86,7 +86,7 @@ struct SignatureCacheTests {
         let policy = try fixture.policy("")
         let cache = SignatureCache()
         for _ in 0..<3 {
-            for token in Self.thousand { #expect(try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache).valid) }
+            for token in Self.thousand { #expect(try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid) }
         }
         // The third pass finds every token decoded; the second finds only those the sketch's
         // doorkeeper (a Bloom filter) mistook for known at their first decoding: a few at most.
@@ -104,12 +104,12 @@ struct SignatureCacheTests {
         for round in 0..<4 {
             for token in hot {
                 let before = cache.statistics.hits
-                _ = try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache)
+                _ = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache)
                 if round > 0, cache.statistics.hits > before { hotHits += 1 }
             }
             for index in 0..<1_200 {
                 let unique = try fixture.token(["jti": .string("once-\(round)-\(index)")])
-                _ = try policy.evaluateNow(token: unique, now: TokenFixture.now, signatureCache: cache)
+                _ = try policy.evaluateNow(token: unique, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache)
             }
         }
         #expect(hotHits == 3 * hot.count, "\(hotHits) of \(3 * hot.count) hot checks answered: \(cache.statistics)")
@@ -140,13 +140,13 @@ struct SignatureCacheTests {
         let cache = SignatureCache()
         for _ in 0..<2 {
             for token in [other, genuine] {
-                let cached = try policy.evaluateNow(token: token, now: TokenFixture.now, signatureCache: cache)
-                let uncached = try policy.evaluateNow(token: token, now: TokenFixture.now)
+                let cached = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache)
+                let uncached = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now))
                 #expect(cached.json == uncached.json)
             }
         }
-        #expect(try policy.evaluateNow(token: genuine, now: TokenFixture.now, signatureCache: cache).valid)
-        #expect(try !policy.evaluateNow(token: other, now: TokenFixture.now, signatureCache: cache).valid)
+        #expect(try policy.evaluateNow(token: genuine, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
+        #expect(try !policy.evaluateNow(token: other, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
         #expect(cache.statistics.hits > 0)
     }
 
@@ -163,11 +163,11 @@ struct SignatureCacheTests {
         let (tenantA, tenantB) = (try tenant(fixture.key), try tenant(fixture.otherKey))
         let cache = SignatureCache()
         let signedByB = try fixture.token(signer: fixture.otherKey)
-        #expect(try tenantB.evaluateNow(token: signedByB, now: TokenFixture.now, signatureCache: cache).valid)
-        #expect(try tenantA.evaluateNow(token: signedByB, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
+        #expect(try tenantB.evaluateNow(token: signedByB, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
+        #expect(try tenantA.evaluateNow(token: signedByB, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).codes == [.signatureInvalid])
         let signedByA = try fixture.token()
-        #expect(try tenantA.evaluateNow(token: signedByA, now: TokenFixture.now, signatureCache: cache).valid)
-        #expect(try tenantB.evaluateNow(token: signedByA, now: TokenFixture.now, signatureCache: cache).codes == [.signatureInvalid])
+        #expect(try tenantA.evaluateNow(token: signedByA, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).valid)
+        #expect(try tenantB.evaluateNow(token: signedByA, now: UnixTime(seconds: TokenFixture.now), signatureCache: cache).codes == [.signatureInvalid])
     }
 
     @Test("a key set's identity follows its material and restrictions, not how the source is written")

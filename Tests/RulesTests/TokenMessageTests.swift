@@ -14,7 +14,7 @@ struct TokenMessageTests {
         let policy = try fixture.policy("")
         for payload in [#""I am a string""#, "[1,2]", "Ixyz", ""] {
             let token = try CompactJWS.sign(payload: Array(payload.utf8), header: JSONObject(["kid": .string("k1")]), algorithm: .es256, key: fixture.key)
-            let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [.malformedToken], "\(payload)")
             let message = verdict.findings.first?.message ?? ""
             #expect(message.contains("is not a JWT claims set (RFC 7519 §7.2)") && !message.contains("unexpected character"), "\(payload): \(message)")
@@ -28,7 +28,7 @@ struct TokenMessageTests {
                                                     signed: false)
         for plaintext in ["Isecret-plaintext", #""secret-plaintext""#, #"{"a": 1, "a": 2}"#] {
             let token = try CompactJWE.encrypt(Array(plaintext.utf8), to: key, keyAlgorithm: .direct, contentEncryption: .a256GCM)
-            let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now, trace: true)
+            let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now), trace: true)
             #expect(!verdict.valid && verdict.verified && verdict.codes == [.malformedToken], "\(plaintext)")
             let message = verdict.findings.first?.message ?? ""
             #expect(message.contains("the decrypted JWE payload is not a JWT claims set"), "\(message)")
@@ -44,11 +44,11 @@ struct TokenMessageTests {
         let token = try CompactJWE.encrypt(Array(fixture.token().utf8), to: key, keyAlgorithm: .a256KW, contentEncryption: .a256GCM)
         let parts = token.split(separator: ".").map(String.init)
         let zipped = String(decoding: Base64URL.encodeBytes(Array(#"{"alg":"A256KW","enc":"A256GCM","zip":"DEF"}"#.utf8)), as: UTF8.self)
-        let verdict = try policy.evaluateNow(token: ([zipped] + parts.dropFirst()).joined(separator: "."), now: TokenFixture.now)
+        let verdict = try policy.evaluateNow(token: ([zipped] + parts.dropFirst()).joined(separator: "."), now: UnixTime(seconds: TokenFixture.now))
         #expect(verdict.codes == [.headerUnsupported], "\(verdict.findings.map(\.message))")
         let critical = try CompactJWE.encrypt(Array(fixture.token().utf8), to: key, keyAlgorithm: .a256KW, contentEncryption: .a256GCM,
                                               header: JSONObject(["crit": .array([.string("ext")]), "ext": .bool(true)]))
-        #expect(try policy.evaluateNow(token: critical, now: TokenFixture.now).codes == [.critUnsupported])
+        #expect(try policy.evaluateNow(token: critical, now: UnixTime(seconds: TokenFixture.now)).codes == [.critUnsupported])
     }
 
     @Test("a JSON serialization is named as such, however many dots its values hold, for JWS and JWE policies alike")
@@ -57,7 +57,7 @@ struct TokenMessageTests {
         let jwe = try EncryptedTokenTests.policy(format: "nested", decryption: EncryptedTokenTests.wrapped)
         for text in [#"{"payload":"eyJ","signatures":[]}"#, #" {"payload":"a.b.c","protected":"x.y"}"#, #"{"protected":"a","ciphertext":"b.c.d.e"}"#] {
             for policy in [jws, jwe] {
-                let verdict = try policy.evaluateNow(token: text, now: TokenFixture.now)
+                let verdict = try policy.evaluateNow(token: text, now: UnixTime(seconds: TokenFixture.now))
                 #expect(verdict.codes == [.malformedToken])
                 #expect(verdict.findings.first?.message.contains("JSON serialization") == true, "\(text): \(verdict.findings.map(\.message))")
             }

@@ -12,7 +12,7 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
     var claims: [String: JSONValue] = [:]
     var remove: [String] = []
     var header: [String: JSONValue] = [:]
-    var now: Double = TokenFixture.now
+    var now = UnixTime(seconds: TokenFixture.now)
     let codes: [FindingCode]
 
     var testDescription: String { name }
@@ -52,10 +52,10 @@ struct TokenRuleTests {
         RuleCase(name: "an input of the wrong type", body: "nonce: ${nonce}", inputs: "  nonce: {}", vars: ["nonce": .number(.integer(5))], codes: [.inputInvalid]),
         RuleCase(name: "nonce missing from the token", body: "nonce: n-123", remove: ["nonce"], codes: [.claimMissing]),
         // Times
-        RuleCase(name: "expired", body: "leeway: 0", now: TokenFixture.now + 1801, codes: [.tokenExpired]),
-        RuleCase(name: "expired but within the leeway", body: "leeway: 5m", now: TokenFixture.now + 1801, codes: []),
-        RuleCase(name: "a quoted number of seconds is a leeway, as fmt writes it", body: "leeway: '300'", now: TokenFixture.now + 1801, codes: []),
-        RuleCase(name: "a quoted leeway of 0 seconds", body: "leeway: \"0\"", now: TokenFixture.now + 1801, codes: [.tokenExpired]),
+        RuleCase(name: "expired", body: "leeway: 0", now: UnixTime(seconds: TokenFixture.now + 1801), codes: [.tokenExpired]),
+        RuleCase(name: "expired but within the leeway", body: "leeway: 5m", now: UnixTime(seconds: TokenFixture.now + 1801), codes: []),
+        RuleCase(name: "a quoted number of seconds is a leeway, as fmt writes it", body: "leeway: '300'", now: UnixTime(seconds: TokenFixture.now + 1801), codes: []),
+        RuleCase(name: "a quoted leeway of 0 seconds", body: "leeway: \"0\"", now: UnixTime(seconds: TokenFixture.now + 1801), codes: [.tokenExpired]),
         RuleCase(name: "exp required by default", body: "", remove: ["exp"], codes: [.claimMissing]),
         RuleCase(name: "exp optional", body: "expires: optional", remove: ["exp"], codes: []),
         RuleCase(name: "not yet valid", body: "leeway: 0", claims: ["nbf": .number(.integer(1_795_254_000))], codes: [.tokenNotYetValid]),
@@ -94,7 +94,7 @@ struct TokenRuleTests {
         RuleCase(name: "claim type", body: "claims: {scp: {min: 3}}", claims: ["scp": .string("read")], codes: [.claimType]),
         RuleCase(name: "claim missing", body: "claims: {scp: {contains: read}}", codes: [.claimMissing]),
         RuleCase(name: "collect_all reports every failure", body: "issuer: https://other.example\naudience: nobody\nleeway: 0",
-                 now: TokenFixture.now + 1801, codes: [.tokenExpired, .issuerMismatch, .audienceMismatch]),
+                 now: UnixTime(seconds: TokenFixture.now + 1801), codes: [.tokenExpired, .issuerMismatch, .audienceMismatch]),
     ]
 
     @Test("rule outcomes", arguments: cases)
@@ -113,21 +113,21 @@ struct TokenRuleTests {
         let cHash = try #require(OIDCHash.leftHalf(of: code, algorithm: .es256))
         let policy = try Self.fixture.policy("c_hash: ${code}\nat_hash: ${access}", inputs: "  code: {}\n  access: {required: false}")
         let token = try Self.fixture.token(["c_hash": .string(cHash)])
-        #expect(try policy.evaluateNow(token: token, inputs: ["code": .string(code)], now: TokenFixture.now).valid)
-        let wrong = try policy.evaluateNow(token: token, inputs: ["code": .string(code + "x")], now: TokenFixture.now)
+        #expect(try policy.evaluateNow(token: token, inputs: ["code": .string(code)], now: UnixTime(seconds: TokenFixture.now)).valid)
+        let wrong = try policy.evaluateNow(token: token, inputs: ["code": .string(code + "x")], now: UnixTime(seconds: TokenFixture.now))
         #expect(wrong.codes == [.cHashMismatch])
-        let withAccess = try policy.evaluateNow(token: token, inputs: ["code": .string(code), "access": .string("at")], now: TokenFixture.now)
+        let withAccess = try policy.evaluateNow(token: token, inputs: ["code": .string(code), "access": .string("at")], now: UnixTime(seconds: TokenFixture.now))
         #expect(withAccess.codes == [.claimMissing])
         #expect(withAccess.findings.first?.rule == "token.at_hash")
         let access = "jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y"
         let atHash = try #require(OIDCHash.leftHalf(of: access, algorithm: .es256))
         let both = try Self.fixture.token(["c_hash": .string(cHash), "at_hash": .string(atHash)])
-        #expect(try policy.evaluateNow(token: both, inputs: ["code": .string(code), "access": .string(access)], now: TokenFixture.now).valid)
-        let swapped = try policy.evaluateNow(token: both, inputs: ["code": .string(code), "access": .string(code)], now: TokenFixture.now)
+        #expect(try policy.evaluateNow(token: both, inputs: ["code": .string(code), "access": .string(access)], now: UnixTime(seconds: TokenFixture.now)).valid)
+        let swapped = try policy.evaluateNow(token: both, inputs: ["code": .string(code), "access": .string(code)], now: UnixTime(seconds: TokenFixture.now))
         #expect(swapped.codes == [.atHashMismatch])
         // A refused alg does not choose the hash: c_hash is not judged, and alg_not_allowed says why.
         let refusedAlg = try Self.fixture.token(["c_hash": .string(cHash)], signer: JWK(secret: [UInt8](repeating: 7, count: 64)), algorithm: .hs512)
-        let refused = try policy.evaluateNow(token: refusedAlg, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
+        let refused = try policy.evaluateNow(token: refusedAlg, inputs: ["code": .string(code)], now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(refused.codes == [.algNotAllowed])
         #expect(refused.trace?.entries.first { $0.rule == "token.c_hash" }?.status == .notRun)
     }
@@ -135,7 +135,7 @@ struct TokenRuleTests {
     @Test("an absent optional input skips its rule and lists it; it never counts as passed")
     func skippedRule() throws {
         let policy = try Self.fixture.policy("nonce: ${nonce}", inputs: "  nonce: {required: false}")
-        let verdict = try policy.evaluateNow(token: Self.fixture.token(["nonce": .string("anything")]), now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: Self.fixture.token(["nonce": .string("anything")]), now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.valid)
         #expect(verdict.skipped == ["token.nonce"])
         #expect(verdict.trace?.entries.first { $0.rule == "token.nonce" }?.status == .skipped)
@@ -145,27 +145,27 @@ struct TokenRuleTests {
     func inputErrors() throws {
         let policy = try Self.fixture.policy("nonce: ${nonce}", inputs: "  nonce: {}")
         let token = try Self.fixture.token()
-        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, now: TokenFixture.now) }
-        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, inputs: ["nonce": .string("n-123"), "nonse": .string("x")], now: TokenFixture.now) }
+        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now)) }
+        #expect(throws: EvaluationError.self) { try policy.evaluateNow(token: token, inputs: ["nonce": .string("n-123"), "nonse": .string("x")], now: UnixTime(seconds: TokenFixture.now)) }
     }
 
     @Test("signature: wrong key, unknown kid, missing kid and a disallowed alg all fail")
     func signatures() throws {
         let policy = try Self.fixture.policy("")
-        let forged = try policy.evaluateNow(token: Self.fixture.token(signer: Self.fixture.otherKey), now: TokenFixture.now)
+        let forged = try policy.evaluateNow(token: Self.fixture.token(signer: Self.fixture.otherKey), now: UnixTime(seconds: TokenFixture.now))
         #expect(forged.codes == [.signatureInvalid])
         #expect(!forged.verified && !forged.valid)
-        let unknownKid = try policy.evaluateNow(token: Self.fixture.token(header: ["kid": .string("k9")]), now: TokenFixture.now)
+        let unknownKid = try policy.evaluateNow(token: Self.fixture.token(header: ["kid": .string("k9")]), now: UnixTime(seconds: TokenFixture.now))
         #expect(unknownKid.codes == [.kidUnknown])
         let hmacKey = JWK(secret: Array(repeating: 7, count: 32), kid: "k1")
-        let confused = try policy.evaluateNow(token: Self.fixture.token(signer: hmacKey, algorithm: .hs256), now: TokenFixture.now, trace: true)
+        let confused = try policy.evaluateNow(token: Self.fixture.token(signer: hmacKey, algorithm: .hs256), now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(confused.codes == [.algNotAllowed])
         #expect(!confused.verified)
         #expect(confused.trace?.entries.first { $0.rule == "token.keys" }?.status == .notRun)
         // The kid names a P-256 key; a P-384 signature cannot use it, and no other key is tried.
         let wider = try Policy.load(text: "policy: wide\ntoken:\n  algorithms: [ES256, ES384]\n  keys: {jwks: \(Self.fixture.jwksJSON)}\n", file: "wide.yaml")
         let p384 = try JWK.generate(for: .es384, kid: "k1")
-        let wrongFamily = try wider.evaluateNow(token: Self.fixture.token(signer: p384, algorithm: .es384), now: TokenFixture.now)
+        let wrongFamily = try wider.evaluateNow(token: Self.fixture.token(signer: p384, algorithm: .es384), now: UnixTime(seconds: TokenFixture.now))
         #expect(wrongFamily.codes == [.keyUnavailable])
     }
 
@@ -178,7 +178,7 @@ struct TokenRuleTests {
         let key = JWK(secret: try Base64URL.decode(secret))
         let cHash = try #require(OIDCHash.leftHalf(of: code, algorithm: .hs256))
         let token = try Self.fixture.token(["c_hash": .string(cHash)], signer: key, algorithm: .hs256)
-        let verdict = try policy.evaluateNow(token: token, inputs: ["code": .string(code)], now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: token, inputs: ["code": .string(code)], now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.valid)
         let json = String(decoding: verdict.json.serializedBytes(), as: UTF8.self)
         #expect(json.contains("secret ${env:HS_SECRET}"))
@@ -192,7 +192,7 @@ struct TokenRuleTests {
         let token = try Self.fixture.token()
         let huge = try policy.evaluateNow(token: token, now: 1e300, trace: true)
         #expect(huge.json.objectValue?["trace"]?.objectValue?["clock"]?.objectValue?["now"] == .number(.decimal(1e300)))
-        let notANumber = try policy.evaluateNow(token: token, now: .nan, trace: true)
+        let notANumber = try policy.evaluateNow(token: token, now: UnixTime(seconds: .nan), trace: true)
         #expect(!notANumber.valid)
         #expect(notANumber.json.objectValue?["trace"]?.objectValue?["clock"]?.objectValue?["now"] == .null)
     }
@@ -207,7 +207,7 @@ struct TokenRuleTests {
             (deep, .tokenTooDeep), ("eyJhbGciOiJFUzI1NiJ9.bm90IGpzb24.AAAA", .malformedToken),
         ]
         for (token, code) in cases {
-            let verdict = try policy.evaluateNow(token: token, now: TokenFixture.now)
+            let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now))
             #expect(verdict.codes == [code], "\(token.prefix(40))")
             #expect(!verdict.valid && !verdict.verified)
         }
@@ -216,7 +216,7 @@ struct TokenRuleTests {
     @Test("fail_fast checks the signature, then stops at the first failure and marks the rest not_run")
     func failFast() throws {
         let policy = try Self.fixture.policy("issuer: https://other.example\naudience: nobody", mode: "fail_fast")
-        let verdict = try policy.evaluateNow(token: Self.fixture.token(), now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: Self.fixture.token(), now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.codes == [.issuerMismatch])
         let statuses = Dictionary(uniqueKeysWithValues: (verdict.trace?.entries ?? []).map { ($0.rule, $0.status) })
         #expect(statuses["token.audience"] == .notRun)
@@ -228,14 +228,14 @@ struct TokenRuleTests {
           arguments: ["fail_fast", "collect_all"])
     func signatureFirst(mode: String) throws {
         let policy = try Self.fixture.policy("issuer: https://expected.example\naudience: expected-audience\nclaims:\n  scope: {contains: orders:write}", mode: mode)
-        let verdict = try policy.evaluateNow(token: Self.fixture.token(signer: Self.fixture.otherKey), now: TokenFixture.now, trace: true)
+        let verdict = try policy.evaluateNow(token: Self.fixture.token(signer: Self.fixture.otherKey), now: UnixTime(seconds: TokenFixture.now), trace: true)
         #expect(verdict.codes == [.signatureInvalid] && !verdict.verified)
         let text = String(decoding: verdict.json.serializedBytes(), as: UTF8.self)
         #expect(!text.contains("expected.example") && !text.contains("expected-audience") && !text.contains("orders:write"))
         let statuses = Dictionary(uniqueKeysWithValues: (verdict.trace?.entries ?? []).map { ($0.rule, $0.status) })
         #expect(statuses["token.issuer"] == .notRun && statuses["token.audience"] == .notRun && statuses["token.claims.scope"] == .notRun)
         // An algorithm the policy refuses leaves the signature unchecked: claims are not judged either.
-        let refused = try policy.evaluateNow(token: Self.fixture.token(signer: JWK(secret: Array(repeating: 7, count: 32)), algorithm: .hs256), now: TokenFixture.now)
+        let refused = try policy.evaluateNow(token: Self.fixture.token(signer: JWK(secret: Array(repeating: 7, count: 32)), algorithm: .hs256), now: UnixTime(seconds: TokenFixture.now))
         #expect(!refused.codes.contains(.issuerMismatch) && !refused.codes.contains(.claimMismatch))
     }
 
@@ -251,9 +251,9 @@ struct TokenRuleTests {
           kid: header.kid
         """
         let policy = try Policy.load(text: text, file: "out.yaml")
-        let valid = try policy.evaluateNow(token: Self.fixture.token(), now: TokenFixture.now)
+        let valid = try policy.evaluateNow(token: Self.fixture.token(), now: UnixTime(seconds: TokenFixture.now))
         #expect(valid.outputs == ["user": .string("user-1"), "kid": .string("k1")])
-        let expired = try policy.evaluateNow(token: Self.fixture.token(), now: TokenFixture.now + 7200)
+        let expired = try policy.evaluateNow(token: Self.fixture.token(), now: UnixTime(seconds: TokenFixture.now + 7200))
         #expect(expired.outputs.isEmpty)
     }
 }

@@ -23,7 +23,7 @@ struct TwoStepEvaluationTests {
           issuer: https://issuer.example
           audience: client-1
         """, file: "two-step.yaml", environment: [:], keyCache: JWKSCache())
-        let request = try EvaluationRequest(token: fixture.token(), now: TokenFixture.now, signatureCache: nil)
+        let request = try EvaluationRequest(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now), signatureCache: nil)
         #expect(throws: EvaluationError.self) { try policy.evaluateNow(request) }
         guard case let .waitingForKeys(pending) = try policy.start(request) else {
             Issue.record("a cold cache must wait for keys")
@@ -46,12 +46,12 @@ struct TwoStepEvaluationTests {
     func mistakesAndRefusals() throws {
         let policy = try fixture.policy("")
         do {
-            _ = try policy.evaluateNow(EvaluationRequest(now: TokenFixture.now))
+            _ = try policy.evaluateNow(EvaluationRequest(now: UnixTime(seconds: TokenFixture.now)))
             Issue.record("a missing token must throw")
         } catch {
             #expect(error.code == .missingSubject)
         }
-        let refused = try policy.evaluateNow(EvaluationRequest(token: "not.a.token", now: TokenFixture.now))
+        let refused = try policy.evaluateNow(EvaluationRequest(token: "not.a.token", now: UnixTime(seconds: TokenFixture.now)))
         #expect(!refused.verdict.valid && refused.token == nil)
     }
 }

@@ -12,7 +12,7 @@ package struct BatchEvaluator: Sendable {
     /// Inputs for every record; a record's mapped fields override them.
     package var inputs: [String: JSONValue]
     /// The time of records without one; nil means the wall clock when the record is evaluated.
-    package var defaultTime: Double?
+    package var defaultTime: UnixTime?
     /// Chunks evaluated at once.
     package var jobs: Int
     /// Whether verdicts carry the token's claims.
@@ -33,7 +33,7 @@ package struct BatchEvaluator: Sendable {
     ///   - jobs: How many chunks are judged at once (one per core).
     ///   - includeClaims: Whether verdict lines carry the token's claims.
     ///   - signatureCache: Remembered signature checks for logs where tokens repeat.
-    package init(policy: Policy, inputs: [String: JSONValue] = [:], defaultTime: Double? = nil,
+    package init(policy: Policy, inputs: [String: JSONValue] = [:], defaultTime: UnixTime? = nil,
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount, includeClaims: Bool = false,
                 signatureCache: SignatureCache? = SignatureCache()) {
         self.policy = policy
@@ -81,7 +81,7 @@ package struct BatchEvaluator: Sendable {
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
             let request = EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                            now: now(time), signatureCache: signatureCache)
+                                            now: time ?? defaultTime, signatureCache: signatureCache)
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation): return .judged(judged(record, evaluation.verdict, evaluation.token))
@@ -97,10 +97,6 @@ package struct BatchEvaluator: Sendable {
     private func finish(_ record: BatchRecord, _ pending: PendingEvaluation) async -> BatchVerdict {
         let evaluation = await policy.finish(pending)
         return judged(record, evaluation.verdict, evaluation.token)
-    }
-
-    private func now(_ time: Double?) -> Double {
-        time ?? defaultTime ?? Date().timeIntervalSince1970
     }
 
     private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?) -> BatchVerdict {

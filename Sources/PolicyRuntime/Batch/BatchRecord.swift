@@ -85,11 +85,11 @@ package struct BatchRecordFormat: Sendable {
                 return malformed(.recordFieldMissing, object.kind(of: tokenField).map { "the record's '\(tokenField)' is \($0.name), not a token string" }
                                                      ?? "the record has no '\(tokenField)' field")
             }
-            var time: Double?
+            var time: UnixTime?
             if let timeField, let value = object[timeField], value != .null {
                 switch value {
-                case let .number(number) where number.doubleValue.isFinite: time = number.doubleValue
-                case let .string(text): time = UnixTime.parseRFC3339(text) ?? Double(text).flatMap { $0.isFinite ? $0 : nil }
+                case let .number(number): time = UnixTime.checked(number.doubleValue)
+                case let .string(text): time = UnixTime(parsing: text)
                 default: time = nil
                 }
                 guard time != nil else {
@@ -110,7 +110,7 @@ package struct BatchRecord: Sendable {
     /// What a line turned out to hold.
     package enum Content: Sendable {
         /// A token, the record's time (nil: use the run's default), and its mapped inputs.
-        case token(String, time: Double?, inputs: [String: JSONValue])
+        case token(String, time: UnixTime?, inputs: [String: JSONValue])
         /// A line that holds no usable record, with the finding it becomes.
         case malformed(FindingCode, String)
         /// A line not parsed yet (never blank): the worker that judges it parses it with the

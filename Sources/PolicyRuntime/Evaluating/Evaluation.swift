@@ -10,8 +10,8 @@ public struct EvaluationRequest: Sendable {
     public var subjects: [any PolicySubject]
     /// Values for the inputs the policy declares (`nonce`, `state`).
     public var inputs: [String: JSONValue]
-    /// The evaluation time in seconds since the Unix epoch; a batch passes each record's own.
-    public var now: Double
+    /// The time the subjects are judged at; a batch passes each record's own.
+    public var now: UnixTime
     /// Whether the verdict carries a trace of every rule.
     public var trace: Bool
     /// Where `now` came from, as the trace names it.
@@ -20,15 +20,16 @@ public struct EvaluationRequest: Sendable {
     /// `SignatureCache.shared` unless given another; nil remembers none.
     public var signatureCache: SignatureCache?
 
-    /// A request to judge `token` and `subjects` with `inputs` at `now`.
-    public init(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double, trace: Bool = false,
-                clockSource: String = "caller", signatureCache: SignatureCache? = .shared) {
+    /// A request to judge `token` and `subjects` with `inputs` at `now`: the wall clock's time
+    /// when nil (and the trace says so), otherwise the `clockSource` given, `caller` by default.
+    public init(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: UnixTime? = nil,
+                trace: Bool = false, clockSource: String? = nil, signatureCache: SignatureCache? = .shared) {
         self.token = token
         self.subjects = subjects
         self.inputs = inputs
-        self.now = now
+        self.now = now ?? .now
         self.trace = trace
-        self.clockSource = clockSource
+        self.clockSource = clockSource ?? (now == nil ? "wall clock" : "caller")
         self.signatureCache = signatureCache
     }
 }
@@ -97,16 +98,16 @@ extension Policy {
     }
 
     /// `evaluate(_:)` with the request's members as arguments, for the verdict alone.
-    public func evaluate(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
-                         trace: Bool = false, clockSource: String = "caller",
+    public func evaluate(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: UnixTime? = nil,
+                         trace: Bool = false, clockSource: String? = nil,
                          signatureCache: SignatureCache? = .shared) async throws(EvaluationError) -> Verdict {
         try await evaluate(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now, trace: trace, clockSource: clockSource,
                                              signatureCache: signatureCache)).verdict
     }
 
     /// `evaluateNow(_:)` with the request's members as arguments, for the verdict alone.
-    public func evaluateNow(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: Double,
-                            trace: Bool = false, clockSource: String = "caller",
+    public func evaluateNow(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: UnixTime? = nil,
+                            trace: Bool = false, clockSource: String? = nil,
                             signatureCache: SignatureCache? = .shared) throws(EvaluationError) -> Verdict {
         try evaluateNow(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now, trace: trace, clockSource: clockSource,
                                           signatureCache: signatureCache)).verdict
@@ -180,19 +181,6 @@ extension Policy {
         return .success(keySets)
     }
 
-    /// Evaluates at a `Date`, fetching remote keys when needed; `signatureCache` as in
-    /// `evaluate(token:subjects:inputs:now:...)`.
-    public func evaluate(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false,
-                         signatureCache: SignatureCache? = .shared) async throws(EvaluationError) -> Verdict {
-        try await evaluate(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller", signatureCache: signatureCache)
-    }
-
-    /// Evaluates at a `Date` without waiting for the network (see `evaluateNow(token:subjects:inputs:now:...)`).
-    public func evaluateNow(token: String, inputs: [String: JSONValue] = [:], at date: Date = Date(), trace: Bool = false,
-                            signatureCache: SignatureCache? = .shared) throws(EvaluationError) -> Verdict {
-        try evaluateNow(token: token, inputs: inputs, now: date.timeIntervalSince1970, trace: trace, clockSource: "caller", signatureCache: signatureCache)
-    }
-
     /// Fetches every remote key set the policy names, so first evaluations need not wait;
     /// throws the first source's failure. Sets already cached and fresh are not fetched again.
     public func prefetch() async throws(KeyFetchError) {
@@ -215,7 +203,7 @@ extension Policy {
     }
 
     private func prepare(token: String?, subjects given: [any PolicySubject], inputs supplied: [String: JSONValue],
-                         now: Double, tracing: Bool, clockSource: String, signatureCache: SignatureCache?) throws(EvaluationError) -> Preparation {
+                         now: UnixTime, tracing: Bool, clockSource: String, signatureCache: SignatureCache?) throws(EvaluationError) -> Preparation {
         let inputs = try resolveInputs(supplied)
         var bySection: [String: any PolicySubject] = [:]
         for subject in given {
@@ -242,7 +230,7 @@ extension Policy {
         case let .success(decoded):
             return .ready(Prepared(inputs: inputs, token: decoded, subjects: bySection))
         case let .failure(failure):
-            var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
+            var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
             let at = failure.location?.description ?? (files.first ?? name) + ":1:1"
             let located = Finding(rule: failure.rule, code: failure.code, message: failure.message, at: at)
             if tracing {
@@ -258,7 +246,7 @@ extension Policy {
 
     private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
         let (now, tracing, clockSource, signatureCache) = (request.now, request.trace, request.clockSource, request.signatureCache)
-        var trace = tracing ? Trace(clock: .init(now: now, iso8601: UnixTime.iso8601(now), source: clockSource)) : nil
+        var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
         let decoded = prepared.token
         let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, subjects: prepared.subjects,
                                         keySets: keySets, signatureCache: signatureCache, tracing: tracing)

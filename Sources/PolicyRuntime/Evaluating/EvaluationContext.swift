@@ -4,8 +4,8 @@
 /// batch judge each record as of its own time. A class, because every rule of the chain reads
 /// it: one reference passed around costs less than copying its dictionaries and token.
 @_spi(RuleAuthoring) public final class EvaluationContext: Sendable {
-    /// The evaluation instant, in seconds since the Unix epoch.
-    public let now: Double
+    /// The time the subjects are judged at; `now.seconds` for arithmetic with claims.
+    public let now: UnixTime
     /// The inputs supplied for this evaluation, with declared defaults filled in.
     public let inputs: [String: JSONValue]
     /// The decoded token, for token rules.
@@ -22,7 +22,7 @@
 
     /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
     /// sets it resolved and its signature cache.
-    package init(now: Double, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
+    package init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
                 keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false) {
         self.now = now
         self.inputs = inputs

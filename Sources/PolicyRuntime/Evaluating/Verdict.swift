@@ -199,12 +199,18 @@ public struct Trace: Sendable, Codable {
 
     /// The clock the evaluation used.
     public struct Clock: Sendable, Codable, Equatable {
-        /// Seconds since the Unix epoch.
-        public let now: Double
+        /// The time the subjects were judged at.
+        public let now: UnixTime
         /// The same instant, as `2026-11-21T09:30:00Z`.
         public let iso8601: String
         /// Where `now` came from: `wall clock`, `--now`, `caller`.
         public let source: String
+
+        init(now: UnixTime, source: String) {
+            self.now = now
+            iso8601 = now.iso8601
+            self.source = source
+        }
     }
 
     /// The clock the evaluation used.
@@ -224,7 +230,7 @@ public struct Trace: Sendable, Codable {
         writer.key("clock")
         writer.beginObject()
         writer.key("now")
-        writer.number(Int64(exactly: clock.now).map { .integer($0) } ?? .decimal(clock.now))
+        writer.number(Int64(exactly: clock.now.seconds).map { .integer($0) } ?? .decimal(clock.now.seconds))
         writer.member("iso8601", clock.iso8601)
         writer.member("source", clock.source)
         writer.endObject()

@@ -24,9 +24,9 @@ public final class JWKSCache: Sendable {
 
     /// `now` is the cache's clock (wall time by default): TTLs and refetch limits are measured
     /// with it, never with an evaluation's `now`, which may be a log record's time.
-    public init(logger: Logger = Logger(label: "policy-engine.keys"), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(logger: Logger = Logger(label: "policy-engine.keys"), now: @escaping @Sendable () -> UnixTime = { .now }) {
         self.logger = logger
-        self.now = now
+        self.now = { now().date }
     }
 
     /// The keys for a token with `kid`. A `kid` the cache holds (fresh, or stale within
@@ -225,7 +225,7 @@ public struct KeyCacheStatistics: Sendable, Equatable {
     /// Lookups answered with a set past its TTL while the provider could not be reached.
     public let staleServes: Int
     /// When the set being served was fetched.
-    public let fetchedAt: Date?
+    public let fetchedAt: UnixTime?
     /// The failure of the last fetch, if it failed.
     public let lastFailure: KeyFetchError?
 
@@ -235,12 +235,12 @@ public struct KeyCacheStatistics: Sendable, Equatable {
         hits = entry.hits
         misses = entry.misses
         staleServes = entry.staleServes
-        fetchedAt = entry.snapshot?.fetchedAt
+        fetchedAt = entry.snapshot?.fetchedAt.map(UnixTime.init)
         lastFailure = entry.lastFailure
     }
 
     /// The age of the set being served at `now`.
-    public func age(at now: Date = Date()) -> TimeInterval? {
-        fetchedAt.map { now.timeIntervalSince($0) }
+    public func age(at now: UnixTime = .now) -> Duration? {
+        fetchedAt.map { now.duration(since: $0) }
     }
 }

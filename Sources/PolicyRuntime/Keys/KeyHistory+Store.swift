@@ -25,11 +25,11 @@ extension KeyHistory {
                 throw LoadError(message: "cannot write \(path): \(error.localizedDescription)")
             }
         }
-        let snapshot = KeySnapshot(seen: seen.rounded(.down), file: file)
+        let snapshot = KeySnapshot(seen: UnixTime(seconds: seen.rounded(.down)), file: file)
         var writer = JSONWriter()
         writer.beginObject()
         writer.member("source", source)
-        writer.member("seen", UnixTime.iso8601(snapshot.seen))
+        writer.member("seen", snapshot.seen.iso8601)
         writer.member("jwks", file)
         writer.endObject()
         writer.append(UInt8(ascii: "\n"))

@@ -98,10 +98,10 @@ package struct KeyHistory: Sendable {
                 guard snapshots.count < Self.maxSnapshots else {
                     throw LoadError(message: "\(indexPath) lists more than \(Self.maxSnapshots) snapshots of \(source)")
                 }
-                snapshots.append(KeySnapshot(seen: seen, file: file))
+                snapshots.append(KeySnapshot(seen: UnixTime(seconds: seen), file: file))
             }
         }
-        snapshots.sort { $0.seen != $1.seen ? $0.seen < $1.seen : $0.file < $1.file }
+        snapshots.sort { $0.seen.seconds != $1.seen.seconds ? $0.seen.seconds < $1.seen.seconds : $0.file < $1.file }
         self.snapshots = snapshots
 
         var sets: [String: JWKSet] = [:]
@@ -162,16 +162,16 @@ package struct KeyHistory: Sendable {
         for (identity, from) in open { spans[identity, default: []].append(Span(from: from, until: nil)) }
 
         let graceSeconds = grace.seconds
-        var starts = Set(snapshots.map(\.seen))
-        for span in spans.values.joined() { if let until = span.until { starts.insert(until.seen + graceSeconds) } }
+        var starts = Set(snapshots.map(\.seen.seconds))
+        for span in spans.values.joined() { if let until = span.until { starts.insert(until.seen.seconds + graceSeconds) } }
         var periods: [Period] = []
         var latest = 0
         // Hourly snapshots of an unchanged set make many periods with the same keys: they share one set.
         var previous: (identities: [String], keys: JWKSet?) = ([], nil)
-        for start in starts.sorted() where start >= oldest.seen {
-            while latest + 1 < snapshots.count, snapshots[latest + 1].seen <= start { latest += 1 }
+        for start in starts.sorted() where start >= oldest.seen.seconds {
+            while latest + 1 < snapshots.count, snapshots[latest + 1].seen.seconds <= start { latest += 1 }
             let counting = order.filter { identity in
-                spans[identity]!.contains { $0.from.seen <= start && ($0.until.map { start < $0.seen + graceSeconds } ?? true) }
+                spans[identity]!.contains { $0.from.seen.seconds <= start && ($0.until.map { start < $0.seen.seconds + graceSeconds } ?? true) }
             }
             if counting != previous.identities || periods.isEmpty {
                 previous = (counting, counting.isEmpty ? nil : try? JWKSet(keys: counting.map { keys[$0]! }))
@@ -188,7 +188,7 @@ package struct KeyHistory: Sendable {
         guard let first = snapshots.first else {
             return .beforeHistory("\(directory) holds no snapshot of \(source); take one with policy-run keys snapshot")
         }
-        guard time >= first.seen else {
+        guard time >= first.seen.seconds else {
             return .beforeHistory("the evaluation time \(UnixTime.iso8601(time)) is before the oldest key snapshot of \(source), \(first)")
         }
         var low = 0, high = periods.count - 1
@@ -206,11 +206,11 @@ package struct KeyHistory: Sendable {
     /// Why `kid` had no key at `time`: published only later, retired before, or never seen.
     package func absence(of kid: String, at time: Double) -> KeyRefusal {
         let spans = spansByKid[kid] ?? []
-        if let later = spans.map(\.from).filter({ $0.seen > time }).min(by: { $0.seen < $1.seen }),
-           !spans.contains(where: { $0.from.seen <= time }) {
+        if let later = spans.map(\.from).filter({ $0.seen.seconds > time }).min(by: { $0.seen.seconds < $1.seen.seconds }),
+           !spans.contains(where: { $0.from.seen.seconds <= time }) {
             return .publishedLater("the key with kid '\(kid)' was first published in the snapshot of \(later), after the evaluation time \(UnixTime.iso8601(time)) (\(source))")
         }
-        if let retired = spans.filter({ $0.from.seen <= time }).compactMap(\.until).max(by: { $0.seen < $1.seen }) {
+        if let retired = spans.filter({ $0.from.seen.seconds <= time }).compactMap(\.until).max(by: { $0.seen.seconds < $1.seen.seconds }) {
             let grace = self.grace == .zero ? "" : " and its grace of \(Int(self.grace.seconds)) s"
             return .kidUnknown("the key with kid '\(kid)' was gone from \(source) by the snapshot of \(retired)\(grace), before the evaluation time \(UnixTime.iso8601(time))")
         }

@@ -3,19 +3,19 @@ internal import PolicyCrypto
 /// One stored key set of a source's history: when it was seen published, and the file that holds
 /// it, named by the SHA-256 of its bytes (`policy-run keys snapshot`).
 public struct KeySnapshot: Sendable, Codable, Equatable, CustomStringConvertible {
-    /// When the set was fetched, in Unix seconds.
-    public let seen: Double
+    /// When the set was fetched.
+    public let seen: UnixTime
     /// The file in the history directory: `sha256-<64 hex digits>.json`.
     public let file: String
 
     /// A snapshot seen at `seen` and stored in `file`.
-    public init(seen: Double, file: String) {
+    package init(seen: UnixTime, file: String) {
         self.seen = seen
         self.file = file
     }
 
     /// `2026-11-01T00:00:00Z (sha256-….json)`, as messages name it.
-    public var description: String { "\(UnixTime.iso8601(seen)) (\(file))" }
+    public var description: String { "\(seen) (\(file))" }
 
     private enum CodingKeys: String, CodingKey {
         case seen, file
@@ -28,20 +28,20 @@ public struct KeySnapshot: Sendable, Codable, Equatable, CustomStringConvertible
         guard let seen = UnixTime.parseRFC3339(text) else {
             throw DecodingError.dataCorruptedError(forKey: .seen, in: container, debugDescription: "'seen' must be an RFC 3339 time")
         }
-        self.init(seen: seen, file: try container.decode(String.self, forKey: .file))
+        self.init(seen: UnixTime(seconds: seen), file: try container.decode(String.self, forKey: .file))
     }
 
     /// Writes `{"seen": RFC 3339, "file": ...}`, as `write(to:)` does.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(UnixTime.iso8601(seen), forKey: .seen)
+        try container.encode(seen.iso8601, forKey: .seen)
         try container.encode(file, forKey: .file)
     }
 
     /// Writes `{"seen": RFC 3339, "file": ...}`.
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.member("seen", UnixTime.iso8601(seen))
+        writer.member("seen", seen.iso8601)
         writer.member("file", file)
         writer.endObject()
     }

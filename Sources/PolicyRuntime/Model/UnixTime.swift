@@ -1,18 +1,102 @@
-/// Calendar text for Unix times, as verdicts and traces show them.
+public import Foundation
+
+/// An instant as seconds since the Unix epoch: what every evaluation is judged at, what a
+/// token's `exp` and `iat` are, and what each way in reads with one parser (`--now`, a batch
+/// record's time, the server's `now`, a test case's `now`).
 ///
-/// Computed arithmetically (days to civil date) rather than with a date formatter: messages are
-/// built per token, and creating a formatter costs more than verifying an HMAC.
-public enum UnixTime {
+/// A number literal is one (`now: 1_795_253_400`); `UnixTime(parsing:)` reads text, `.now` is
+/// the wall clock. Fractions of a second are kept: tokens may carry them (RFC 7519 §2).
+public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
+                        ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public var seconds: Double
+
+    /// The instant `seconds` after the epoch.
+    public init(seconds: Double) {
+        self.seconds = seconds
+    }
+
+    /// The instant `date` stands for.
+    public init(_ date: Date) {
+        seconds = date.timeIntervalSince1970
+    }
+
+    /// Whole seconds, as in `now: 1_795_253_400`.
+    public init(integerLiteral seconds: Int64) {
+        self.seconds = Double(seconds)
+    }
+
+    /// Seconds with a fraction.
+    public init(floatLiteral seconds: Double) {
+        self.seconds = seconds
+    }
+
+    /// Reads unix seconds (`1795253400`, `1795253400.25`, `-86400`) or an RFC 3339 date-time
+    /// (`2026-11-21T10:00:00Z`, `2026-11-21T11:00:00.250+01:00`): the one parser of every time
+    /// the tools read. Nil for anything else (exponents, `+`, spaces, `inf`, February 30) and
+    /// for a number outside `supportedRange`.
+    public init?(parsing text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
+        let point = digits.firstIndex(of: UInt8(ascii: "."))
+        let whole = digits[..<(point ?? digits.endIndex)]
+        let fraction = point.map { digits[($0 + 1)...] } ?? []
+        let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+        if !whole.isEmpty, whole.allSatisfy(isDigit), point == nil || (!fraction.isEmpty && fraction.allSatisfy(isDigit)) {
+            guard let seconds = Double(String(decoding: bytes, as: UTF8.self)), let time = UnixTime.checked(seconds) else { return nil }
+            self = time
+        } else if let seconds = UnixTime.parseRFC3339(String(decoding: bytes, as: UTF8.self)) {
+            self.seconds = seconds
+        } else {
+            return nil
+        }
+    }
+
+    /// The wall clock's time.
+    public static var now: UnixTime { UnixTime(Date()) }
+
+    /// The same instant as a `Date`.
+    public var date: Date { Date(timeIntervalSince1970: seconds) }
+
+    /// `2026-11-21T10:00:00Z`, fractions dropped.
+    public var iso8601: String { UnixTime.iso8601(seconds) }
+
+    /// The RFC 3339 form, as verdicts and traces show times.
+    public var description: String { iso8601 }
+
+    /// The time from `earlier` to this one.
+    public func duration(since earlier: UnixTime) -> Duration {
+        .seconds(seconds - earlier.seconds)
+    }
+
+    public static func < (lhs: UnixTime, rhs: UnixTime) -> Bool { lhs.seconds < rhs.seconds }
+
+    /// Read and written as the plain number of seconds, as in a verdict's `clock.now`.
+    public init(from decoder: any Decoder) throws {
+        seconds = try decoder.singleValueContainer().decode(Double.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(seconds)
+    }
+
+    /// `seconds` as an instant when it is finite and within `supportedRange`: how a time that
+    /// arrives as a JSON number (a record's `ts`, a check call's `now`) is taken.
+    package static func checked(_ seconds: Double) -> UnixTime? {
+        seconds.isFinite && supportedRange.contains(seconds) ? UnixTime(seconds: seconds) : nil
+    }
+
     /// The NumericDate values the engine supports (RFC 7519 §2 allows any JSON number): up to
     /// 2^60 seconds either side of the epoch, about 36 billion years, which holds 2^53 and every
     /// calendar year a token could mean while calendar arithmetic stays far from overflow.
-    public static let supportedRange: ClosedRange<Double> = -1_152_921_504_606_846_976 ... 1_152_921_504_606_846_976
+    package static let supportedRange: ClosedRange<Double> = -1_152_921_504_606_846_976 ... 1_152_921_504_606_846_976
 
     /// `2026-11-21T10:00:00Z` for seconds since the epoch, fractions dropped. Years past 9999
     /// and before 0 are written with a sign and as many digits as they need (ISO 8601 expanded
     /// years: `+10000-01-01T00:00:00Z`); a value outside `supportedRange` or not finite is
     /// written as the number itself.
-    public static func iso8601(_ seconds: Double) -> String {
+    package static func iso8601(_ seconds: Double) -> String {
         guard seconds.isFinite, supportedRange.contains(seconds) else { return String(seconds) }
         let total = Int64(seconds.rounded(.down))
         let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
@@ -57,7 +141,7 @@ public enum UnixTime {
     /// Seconds since the epoch for an RFC 3339 date-time (`2026-11-21T10:00:00Z`,
     /// `2026-11-21T11:00:00.250+01:00`; `t` and `z` accepted in lower case); nil for anything else,
     /// including impossible dates such as February 30.
-    public static func parseRFC3339(_ text: String) -> Double? {
+    package static func parseRFC3339(_ text: String) -> Double? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {

@@ -30,10 +30,10 @@ struct NotBeforeRule: Rule {
         case .unusable:
             return .blocked("nbf is not a usable number (see token.claim_types)")
         case let .seconds(nbf):
-            guard nbf <= context.now + Double(leeway) else {
-                return .fail(.tokenNotYetValid, "not valid before \(UnixTime.iso8601(nbf)); evaluated at \(UnixTime.iso8601(context.now)) with \(leeway)s leeway")
+            guard nbf <= context.now.seconds + Double(leeway) else {
+                return .fail(.tokenNotYetValid, "not valid before \(UnixTime.iso8601(nbf)); evaluated at \(context.now.iso8601) with \(leeway)s leeway")
             }
-            return .pass(context.detail("nbf \(UnixTime.iso8601(nbf)) <= now \(UnixTime.iso8601(context.now)) + \(leeway)s"))
+            return .pass(context.detail("nbf \(UnixTime.iso8601(nbf)) <= now \(context.now.iso8601) + \(leeway)s"))
         }
     }
 }

@@ -79,7 +79,7 @@ struct BatchCommand: AsyncParsableCommand {
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
         let cache = noCache ? nil : SignatureCache(memoryLimit: try cacheBytes())
-        let now = options.now == nil ? nil : try options.instant().seconds
+        let now = try options.time()
         let evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
                                        includeClaims: includeClaims, signatureCache: cache)
         let sources = inputs.isEmpty ? ["-"] : inputs

@@ -47,10 +47,11 @@ struct CheckCommand: AsyncParsableCommand {
         var subjects: [any PolicySubject] = []
         if let request { subjects.append(RequestSubject(json: try TokenArgument.bytes(request))) }
         if let callback { subjects.append(CallbackSubject(url: try TokenArgument.read(callback, what: "callback"))) }
-        let (now, source) = try options.instant()
+        let now = try options.time()
         let verdict: Verdict
         do {
-            verdict = try await policy.evaluate(token: text, subjects: subjects, inputs: options.inputs(), now: now, trace: trace, clockSource: source)
+            verdict = try await policy.evaluate(token: text, subjects: subjects, inputs: options.inputs(), now: now, trace: trace,
+                                                clockSource: now == nil ? nil : "--now")
         } catch let error as EvaluationError {
             if format == .json {
                 ErrorReport.print(code: error.code.rawValue, message: error.message)

@@ -61,7 +61,7 @@ struct DiffCommand: AsyncParsableCommand {
         try InputFile.checkReadable(log)
         var diff = PolicyDiff(old: oldPolicy, new: newPolicy, format: try records.recordFormat())
         diff.inputs = try PolicyOptions.inputs(variables)
-        if let now { diff.defaultTime = try TimeArgument.seconds(now, option: "--now") }
+        if let now { diff.defaultTime = try TimeArgument.time(now, option: "--now") }
         diff.jobs = jobs
         let report: PolicyDiffReport
         do {

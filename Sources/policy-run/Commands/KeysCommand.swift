@@ -51,7 +51,7 @@ struct KeysCommand: AsyncParsableCommand {
                     continue
                 }
                 keys = newest
-                fetchedAt = snapshot.seen
+                fetchedAt = snapshot.seen.seconds
             case .tokenCertificate:
                 keys = try JWKSet(keys: [])
             }

@@ -29,7 +29,7 @@ struct KeysSnapshotCommand: AsyncParsableCommand {
 
     func run() async throws {
         let policy = try options.compiledPolicy()
-        let seenAt = try seen.map { try TimeArgument.seconds($0, option: "--seen") } ?? Date().timeIntervalSince1970
+        let seenAt = (try seen.map { try TimeArgument.time($0, option: "--seen") } ?? .now).seconds
         var remotes: [(RemoteKeySource, directory: String?)] = []
         for source in policy.keySources {
             switch source.origin {
@@ -50,7 +50,7 @@ struct KeysSnapshotCommand: AsyncParsableCommand {
                 let (snapshot, isNew) = try KeyHistory.store(bytes, of: remote.description, seen: seenAt, in: directory!)
                 let kids = keys.keys.map { $0.kid ?? "(no kid)" }.joined(separator: ", ")
                 print("\(InertText.escaped(remote.description)): \(keys.keys.count) key\(keys.keys.count == 1 ? "" : "s") (\(InertText.escaped(kids))) -> "
-                      + "\(InertText.escaped(directory!))/\(snapshot.file) seen \(UnixTime.iso8601(snapshot.seen))\(isNew ? "" : " (set unchanged)")")
+                      + "\(InertText.escaped(directory!))/\(snapshot.file) seen \(snapshot.seen.iso8601)\(isNew ? "" : " (set unchanged)")")
             } catch let error as KeyFetchError {
                 FileHandle.standardError.write(Data("error: \(InertText.escaped(remote.description)): \(error.code.rawValue): \(InertText.escaped(error.message))\n".utf8))
                 failed = true

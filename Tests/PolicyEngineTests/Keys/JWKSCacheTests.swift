@@ -14,7 +14,7 @@ struct JWKSCacheTests {
     let log = CapturedLog()
 
     func cache() -> JWKSCache {
-        JWKSCache(logger: log.logger, now: { [clock] in clock.now })
+        JWKSCache(logger: log.logger, now: { [clock] in UnixTime(clock.now) })
     }
 
     /// A source on `url`; a caller that needs a fetch waits for its end (`max_wait` 30 s), since

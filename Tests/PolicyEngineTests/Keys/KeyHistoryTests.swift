@@ -45,7 +45,7 @@ struct KeyHistoryTests {
 
     static func snapshotTime(_ selection: KeyHistory.Selection) -> Double? {
         guard case let .keys(_, snapshot) = selection else { return nil }
-        return snapshot.seen
+        return snapshot.seen.seconds
     }
 
     @Test("a key counts from the first snapshot holding it to the first without it (plus grace); before the oldest, none is known")

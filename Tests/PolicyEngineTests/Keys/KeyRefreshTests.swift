@@ -27,7 +27,7 @@ struct KeyRefreshTests {
     func retriedThenRefreshed() async throws {
         let server = try await KeyServer()
         let document = await server.document("/jwks", #"{"error": "down"}"#, status: .serviceUnavailable)
-        let cache = JWKSCache(logger: log.logger, now: { [clock] in clock.now })
+        let cache = JWKSCache(logger: log.logger, now: { [clock] in UnixTime(clock.now) })
         let source = RemoteKeySource(location: .jwksURI(server.url("/jwks")), allowHTTP: true)
         let keeping = Task { await cache.keepFetched { [source] } }
         defer { keeping.cancel() }

@@ -83,7 +83,7 @@ struct SignatureRule: Rule {
             return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
         let kid = jws.header.kid
-        switch source.selectKeys(for: jws, at: context.now, keySets: context.keySets) {
+        switch source.selectKeys(for: jws, at: context.now.seconds, keySets: context.keySets) {
         case let .refused(refusal):
             return .fail(Self.code(refusal), refusal.message)
         case let .keys(candidates, freshness, shown, keySet, snapshot):
