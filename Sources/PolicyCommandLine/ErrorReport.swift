@@ -16,6 +16,11 @@ public enum ErrorReport {
         Swift.print(JSONValue.object(JSONObject(["error": .object(error)])).prettyPrinted())
     }
 
+    /// `{"error": {"code", "message"}}` for an error of the engine.
+    public static func print(_ error: some EngineError) {
+        print(code: error.codeName, message: error.message)
+    }
+
     /// A diagnostic as `lint --format json` and error reports write it.
     public static func json(_ diagnostic: Diagnostic) -> JSONValue {
         var object = JSONObject([

@@ -21,7 +21,7 @@ enum CheckEndpoint {
             let verdict = evaluation.verdict
             return (ServerResponses.json(verdict.jsonText()), Decision(verdict: verdict, claims: evaluation.token?.claims, request: call.request))
         } catch {
-            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), Decision(.refused, code: error.code.rawValue))
+            return (ServerResponses.error(.badRequest, error), Decision(.refused, code: error.codeName))
         }
     }
 }

@@ -66,7 +66,7 @@ enum ForwardAuthEndpoint {
             }
             return (response(front.answer(judgement, outputHeaders: outputHeaders)), decision)
         } catch {
-            return (ServerResponses.error(.badRequest, code: error.code.rawValue, error.message), Decision(.refused, code: error.code.rawValue))
+            return (ServerResponses.error(.badRequest, error), Decision(.refused, code: error.codeName))
         }
     }
 

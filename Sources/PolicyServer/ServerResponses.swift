@@ -16,6 +16,11 @@ enum ServerResponses {
     static func error(_ status: HTTPResponse.Status, code: String, _ message: String) -> Response {
         json(JSONValue.object(JSONObject(["error": .object(JSONObject(["code": .string(code), "message": .string(message)]))])).serializedText, status: status)
     }
+
+    /// The same, for an error of the engine.
+    static func error(_ status: HTTPResponse.Status, _ error: some EngineError) -> Response {
+        self.error(status, code: error.codeName, error.message)
+    }
 }
 
 extension JSONValue {

@@ -124,6 +124,13 @@ struct RemoteKeyPolicyTests {
         #expect { try evaluateCached() } throws: { error in
             (error as? EvaluationError)?.code == .keysNotCached
         }
+        // Every error of the engine reads the same way, whatever its domain.
+        do {
+            _ = try evaluateCached()
+        } catch let error as any EngineError {
+            #expect(error.codeName == "keys_not_cached" && error.message.contains("prefetch()"))
+            #expect("\(error)" == "keys_not_cached: \(error.message)")
+        }
         try await policy.prefetch()
         #expect(try evaluateCached().valid)
         #expect(await server.requests("/jwks") == 1)

@@ -1,27 +1,18 @@
 /// A caller mistake that stops an evaluation before it starts.
-public struct EvaluationError: Error, Sendable, CustomStringConvertible {
-    /// The stable kind of a caller mistake.
-    public enum Code: String, Sendable {
-        case missingInput = "missing_input"
-        case unknownInput = "unknown_input"
-        /// The synchronous `evaluate` needs a remote key set that is not in the cache.
-        case keysNotCached = "keys_not_cached"
-        /// A section's subject (token, request, callback) was not given.
-        case missingSubject = "missing_subject"
-        /// A subject was given that no section of the policy checks.
-        case unexpectedSubject = "unexpected_subject"
-    }
+public typealias EvaluationError = CodedError<EvaluationFailure>
 
-    /// The stable kind of mistake.
-    public let code: Code
-    /// What to fix.
-    public let message: String
+/// The caller mistakes that stop an evaluation before it starts.
+public enum EvaluationFailure: ErrorDomain {}
 
-    init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message, as a user reads it.
-    public var description: String { message }
+extension CodedError.Code where Domain == EvaluationFailure {
+    /// An input the policy requires was not given.
+    public static var missingInput: Self { Self("missing_input") }
+    /// An input was given that the policy does not declare.
+    public static var unknownInput: Self { Self("unknown_input") }
+    /// The synchronous `evaluate` needs a remote key set that is not in the cache.
+    public static var keysNotCached: Self { Self("keys_not_cached") }
+    /// A section's subject (token, request, callback) was not given.
+    public static var missingSubject: Self { Self("missing_subject") }
+    /// A subject was given that no section of the policy checks.
+    public static var unexpectedSubject: Self { Self("unexpected_subject") }
 }

@@ -3,7 +3,7 @@
 /// Decoding rejects padding, the `+` and `/` alphabet, whitespace, a length of 4n+1 and non-zero
 /// trailing bits, so each byte string has exactly one accepted encoding: a re-encoded or
 /// bit-flipped token can never decode to the same bytes as the original.
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// 0...63 for an alphabet byte, 0xFF otherwise.
@@ -14,12 +14,12 @@ public enum Base64URL {
     }()
 
     /// Encodes bytes as unpadded base64url text.
-    public static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+    package static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         String(decoding: encodeBytes(bytes), as: UTF8.self)
     }
 
     /// Encodes bytes as unpadded base64url ASCII bytes.
-    public static func encodeBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
+    package static func encodeBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
         var output = [UInt8]()
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -37,12 +37,12 @@ public enum Base64URL {
     }
 
     /// Decodes strict unpadded base64url text.
-    public static func decode(_ text: some StringProtocol) throws(JOSEError) -> [UInt8] {
+    package static func decode(_ text: some StringProtocol) throws(JOSEError) -> [UInt8] {
         try ContiguousBytes.with(text.utf8) { buffer throws(JOSEError) in try decode(buffer) }
     }
 
     /// Decodes strict unpadded base64url from ASCII bytes.
-    public static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
+    package static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
         let outputCount = try decodedCount(input.count)
         var canonical = false
         let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in

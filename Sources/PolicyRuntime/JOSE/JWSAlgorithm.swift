@@ -22,7 +22,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, Codable {
     public var isHMAC: Bool { self == .hs256 || self == .hs384 || self == .hs512 }
 
     /// Reads a header or policy `alg` value, refusing `none` and unknown names with distinct codes.
-    public init(name: String) throws(JOSEError) {
+    package init(name: String) throws(JOSEError) {
         if let known = JWSAlgorithm.exactly(name) {
             self = known
             return

@@ -1,41 +1,30 @@
 /// Why a remote key set could not be fetched or used; the message names the URL involved.
-public struct KeyFetchError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable kind of fetch failure.
-    public enum Code: String, Sendable {
-        /// Plain `http://` without `allow_http` or to a host that is not loopback, a redirect
-        /// leaving https, or not a URL at all.
-        case insecureURL = "insecure_url"
-        /// A URL whose host is, or resolves to, a link-local address, a cloud metadata service or
-        /// the unspecified address, without `allow_internal` (`KeyURLAccess`).
-        case refusedAddress = "refused_address"
-        /// No complete answer within the source's timeout.
-        case timeout
-        /// The connection failed: refused, reset, DNS.
-        case transport
-        /// Any status but 200.
-        case httpStatus = "http_status"
-        /// The answer is not declared as JSON.
-        case contentType = "content_type"
-        /// The body exceeded the cap and was cut off.
-        case tooLarge = "too_large"
-        /// The body is not the JSON document expected (a JWKS, a discovery document).
-        case invalidDocument = "invalid_document"
-        /// A discovery document names an issuer other than the one configured.
-        case issuerMismatch = "issuer_mismatch"
-        /// The JWKS parsed but none of its keys is usable.
-        case noUsableKey = "no_usable_key"
-    }
+public typealias KeyFetchError = CodedError<KeyFetchFailure>
 
-    /// The stable kind of failure.
-    public let code: Code
-    /// What happened, naming the URL.
-    public let message: String
+/// The ways fetching or using a remote key set fails.
+public enum KeyFetchFailure: ErrorDomain {}
 
-    /// A failure of `code`.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
+extension CodedError.Code where Domain == KeyFetchFailure {
+    /// Plain `http://` without `allow_http` or to a host that is not loopback, a redirect
+    /// leaving https, or not a URL at all.
+    public static var insecureURL: Self { Self("insecure_url") }
+    /// A URL whose host is, or resolves to, a link-local address, a cloud metadata service or
+    /// the unspecified address, without `allow_internal` (`KeyURLAccess`).
+    public static var refusedAddress: Self { Self("refused_address") }
+    /// No complete answer within the source's timeout.
+    public static var timeout: Self { Self("timeout") }
+    /// The connection failed: refused, reset, DNS.
+    public static var transport: Self { Self("transport") }
+    /// Any status but 200.
+    public static var httpStatus: Self { Self("http_status") }
+    /// The answer is not declared as JSON.
+    public static var contentType: Self { Self("content_type") }
+    /// The body exceeded the cap and was cut off.
+    public static var tooLarge: Self { Self("too_large") }
+    /// The body is not the JSON document expected (a JWKS, a discovery document).
+    public static var invalidDocument: Self { Self("invalid_document") }
+    /// A discovery document names an issuer other than the one configured.
+    public static var issuerMismatch: Self { Self("issuer_mismatch") }
+    /// The JWKS parsed but none of its keys is usable.
+    public static var noUsableKey: Self { Self("no_usable_key") }
 }

@@ -54,7 +54,7 @@ struct CheckCommand: AsyncParsableCommand {
                                                 clockSource: now == nil ? nil : "--now")
         } catch let error as EvaluationError {
             if format == .json {
-                ErrorReport.print(code: error.code.rawValue, message: error.message)
+                ErrorReport.print(error)
             } else {
                 FileHandle.standardError.write(Data("error: \(InertText.escaped(error.message))\n".utf8))
             }
