@@ -45,6 +45,7 @@ public struct CodedError<Domain: ErrorDomain>: EngineError, Hashable {
         self.message = message
     }
 
+    /// `code`, as text.
     public var codeName: String { code.rawValue }
 
     /// `code: message`, for logs.
