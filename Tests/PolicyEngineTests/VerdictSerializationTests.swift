@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// One serializer: the writer's compact and indented text and `Codable` say the same thing in
-/// section 8's names.
+/// section 8's names and order, and a batch line is what `Tests/Golden/verdict-lines.jsonl` holds,
+/// the file `spark/tests` reads too.
 @Suite("Verdict serialization")
 struct VerdictSerializationTests {
     static let verdict: Verdict = {
@@ -22,7 +23,7 @@ struct VerdictSerializationTests {
     func codableAgrees() throws {
         let written = try JSONParser().parse(Array(Self.verdict.jsonText().utf8))
         let encoded = try JSONParser().parse(Array(JSONEncoder().encode(Self.verdict)))
-        #expect(Self.sorted(encoded) == Self.sorted(written))
+        #expect(encoded == written)
         let decoded = try JSONDecoder().decode(Verdict.self, from: Data(Self.verdict.jsonText().utf8))
         #expect(decoded.jsonText() == Self.verdict.jsonText())
     }
@@ -35,6 +36,51 @@ struct VerdictSerializationTests {
         #expect(pretty.contains("\n  \"skipped\": [\n    \"token.c_hash\"\n  ],"))
         let empty = Verdict(policy: "p", valid: true, verified: true, findings: [], skipped: [], outputs: [:], trace: nil)
         #expect(empty.jsonText(pretty: true) == "{\n  \"policy\": \"p\",\n  \"valid\": true,\n  \"verified\": true,\n  \"findings\": [],\n  \"skipped\": [],\n  \"outputs\": {}\n}")
+    }
+
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Golden/verdict-lines.jsonl")
+
+    /// Three batch lines with every member a line can have: a valid token judged with a trace, a
+    /// key from a history snapshot and its claims; an invalid one with nested findings and a
+    /// skipped rule; a record that is not one, read from standard input as policy_spark feeds it.
+    static let goldenLines: [BatchVerdict] = {
+        let snapshot = KeySnapshot(seen: 1_795_248_000, file: "sha256-3a1f0c7e9b2d4a6f8e1c3b5d7f9a0e2c4b6d8f1a3c5e7b9d0f2a4c6e8b1d3f5a.json")
+        var trace = Trace(clock: .init(now: 1_795_253_400, source: "caller"))
+        trace.entries = [.init(rule: "token.issuer", status: .pass, at: "policy.yaml:4:3", detail: "iss \"https://issuer.example\""),
+                         .init(rule: "token.nonce", status: .skipped, at: "policy.yaml:6:3", detail: "the optional input 'nonce' is absent")]
+        trace.key = VerifiedKey(kid: "k1", source: "jwks_uri https://issuer.example/keys", freshness: .fresh, snapshot: snapshot)
+        let valid = Verdict(policy: "id-token", valid: true, verified: true, keyFreshness: .fresh, keySnapshot: snapshot, findings: [],
+                            skipped: ["token.nonce"], outputs: ["user": .string("alice"), "groups": .array([.string("ops")])], trace: trace)
+        let nested = Finding(rule: "token.expires", code: FindingCode("token_expired"), message: "expired at 2026-11-21T08:00:00Z", at: "bearer.yaml:5:3")
+        let invalid = Verdict(policy: "gateway", valid: false, verified: false, keyFreshness: .stale,
+                              findings: [Finding(rule: "request.bearer", code: FindingCode("bearer_invalid"), message: "the bearer token fails bearer.yaml: token_expired",
+                                                 at: "gateway.yaml:7:3", nested: [nested])],
+                              skipped: [], outputs: [:], trace: nil)
+        let record = Verdict(policy: "id-token", valid: false, verified: false, findings: [
+            Finding(rule: "batch.record", code: FindingCode("record_malformed"), message: "the line is not a JSON object", at: "input:3"),
+        ], skipped: [], outputs: [:], trace: nil)
+        return [
+            BatchVerdict(line: 1, input: "logs/a.jsonl", verdict: valid, issuer: "https://issuer.example", kid: "k1",
+                         claims: JSONObject(["iss": .string("https://issuer.example"), "sub": .string("alice"), "exp": .number(.integer(1_795_255_200))])),
+            BatchVerdict(line: 2, input: "logs/a.jsonl", verdict: invalid, issuer: "https://issuer.example", kid: "k2", claims: nil),
+            BatchVerdict(line: 3, input: nil, verdict: record, issuer: nil, kid: nil, claims: nil),
+        ]
+    }()
+
+    @Test("batch lines are byte for byte the golden lines spark/tests reads, and read back to the same lines")
+    func goldenVerdictLines() throws {
+        var writer = JSONWriter()
+        for line in Self.goldenLines { line.writeJSONLine(to: &writer) }
+        if ProcessInfo.processInfo.environment["GOLDEN_UPDATE"] == "1" { try Data(writer.bytes).write(to: Self.golden) }
+        let golden = try Data(contentsOf: Self.golden)
+        #expect(writer.text == String(decoding: golden, as: UTF8.self), "GOLDEN_UPDATE=1 swift test --filter VerdictSerializationTests rewrites it")
+        for (line, text) in zip(Self.goldenLines, String(decoding: golden, as: UTF8.self).split(separator: "\n")) {
+            let decoded = try JSONDecoder().decode(Verdict.self, from: Data(text.utf8))
+            var again = JSONWriter()
+            BatchVerdict(line: line.line, input: line.input, verdict: decoded, issuer: line.issuer, kid: line.kid, claims: line.claims).writeJSONLine(to: &again)
+            #expect(again.text == text + "\n")
+        }
     }
 
     /// Objects with their members in name order, to compare documents whose order differs.

@@ -1,11 +1,16 @@
 """The parts of policy_spark that need no Spark: options, record places, summaries."""
 
+import json
+import os
 import unittest
 
 from policy_spark.options import RecordOptions
 import pyarrow
 
-from policy_spark.partition import _verdict_number, chunks, is_blank, record_location
+from pyspark.sql.types import ArrayType, BooleanType, StringType, StructType
+
+from policy_spark.batch_job import VERDICT_LINE_SCHEMA
+from policy_spark.partition import _VERDICT_NUMBERS, _located, _verdict_number, chunks, is_blank, record_location
 from policy_spark.summary import TABLE_CAPACITY, PartitionSummaries, merge, render
 
 
@@ -41,6 +46,62 @@ class UnitTests(unittest.TestCase):
         self.assertEqual(_verdict_number(b'{"line":42,"policy":"p"}\n'), 42)
         for line in (b'{"line":"42",', b'{"policy":"p","line":4,', b"Segmentation fault\n", b'{"line":4'):
             self.assertIsNone(_verdict_number(line), line)
+
+    # Verdict lines as policy-run batch writes them, byte for byte: the Swift tests write the
+    # same three lines and compare (VerdictSerializationTests), so a change of member order,
+    # spacing or name in the binary fails both suites rather than this package, silently.
+    GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Golden", "verdict-lines.jsonl")
+
+    def golden_lines(self):
+        with open(self.GOLDEN, "rb") as stream:
+            output = stream.read()
+        self.assertTrue(output.endswith(b"\n"))
+        return output, output.split(b"\n")[:-1]
+
+    def test_golden_lines_are_found_by_their_numbers(self):
+        output, lines = self.golden_lines()
+        numbers = [json.loads(line)["line"] for line in lines]
+        self.assertEqual(numbers, [1, 2, 3])
+        self.assertEqual([_verdict_number(line) for line in lines], numbers)
+        self.assertEqual([int(number) for number in _VERDICT_NUMBERS.findall(output)], numbers)
+
+    def test_golden_lines_hold_what_the_dataframe_reads(self):
+        _, lines = self.golden_lines()
+        parsed = [json.loads(line) for line in lines]
+
+        def check(field_type, value, where):
+            if isinstance(field_type, StructType):
+                self.assertIsInstance(value, dict, where)
+                for field in field_type.fields:
+                    self.assertIn(field.name, value, f"{where}.{field.name}")
+                    check(field.dataType, value[field.name], f"{where}.{field.name}")
+            elif isinstance(field_type, ArrayType):
+                self.assertIsInstance(value, list, where)
+                for index, item in enumerate(value):
+                    check(field_type.elementType, item, f"{where}[{index}]")
+            elif isinstance(field_type, BooleanType):
+                self.assertIsInstance(value, bool, where)
+            elif isinstance(field_type, StringType):
+                # A string column takes a string, or an object's JSON text (outputs).
+                self.assertIsInstance(value, (str, dict), where)
+            else:
+                self.fail(f"{where}: a column type this test does not know: {field_type}")
+
+        for field in VERDICT_LINE_SCHEMA.fields:
+            present = [line[field.name] for line in parsed if field.name in line]
+            self.assertTrue(present, f"no golden line has '{field.name}'")
+            for value in present:
+                check(field.dataType, value, field.name)
+        self.assertEqual([len(line["findings"]) for line in parsed], [0, 1, 1])
+
+    def test_a_record_finding_is_located_in_its_file(self):
+        _, lines = self.golden_lines()
+        record = lines[2].decode("utf-8")
+        located = json.loads(_located(record, "file:/logs/a.gz:9"))
+        expected = json.loads(record)
+        expected["findings"][0]["at"] = "file:/logs/a.gz:9"
+        self.assertEqual(located, expected)
+        self.assertEqual(json.loads(_located(lines[1].decode("utf-8"), "x:1")), json.loads(lines[1]))
 
     def test_partition_summaries_count_each_partition_once(self):
         param = PartitionSummaries()

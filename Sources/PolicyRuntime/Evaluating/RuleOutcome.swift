@@ -114,4 +114,21 @@ public struct VerifiedKey: Sendable, Codable, Equatable {
         self.freshness = freshness
         self.snapshot = snapshot
     }
+
+    /// Encodes what a trace writes of the key.
+    public func encode(to encoder: any Encoder) throws {
+        try JSONWriter.value(write).encode(to: encoder)
+    }
+
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("source", source)
+        writer.member("freshness", freshness.rawValue)
+        if let kid { writer.member("kid", kid) }
+        if let snapshot {
+            writer.key("snapshot")
+            snapshot.write(to: &writer)
+        }
+        writer.endObject()
+    }
 }

@@ -68,16 +68,17 @@ public struct Verdict: Sendable, Codable {
     /// The verdict as a JSON value with the section 8 member order and exact numbers, for a
     /// caller that inspects it; printing needs no tree (`jsonText`).
     public var json: JSONValue {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writeMembers(to: &writer)
-        writer.endObject()
-        do {
-            // The writer's output is valid JSON by construction; no depth limit applies to it.
-            return try JSONParser(maxDepth: .max).parse(writer.bytes)
-        } catch {
-            preconditionFailure("a verdict wrote JSON that does not parse: \(error)")
+        JSONWriter.value { writer in
+            writer.beginObject()
+            writeMembers(to: &writer)
+            writer.endObject()
         }
+    }
+
+    /// Encodes what `jsonText` writes: one writer for verdict lines, `--format json`, the
+    /// server's answers and a service's own `Encoder`.
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
     }
 
     /// Writes the verdict's members in section 8 order, so that a batch line can put its own
@@ -126,14 +127,9 @@ public struct Finding: Sendable, Codable, Equatable {
                   nested: try container.decodeIfPresent([Finding].self, forKey: .nested) ?? [])
     }
 
-    /// Writes the finding as section 8 names it, leaving out empty nested `findings`.
+    /// Encodes what a verdict writes of the finding, empty nested `findings` left out.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(rule, forKey: .rule)
-        try container.encode(code, forKey: .code)
-        try container.encode(message, forKey: .message)
-        try container.encode(at, forKey: .at)
-        if !nested.isEmpty { try container.encode(nested, forKey: .nested) }
+        try JSONWriter.value(write).encode(to: encoder)
     }
 
     /// The rule's id, e.g. `token.expires`, or the `id` a composite rule was given.
@@ -158,19 +154,21 @@ public struct Finding: Sendable, Codable, Equatable {
 
     static func write(_ findings: [Finding], to writer: inout JSONWriter) {
         writer.beginArray()
-        for finding in findings {
-            writer.beginObject()
-            writer.member("rule", finding.rule)
-            writer.member("code", finding.code.rawValue)
-            writer.member("message", finding.message)
-            writer.member("at", finding.at)
-            if !finding.nested.isEmpty {
-                writer.key("findings")
-                write(finding.nested, to: &writer)
-            }
-            writer.endObject()
-        }
+        for finding in findings { finding.write(to: &writer) }
         writer.endArray()
+    }
+
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("rule", rule)
+        writer.member("code", code.rawValue)
+        writer.member("message", message)
+        writer.member("at", at)
+        if !nested.isEmpty {
+            writer.key("findings")
+            Finding.write(nested, to: &writer)
+        }
+        writer.endObject()
     }
 }
 
@@ -247,16 +245,13 @@ public struct Trace: Sendable, Codable {
         writer.endArray()
         if let key {
             writer.key("key")
-            writer.beginObject()
-            writer.member("source", key.source)
-            writer.member("freshness", key.freshness.rawValue)
-            if let kid = key.kid { writer.member("kid", kid) }
-            if let snapshot = key.snapshot {
-                writer.key("snapshot")
-                snapshot.write(to: &writer)
-            }
-            writer.endObject()
+            key.write(to: &writer)
         }
         writer.endObject()
+    }
+
+    /// Encodes what a verdict writes of its trace.
+    public func encode(to encoder: any Encoder) throws {
+        try JSONWriter.value(write).encode(to: encoder)
     }
 }

@@ -26,6 +26,19 @@ package struct JSONWriter: Sendable {
     /// The text written so far.
     package var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// What `write` writes, as a value: how a type whose JSON this writer writes offers a
+    /// `JSONValue` and an `Encodable` conformance that agree with its text member for member.
+    package static func value(_ write: (inout JSONWriter) -> Void) -> JSONValue {
+        var writer = JSONWriter()
+        write(&writer)
+        do {
+            // Valid JSON by construction; no depth limit applies to what the engine wrote.
+            return try JSONParser(maxDepth: .max).parse(writer.bytes)
+        } catch {
+            preconditionFailure("the writer wrote JSON that does not parse: \(error)")
+        }
+    }
+
     /// Empties the text, keeping its storage for the next value.
     package mutating func reset() {
         bytes.removeAll(keepingCapacity: true)

@@ -31,11 +31,9 @@ public struct KeySnapshot: Sendable, Codable, Equatable, CustomStringConvertible
         self.init(seen: UnixTime(seconds: seen), file: try container.decode(String.self, forKey: .file))
     }
 
-    /// Writes `{"seen": RFC 3339, "file": ...}`, as `write(to:)` does.
+    /// Encodes `{"seen": RFC 3339, "file": ...}`, what `write(to:)` writes.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(seen.iso8601, forKey: .seen)
-        try container.encode(file, forKey: .file)
+        try JSONWriter.value(write).encode(to: encoder)
     }
 
     /// Writes `{"seen": RFC 3339, "file": ...}`.
