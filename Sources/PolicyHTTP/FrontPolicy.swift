@@ -1,5 +1,5 @@
 internal import HTTPTypes
-package import Foundation
+internal import Foundation
 @_spi(RuleAuthoring) package import PolicyRuntime
 package import Rules
 

@@ -1,6 +1,6 @@
 internal import PolicyEngine
 public import PolicyRuntime
-public import Foundation
+internal import Foundation
 internal import Rules
 internal import PolicyHTTP
 

@@ -1,4 +1,6 @@
 import Foundation
+import KeyServer
+import Logging
 @_spi(RuleAuthoring) import PolicyEngine
 @_spi(RuleAuthoring) import PolicyRuntime
 import Rules
@@ -54,6 +56,34 @@ struct BearerRuleTests {
         #expect(try own.remembers(token, keys: keys) && !SignatureCache.shared.remembers(token, keys: keys))
         #expect(try policy.evaluateNow(subjects: [request("Bearer " + token)], now: UnixTime(seconds: TokenFixture.now), signatureCache: own).valid)
         #expect(own.statistics.hits == 1)
+    }
+
+    @Test("a bearer token with remote keys is decoded once per process and verified once, however often its request repeats")
+    func decodedOnce() async throws {
+        let server = try await KeyServer()
+        await server.json("/jwks", fixture.jwksJSON)
+        let keyCache = JWKSCache(logger: .init(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let policy = try Policy.load(text: """
+            policy: api
+            request:
+              method: GET
+              bearer: {token: {algorithms: [ES256], keys: {jwks_uri: "\(server.url("/jwks").absoluteString)", allow_http: true}, issuer: https://issuer.example}}
+            """, file: "api.yaml", environment: [:], keyCache: keyCache)
+        let token = try fixture.token(["jti": .string("bearer-once-\(UUID().uuidString)")])
+        let cache = SignatureCache()
+        // The first request waits for the key set, which the token's kid chooses: its decoding
+        // then serves the bearer rule's nested policy as well.
+        for round in 1...5 {
+            let verdict = try await policy.evaluate(subjects: [request("Bearer " + token)], now: UnixTime(seconds: TokenFixture.now), signatureCache: cache)
+            #expect(verdict.valid && verdict.verified, "round \(round)")
+        }
+        #expect(cache.decodedTokenStatistics.misses == 1, "decoded \(cache.decodedTokenStatistics.misses) times")
+        #expect(cache.decodedTokenStatistics.hits == 4)
+        #expect(cache.statistics.misses == 1 && cache.statistics.hits == 4, "verified \(cache.statistics.misses) times")
+        #expect(await server.requests("/jwks") == 1)
+        // Without a cache the token is still split once a request, not once for its kid and again for its policy.
+        let uncached = try policy.evaluateNow(subjects: [request("Bearer " + token)], now: UnixTime(seconds: TokenFixture.now), signatureCache: nil)
+        #expect(uncached.valid)
     }
 
     @Test("no, two, or a non-Bearer Authorization header is bearer_missing")

@@ -83,6 +83,12 @@ struct ClockCache<Key: SketchedKey, Value> {
         return slots[slot].value
     }
 
+    /// Counts a sighting of `key` whose value the caller holds already, as `value(for:)` would,
+    /// without counting a hit or a miss; the caller then offers the value.
+    mutating func sighted(_ key: Key) {
+        sketch.record(key.sketchHash)
+    }
+
     /// The value kept for `key`, neither counted nor marked as asked for.
     func peek(_ key: Key) -> Value? {
         slot(of: key, hash: key.hashValue).map { slots[$0].value }

@@ -69,6 +69,18 @@ final class DecodedTokenCache: Sendable {
         return result
     }
 
+    /// Remembers `decoded`, which an evaluation holds already (a token inside a request, decoded
+    /// for its `kid` before its policy judges it): a sighting, so the token is kept as one looked
+    /// up again would be, but neither a hit nor a miss, since nothing was decoded or found here.
+    func remember(_ decoded: DecodedToken, as token: String, limits: TokenLimits) {
+        let key = Key(token: token, limits: limits)
+        let cost = Self.cost(ofToken: decoded.byteCount)
+        state.withLock { cache in
+            cache.sighted(key)
+            if cache.peek(key) == nil { cache.offer(decoded, for: key, ownCost: cost) }
+        }
+    }
+
     /// Decodings avoided (hits) and done (misses), tokens evicted and declined.
     var statistics: SignatureCache.Statistics { state.withLock { $0.counts } }
 

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// What one evaluation is asked to judge, and how: the one value every way of evaluating
 /// builds (`Policy.evaluate`, `evaluateNow`, batch, the server, the middleware).
 public struct EvaluationRequest: Sendable {
@@ -19,6 +17,9 @@ public struct EvaluationRequest: Sendable {
     /// Remembered signature checks and decoded tokens, for subjects that repeat: the process's
     /// `SignatureCache.shared` unless given another; nil remembers none.
     public var signatureCache: SignatureCache?
+    /// Tokens the enclosing evaluation decoded already (under standard limits), for the nested
+    /// evaluation of a `bearer` or `embedded_tokens` rule: a token inside a request is split once.
+    package var decoded: [String: DecodedToken] = [:]
 
     /// A request to judge `token` and `subjects` with `inputs` at `now`: the wall clock's time
     /// when nil (and the trace says so), otherwise the `clockSource` given, `caller` by default.
@@ -120,11 +121,11 @@ extension Policy {
     ///   it, without decoding the token again.
     /// - Throws: `EvaluationError` for a caller mistake (see `evaluate(_:)`).
     public func start(_ request: EvaluationRequest) throws(EvaluationError) -> EvaluationStep {
-        switch try prepare(token: request.token, subjects: request.subjects, inputs: request.inputs, now: request.now, tracing: request.trace,
-                           clockSource: request.clockSource, signatureCache: request.signatureCache) {
+        switch try prepare(request) {
         case let .refused(verdict):
             return .finished(Evaluation(verdict: verdict, token: nil))
-        case let .ready(prepared):
+        case var .ready(prepared):
+            prepared.embedded = decodeEmbedded(prepared, request)
             switch cachedKeySets(for: prepared) {
             case let .success(keySets): return .finished(Evaluation(verdict: run(prepared, keySets: keySets, request), token: prepared.token))
             case let .failure(uncached): return .waitingForKeys(PendingEvaluation(prepared: prepared, request: request, uncached: uncached.source))
@@ -143,7 +144,7 @@ extension Policy {
         // Tokens inside subjects and claims are checked by policies these rules name, which share
         // the cache and answer from it synchronously: fetch what they will need now.
         for token in embeddedTokens(prepared) {
-            let kid = (try? CompactJWS(token))?.header.kid
+            let kid = prepared.embedded[token]?.header.kid
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
         return Evaluation(verdict: run(prepared, keySets: keySets, pending.request), token: prepared.token)
@@ -155,6 +156,28 @@ extension Policy {
         let inSubjects = prepared.subjects.values.flatMap(\.embeddedTokens)
         guard let token = prepared.token else { return inSubjects }
         return inSubjects + tokenEmbeddingRules.flatMap { $0.embeddedTokens(in: token) }
+    }
+
+    /// The embedded tokens that decode under standard limits, each decoded once: through the
+    /// signature cache's decoded tokens when there is one (a session's token is then not split
+    /// again), and taken from `request.decoded` when the enclosing evaluation decoded it.
+    private func decodeEmbedded(_ prepared: Prepared, _ request: EvaluationRequest) -> [String: DecodedToken] {
+        var decoded: [String: DecodedToken] = [:]
+        for token in embeddedTokens(prepared) where decoded[token] == nil {
+            if case let .success(found) = Self.decodeStandard(token, request) { decoded[token] = found }
+        }
+        return decoded
+    }
+
+    /// `token` as a signed token under standard limits, as `decodeEmbedded` keeps it.
+    private static func decodeStandard(_ token: String, _ request: EvaluationRequest) -> Result<DecodedToken, TokenDecoder.Failure> {
+        let cache = request.signatureCache?.decodedTokens
+        if !request.decoded.isEmpty, let known = request.decoded[token] {
+            cache?.remember(known, as: token, limits: TokenEnvelope.standard.limits)
+            return .success(known)
+        }
+        guard let cache else { return TokenDecoder.decode(token, envelope: .standard, digesting: false) }
+        return cache.decoded(token, limits: TokenEnvelope.standard.limits) { TokenDecoder.decode(token, envelope: .standard, digesting: true) }
     }
 
     private struct Uncached: Error {
@@ -173,7 +196,7 @@ extension Policy {
             }
         }
         for token in embeddedTokens(prepared) {
-            let kid = (try? CompactJWS(token))?.header.kid
+            let kid = prepared.embedded[token]?.header.kid
             for source in remoteKeySources where keyCache.cachedResolution(source, kid: kid) == nil {
                 return .failure(Uncached(source: source))
             }
@@ -194,6 +217,10 @@ extension Policy {
         let inputs: [String: JSONValue]
         let token: DecodedToken?
         let subjects: [String: any PolicySubject]
+        /// The tokens inside the subjects and the token's claims that rules will judge with the
+        /// policies they name, decoded once: their `kid`s choose the key sets to have at hand,
+        /// and the nested evaluations take them as decoded.
+        var embedded: [String: DecodedToken] = [:]
     }
 
     private enum Preparation {
@@ -202,9 +229,10 @@ extension Policy {
         case refused(Verdict)
     }
 
-    private func prepare(token: String?, subjects given: [any PolicySubject], inputs supplied: [String: JSONValue],
-                         now: UnixTime, tracing: Bool, clockSource: String, signatureCache: SignatureCache?) throws(EvaluationError) -> Preparation {
-        let inputs = try resolveInputs(supplied)
+    private func prepare(_ request: EvaluationRequest) throws(EvaluationError) -> Preparation {
+        let (token, given, now, tracing, clockSource, signatureCache) = (request.token, request.subjects, request.now, request.trace,
+                                                                         request.clockSource, request.signatureCache)
+        let inputs = try resolveInputs(request.inputs)
         var bySection: [String: any PolicySubject] = [:]
         for subject in given {
             let section = type(of: subject).section
@@ -221,7 +249,9 @@ extension Policy {
         }
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
         let decoding: Result<DecodedToken, TokenDecoder.Failure>
-        if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
+        if envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
+            decoding = Self.decodeStandard(token, request)
+        } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope, digesting: true) }
         } else {
             decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil)
@@ -249,7 +279,7 @@ extension Policy {
         var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
         let decoded = prepared.token
         let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, subjects: prepared.subjects,
-                                        keySets: keySets, signatureCache: signatureCache, tracing: tracing)
+                                        keySets: keySets, signatureCache: signatureCache, tracing: tracing, embeddedTokens: prepared.embedded)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
         // not the same as "no findings".

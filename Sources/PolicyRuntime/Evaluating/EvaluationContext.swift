@@ -19,11 +19,16 @@
     package let signatureCache: SignatureCache?
     /// Whether the verdict will carry a trace, and so whether rules should describe what they compared.
     public let tracing: Bool
+    /// The tokens inside the subjects and claims, decoded once by the evaluation, for the nested
+    /// evaluations that judge them.
+    package let embeddedTokens: [String: DecodedToken]
 
     /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
     /// sets it resolved and its signature cache.
     package init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
-                keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false) {
+                keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false,
+                embeddedTokens: [String: DecodedToken] = [:]) {
+        self.embeddedTokens = embeddedTokens
         self.now = now
         self.inputs = inputs
         self.token = token

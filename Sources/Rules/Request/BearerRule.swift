@@ -24,7 +24,7 @@ struct BearerRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let token: String
-        switch BearerCredential.token(in: context.request.header("authorization")) {
+        switch context.request.bearer {
         case let .success(found): token = found
         case let .failure(problem): return .fail(.bearerMissing, problem.message)
         }
@@ -45,7 +45,7 @@ struct BearerRule: Rule {
 extension RequestSubject {
     /// The bearer token of the `Authorization` header, when it holds exactly one.
     public var embeddedTokens: [String] {
-        if case let .success(token) = BearerCredential.token(in: header("authorization")) { return [token] }
+        if case let .success(token) = bearer { return [token] }
         return []
     }
 }

@@ -29,6 +29,9 @@ public struct RequestSubject: PolicySubject {
     package let body: Body?
     /// What could not be decoded, in request order.
     package let problems: [Problem]
+    /// The `Authorization: Bearer` token, read once when the request is decoded: `bearer` judges
+    /// it, and the evaluation decodes it first for its `kid`.
+    package let bearer: Result<String, BearerCredential.Problem>
 
     package enum Body: Sendable {
         case json(JSONValue)
@@ -67,6 +70,7 @@ public struct RequestSubject: PolicySubject {
         headers = [:]
         body = nil
         problems = [problem]
+        bearer = .failure(.absent)
     }
 
     /// Decodes a request from its members.
@@ -101,6 +105,7 @@ public struct RequestSubject: PolicySubject {
         }
         let headers = Self.headers(fields, problems: &problems)
         self.headers = headers
+        bearer = BearerCredential.token(in: headers["authorization"] ?? [])
 
         var path: String?
         var query: FormParameters?
@@ -151,6 +156,7 @@ public struct RequestSubject: PolicySubject {
         path = String(target.rawPath)
         query = target.query
         headers = Self.headers(headerFields, problems: &problems)
+        bearer = BearerCredential.token(in: headers["authorization"] ?? [])
         body = nil
         self.problems = problems
     }

@@ -75,8 +75,10 @@ struct NestedTokenPolicy: Sendable {
         let inputs = context.inputs.filter { name, _ in inputNames.contains(name) }
         let verdict: Verdict
         do {
-            verdict = try policy.evaluateNow(token: token, inputs: inputs, now: context.now, trace: context.tracing,
-                                             signatureCache: context.signatureCache)
+            var request = EvaluationRequest(token: token, inputs: inputs, now: context.now, trace: context.tracing,
+                                            signatureCache: context.signatureCache)
+            request.decoded = context.embeddedTokens
+            verdict = try policy.evaluateNow(request).verdict
         } catch {
             let code: FindingCode = error.code == .keysNotCached ? .keyUnavailable : .inputInvalid
             return .refused(.fail(code, "\(what) could not be checked with \(described): \(error.message)"))
