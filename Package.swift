@@ -69,12 +69,20 @@ let package = Package(
             name: "CCurl",
             path: "Sources/CCurl"
         ),
-        // The runtime: model, loading, compiling, evaluating, JOSE, keys, batch. Users reach it
+        // JSON and JOSE on the crypto facade: strict JSON (parser, writer, values, indexes),
+        // base64url, compact JWS and JWE, JWK and JWK sets, the error type of the engine, text
+        // compared by code points. It knows nothing of policies, keys sources or caches.
+        .target(
+            name: "PolicyJOSE",
+            dependencies: ["PolicyCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // The runtime: model, loading, compiling, evaluating, keys, batch. Users reach it
         // through PolicyEngine, which re-exports it with the catalog's `Policy.load`.
         .target(
             name: "PolicyRuntime",
             dependencies: [
-                "PolicyCrypto", "CCurl",
+                "PolicyJOSE", "PolicyCrypto", "CCurl",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -88,21 +96,21 @@ let package = Package(
         ),
         .target(
             name: "Rules",
-            dependencies: ["PolicyRuntime", "PolicyCrypto", "CRE2"],
+            dependencies: ["PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "CRE2"],
             swiftSettings: swiftSettings
         ),
         // What a service imports: the runtime re-exported, and `Policy.load` with the built-in
         // catalog of rules (which stays internal to it).
         .target(
             name: "PolicyEngine",
-            dependencies: ["PolicyRuntime", "Rules"],
+            dependencies: ["PolicyJOSE", "PolicyRuntime", "Rules"],
             swiftSettings: swiftSettings
         ),
         // The tools of policy authors: `policy-run test` (NAME.test.yaml files, tokens minted
         // with stand-in keys, coverage, JUnit), `diff` over token logs, and `fmt`.
         .target(
             name: "PolicyAuthoring",
-            dependencies: ["PolicyEngine", "PolicyRuntime", "PolicyCrypto", "Rules"],
+            dependencies: ["PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules"],
             swiftSettings: swiftSettings
         ),
         // The one HTTP front: a request (forwarded or direct) parsed once into the subject the
@@ -111,7 +119,7 @@ let package = Package(
         .target(
             name: "PolicyHTTP",
             dependencies: [
-                "PolicyEngine", "PolicyRuntime", "Rules",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
@@ -120,7 +128,7 @@ let package = Package(
         .target(
             name: "PolicyServer",
             dependencies: [
-                "PolicyEngine", "PolicyRuntime", "Rules", "PolicyHTTP",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "PolicyHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -137,7 +145,7 @@ let package = Package(
         .target(
             name: "PolicyEngineHummingbird",
             dependencies: [
-                "PolicyEngine", "PolicyRuntime", "PolicyHTTP",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -147,7 +155,7 @@ let package = Package(
         .target(
             name: "PolicyCommandLine",
             dependencies: [
-                "PolicyEngine", "PolicyRuntime",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -156,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "policy-run",
             dependencies: [
-                "PolicyEngine", "PolicyRuntime", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyCommandLine",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -166,7 +174,7 @@ let package = Package(
         .executableTarget(
             name: "policy-serve",
             dependencies: [
-                "PolicyEngine", "PolicyRuntime", "PolicyServer", "PolicyCommandLine",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyServer", "PolicyCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -174,7 +182,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["PolicyEngine", "PolicyRuntime", "PolicyCrypto", "Rules", "COpenSSL", "CSodium"],
+            dependencies: ["PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules", "COpenSSL", "CSodium"],
             path: "Benchmarks",
             exclude: ["RESULTS.md", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh"],
             swiftSettings: swiftSettings
@@ -183,7 +191,7 @@ let package = Package(
         // (Fuzz/run.sh) and replayed over the committed corpora by the test suite.
         .target(
             name: "FuzzTargets",
-            dependencies: ["PolicyEngine", "PolicyRuntime", "Rules"],
+            dependencies: ["PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules"],
             path: "Fuzz/FuzzTargets",
             swiftSettings: swiftSettings
         ),
@@ -207,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: [
-                "PolicyEngine", "PolicyRuntime", "PolicyCrypto", "KeyServer", "CCurl",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "KeyServer", "CCurl",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -217,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "RulesTests",
             dependencies: [
-                "Rules", "PolicyEngine", "PolicyRuntime", "PolicyCrypto", "KeyServer",
+                "Rules", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "KeyServer",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -226,25 +234,25 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyServerTests",
-            dependencies: ["PolicyServer", "PolicyHTTP", "PolicyEngine", "PolicyRuntime", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: ["PolicyServer", "PolicyHTTP", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PolicyHTTPTests",
-            dependencies: ["PolicyHTTP", "PolicyEngine", "PolicyRuntime", "Rules", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["PolicyHTTP", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PolicyEngineHummingbirdTests",
             dependencies: [
-                "PolicyEngineHummingbird", "PolicyEngine", "PolicyRuntime", "Rules", "KeyServer",
+                "PolicyEngineHummingbird", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "KeyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PolicyAuthoringTests",
-            dependencies: ["PolicyAuthoring", "PolicyEngine", "PolicyRuntime", "Rules"],
+            dependencies: ["PolicyAuthoring", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules"],
             swiftSettings: swiftSettings
         ),
         // README.md's and docs/'s Swift blocks, compiled in async and synchronous functions.
@@ -260,7 +268,7 @@ let package = Package(
         ),
         .testTarget(
             name: "policy-runTests",
-            dependencies: ["policy-run", "policy-serve", "PolicyEngine", "PolicyRuntime", "KeyServer"],
+            dependencies: ["policy-run", "policy-serve", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "KeyServer"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 
 /// `Benchmarks batch`: `policy-run batch` over generated token logs, against the raw primitive
 /// rate and a PyJWT loop doing the same checks, all measured in the same run.

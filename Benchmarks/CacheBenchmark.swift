@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import PolicyJOSE
 import PolicyRuntime
 import Rules
 import Synchronization

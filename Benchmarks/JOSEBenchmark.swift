@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import PolicyCrypto
 
 /// Single-core rates for raw verification and whole compact-JWS verification of a typical

@@ -1,4 +1,5 @@
 import PolicyRuntime
+import PolicyJOSE
 
 /// Runs `body` repeatedly for about `seconds` and returns operations per second.
 ///

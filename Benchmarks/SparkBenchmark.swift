@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `Benchmarks spark [RECORDS]`: generated logs of RECORDS and 2 × RECORDS lines, each judged by
 /// `policy-run batch --jobs 2` and by `python3 -m policy_spark` on Spark `local[2]` in the same

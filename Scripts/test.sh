@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh tests
 swift test
 # Every public declaration of what a service imports is documented; the counts are printed.
-python3 Scripts/count-public-declarations.py Sources/PolicyRuntime Sources/PolicyEngine Sources/Rules
+python3 Scripts/count-public-declarations.py Sources/PolicyJOSE Sources/PolicyRuntime Sources/PolicyEngine Sources/Rules
 swift run policy-run test --coverage Policies/
 swift run policy-run lint Policies/*.yaml
 python3 Scripts/validate-schemas.py

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 
 /// Batch input: the bytes as a log file (gzip when they start with its magic bytes), read line
 /// by line within the limits and turned into records in both layouts. Every line is numbered in

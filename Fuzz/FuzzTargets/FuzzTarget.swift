@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Rules
 
 /// The surfaces that read untrusted bytes, each as a function of one input for libFuzzer (and

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// The JSON parser: what it accepts, Foundation accepts too and reads alike; what it accepts
 /// serializes and parses back to the same value; the in-place index agrees with it.

@@ -1,4 +1,5 @@
 import PolicyRuntime
+import PolicyJOSE
 
 /// JWK and JWK Set documents: parsing never crashes, and every key that loads exports a public
 /// form that loads again as the same key (same RFC 7638 thumbprint).

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Rules
 
 /// A YAML policy file, loaded and compiled with an empty environment and an empty root: it

@@ -1,4 +1,5 @@
 internal import PolicyRuntime
+internal import PolicyJOSE
 
 /// Test reports as JUnit XML, the format CI systems (GitLab, Jenkins, GitHub's test reporters)
 /// read: a `testsuite` per test file, a `testcase` per case, `failure` for a verdict that

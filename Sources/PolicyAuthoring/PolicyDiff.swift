@@ -1,5 +1,6 @@
 internal import Foundation
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// What a policy change does to real traffic (`policy-run diff`): every record of a token log
 /// judged under the old and the new policy, each at its own time, and the records whose verdict

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) internal import PolicyEngine
+@_spi(RuleAuthoring) internal import PolicyJOSE
 @_spi(RuleAuthoring) package import PolicyRuntime
 
 /// One canonical layout for policy files (`policy-run fmt`): keys in the order the docs list

@@ -1,4 +1,5 @@
 package import PolicyRuntime
+package import PolicyJOSE
 
 /// A `NAME.test.yaml` file (docs/policy-format.md §9): the policy it tests and its cases.
 package struct PolicyTestFile: Sendable {

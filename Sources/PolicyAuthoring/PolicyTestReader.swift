@@ -1,5 +1,6 @@
 internal import Foundation
 @_spi(RuleAuthoring) internal import PolicyEngine
+@_spi(RuleAuthoring) internal import PolicyJOSE
 @_spi(RuleAuthoring) package import PolicyRuntime
 
 /// Reads `NAME.test.yaml` files (docs/policy-format.md §9), reporting every problem of a file

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// What running one test file found: its cases' results, or the problems that kept it from
 /// running (a malformed test file, a policy that does not compile).

@@ -1,5 +1,6 @@
 internal import Foundation
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 import Rules
 
 /// Runs policy test files (`policy-run test`): compiles the policy under test, mints or reads

@@ -1,4 +1,5 @@
-@_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// The JSON Schema (draft 2020-12) of policy test files (`NAME.test.yaml`), from the keys the
 /// reader accepts, for editors; `policy-run schema --test` prints it.

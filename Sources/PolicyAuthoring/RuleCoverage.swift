@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Which of a policy's rules some case ran, and which finding codes some case produced: what a
 /// test file leaves unexercised (`policy-run test --coverage`).

@@ -1,4 +1,5 @@
 package import PolicyRuntime
+package import PolicyJOSE
 internal import PolicyCrypto
 
 /// Fresh keys of every family the engine verifies or decrypts with, generated once per test

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// Mints the token a test case describes, packaged as its policy expects: a JWS signed with the
 /// test key of the algorithm, a JWE of the claims, or a JWS inside a JWE.

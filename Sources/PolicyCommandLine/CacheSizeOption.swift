@@ -1,5 +1,6 @@
 import ArgumentParser
 import PolicyRuntime
+import PolicyJOSE
 
 /// The signature cache's size as an option gives it (`--cache-size 64MiB`), shared by `batch`
 /// and `serve` so both accept the same sizes and say the same thing about a bad one.

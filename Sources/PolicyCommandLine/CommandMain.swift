@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Logging
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// The entry point `policy-run` and `policy-serve` share: parse, run, and end every failure in one
 /// style, `error: ...` with the usage of the command that failed.

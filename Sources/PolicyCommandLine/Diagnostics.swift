@@ -1,5 +1,6 @@
 import Foundation
 public import PolicyRuntime
+import PolicyJOSE
 
 /// Prints diagnostics to standard error, each with its source line and caret.
 public enum Diagnostics {

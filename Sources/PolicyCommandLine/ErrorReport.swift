@@ -1,5 +1,6 @@
 import Foundation
 public import PolicyRuntime
+public import PolicyJOSE
 
 /// Errors as a JSON object on standard output, for commands run with `--format json`: a tool
 /// reading that output gets `{"error": {...}}` rather than text it cannot parse.

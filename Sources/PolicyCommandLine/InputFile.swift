@@ -3,6 +3,7 @@ public import Foundation
 internal import Glibc
 #endif
 internal import PolicyRuntime
+internal import PolicyJOSE
 
 /// A file a command reads (a policy, a token, a request, a log), opened so that a failure says
 /// why in the system's words.

@@ -3,6 +3,7 @@ public import Foundation
 internal import Glibc
 #endif
 @_spi(RuleAuthoring) internal import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyJOSE
 
 /// A path a command writes its output to, written without destroying what is there.
 ///

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 internal import Rules
 
 extension Policy {

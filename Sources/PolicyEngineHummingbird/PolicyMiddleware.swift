@@ -1,5 +1,6 @@
 public import Hummingbird
 @_spi(RuleAuthoring) public import PolicyRuntime
+@_spi(RuleAuthoring) public import PolicyJOSE
 internal import PolicyHTTP
 internal import NIOCore
 

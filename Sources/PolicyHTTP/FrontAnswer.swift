@@ -1,5 +1,6 @@
 package import HTTPTypes
 internal import PolicyRuntime
+internal import PolicyJOSE
 
 /// What an HTTP front answers: a status, header fields, and for a refusal before any policy
 /// judged, a JSON body `{"error": {"code", "message"}}`. The server and the middleware each turn

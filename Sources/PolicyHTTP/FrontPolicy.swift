@@ -1,6 +1,7 @@
 internal import HTTPTypes
 internal import Foundation
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 package import Rules
 
 /// A policy as an HTTP front applies it: what it reads from a request, and which of its rules

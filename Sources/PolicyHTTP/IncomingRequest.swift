@@ -1,5 +1,6 @@
 package import HTTPTypes
-@_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 package import Rules
 
 /// An HTTP request as every front reads it, parsed once: the request a call describes (forward

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import HTTPTypes
 internal import PolicyRuntime
+internal import PolicyJOSE
 
 /// How a valid verdict's outputs travel back to a proxy: one header each.
 enum OutputHeader {

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import PolicyRuntime
+internal import PolicyJOSE
 internal import Rules
 
 /// A `POST /v1/check/{policy}` body: `{token | request | callback, inputs, now?}`, read strictly

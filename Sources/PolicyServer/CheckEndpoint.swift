@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Hummingbird
 internal import PolicyRuntime
+internal import PolicyJOSE
 
 /// `POST /v1/check/{policy}`: the verdict of docs/policy-format.md §8, status 200 whatever it
 /// says; 400 only for a call that cannot be judged.

@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(RuleAuthoring) internal import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyJOSE
 internal import Synchronization
 
 /// Decision logs: a JSON line per decision, at a chosen level (Authentication Hub's

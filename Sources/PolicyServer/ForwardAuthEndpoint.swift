@@ -3,6 +3,7 @@ internal import Hummingbird
 internal import HTTPTypes
 internal import NIOCore
 @_spi(RuleAuthoring) internal import PolicyRuntime
+@_spi(RuleAuthoring) internal import PolicyJOSE
 internal import PolicyHTTP
 internal import Rules
 

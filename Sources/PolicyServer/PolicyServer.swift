@@ -3,6 +3,7 @@ internal import NIOCore
 internal import HummingbirdCore
 internal import HTTPTypes
 public import PolicyRuntime
+import PolicyJOSE
 internal import PolicyHTTP
 internal import Foundation
 public import Logging

@@ -1,4 +1,5 @@
 internal import PolicyEngine
+internal import PolicyJOSE
 public import PolicyRuntime
 internal import Foundation
 internal import Rules

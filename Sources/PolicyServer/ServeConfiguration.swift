@@ -1,5 +1,6 @@
 internal import Foundation
 @_spi(RuleAuthoring) internal import PolicyEngine
+@_spi(RuleAuthoring) public import PolicyJOSE
 @_spi(RuleAuthoring) public import PolicyRuntime
 internal import PolicyHTTP
 internal import Rules

@@ -1,5 +1,6 @@
 public import Foundation
 public import PolicyRuntime
+import PolicyJOSE
 internal import Synchronization
 
 /// The policy set a server answers with, replaced whole on reload: a new set is compiled aside

@@ -1,5 +1,6 @@
 internal import Prometheus
 internal import PolicyRuntime
+internal import PolicyJOSE
 internal import Foundation
 internal import Synchronization
 

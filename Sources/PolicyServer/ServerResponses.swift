@@ -2,6 +2,7 @@ internal import Foundation
 internal import Hummingbird
 internal import HTTPTypes
 internal import PolicyRuntime
+internal import PolicyJOSE
 
 /// The server's JSON answers.
 enum ServerResponses {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// The catalog of built-in rules, as one immutable registry.
 package enum BuiltinRules {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 extension RuleCompiler {
     /// A rule compiled so that the absence of `value`'s input does not skip it: for

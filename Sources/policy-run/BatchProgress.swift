@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 
 /// A one-line progress display on standard error — records, rate, and an ETA when the input's
 /// size is known — shown only when standard error is a terminal.

@@ -1,4 +1,5 @@
 import PolicyRuntime
+import PolicyJOSE
 
 /// The one line a command that compiles a policy to use it (`check`, `batch`, `diff`, ...)
 /// prints about its lint warnings: how many, and the command that shows them. The warnings

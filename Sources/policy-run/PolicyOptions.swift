@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PolicyCommandLine
 @_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyJOSE
 @_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 

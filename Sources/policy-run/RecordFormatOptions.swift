@@ -1,5 +1,6 @@
 import ArgumentParser
 import PolicyRuntime
+import PolicyJOSE
 
 /// How token-log records are laid out, for `batch` and `diff`.
 struct RecordFormatOptions: ParsableArguments {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import PolicyAuthoring
 
 /// Test results as a person reads them: a line per case, what differed under a failure, the

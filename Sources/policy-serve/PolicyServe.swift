@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PolicyCommandLine
 import PolicyRuntime
+import PolicyJOSE
 import PolicyServer
 
 /// `policy-serve` (also run as `policy-run serve`): the policies of a directory behind HTTP, for

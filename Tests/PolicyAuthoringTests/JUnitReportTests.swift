@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import PolicyRuntime
+import PolicyJOSE
 import PolicyAuthoring
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyAuthoring
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 @Suite("Policy formatter")

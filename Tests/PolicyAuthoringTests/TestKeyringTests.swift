@@ -1,4 +1,5 @@
 import PolicyRuntime
+import PolicyJOSE
 import PolicyAuthoring
 import Testing
 

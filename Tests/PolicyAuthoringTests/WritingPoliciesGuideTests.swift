@@ -1,6 +1,7 @@
 import Foundation
 import PolicyAuthoring
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Testing
 
 /// docs/writing-policies.md stays true: its policy and test file compile, pass, and are formatted.

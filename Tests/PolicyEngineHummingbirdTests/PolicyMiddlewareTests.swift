@@ -5,6 +5,7 @@ import FoundationNetworking
 import Hummingbird
 import KeyServer
 import PolicyEngine
+import PolicyJOSE
 import PolicyRuntime
 import PolicyEngineHummingbird
 import Rules

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// Bounded work on hostile input: summary tables of bounded size, JSON depth within what the

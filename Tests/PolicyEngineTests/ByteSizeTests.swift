@@ -1,4 +1,5 @@
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// Sizes as the cache settings are written: binary units only, and errors that say how to write one.

@@ -1,4 +1,5 @@
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// The eviction and admission under the signature and decoded-token caches: no cliff when the

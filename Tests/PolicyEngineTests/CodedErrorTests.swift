@@ -1,5 +1,6 @@
 import PolicyCrypto
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 @Suite("Coded errors")

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) @testable import PolicyRuntime
+@_spi(RuleAuthoring) @testable import PolicyJOSE
 import Testing
 
 /// Random `all_of` / `any_of` / `not` / `when` trees over stub rules, evaluated by the engine and

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// `LineReader` on a pipe: it says it may block only when the pipe really has nothing waiting,

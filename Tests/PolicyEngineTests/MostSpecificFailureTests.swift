@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) @testable import PolicyRuntime
+@_spi(RuleAuthoring) @testable import PolicyJOSE
 import Testing
 
 /// `any_of` whose every branch fails reports one finding: the most specific. Checked on the

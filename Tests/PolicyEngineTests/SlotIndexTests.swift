@@ -1,4 +1,5 @@
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// The clock cache's index: open addressing with backward-shift deletion, driven with chosen

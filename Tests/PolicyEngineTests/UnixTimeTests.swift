@@ -1,5 +1,6 @@
 import Foundation
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 @Suite("Unix time text")

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Testing
 
 /// "Valid only if verified", on the engine alone: a registry whose only rule always passes,

@@ -1,5 +1,6 @@
 import HTTPTypes
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import PolicyHTTP
 import Rules
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import KeyServer
 import PolicyRuntime
+import PolicyJOSE
 import PolicyServer
 import Testing
 

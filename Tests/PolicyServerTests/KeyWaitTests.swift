@@ -2,6 +2,7 @@ import FlyingFox
 import Foundation
 import KeyServer
 import PolicyRuntime
+import PolicyJOSE
 import PolicyServer
 import Synchronization
 import Testing

@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import KeyServer
 import PolicyRuntime
+import PolicyJOSE
 import PolicyServer
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyJOSE
 @_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing

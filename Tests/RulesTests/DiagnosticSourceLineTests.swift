@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import PolicyJOSE
 import Testing
 
 /// A diagnostic shows the line the compiler read, never the file read again: a policy from

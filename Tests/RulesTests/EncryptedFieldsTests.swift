@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCrypto
 @_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyJOSE
 @_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing

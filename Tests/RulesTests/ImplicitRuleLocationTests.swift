@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyJOSE
 @_spi(RuleAuthoring) import PolicyRuntime
 import Rules
 import Testing

@@ -1,4 +1,5 @@
 import PolicyEngine
+import PolicyJOSE
 import PolicyRuntime
 import Rules
 import Testing

@@ -2,6 +2,7 @@ import FlyingFox
 import Foundation
 import KeyServer
 import PolicyEngine
+import PolicyJOSE
 import Testing
 
 /// What a service gets without arranging anything: policies loaded apart share the process's

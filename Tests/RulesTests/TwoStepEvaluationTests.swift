@@ -2,6 +2,7 @@ import FlyingFox
 import Foundation
 import KeyServer
 import PolicyEngine
+import PolicyJOSE
 import Testing
 
 /// The public core every way of evaluating uses: `start` judges what the process holds,

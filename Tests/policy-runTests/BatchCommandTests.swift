@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Testing
 
 /// `policy-run batch` run as a user would: JSON-lines output, summary, exit codes.

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// What a hostile log may cost `policy-run batch`: gzip expansion is capped by ratio and size,

@@ -1,6 +1,7 @@
 import Foundation
 import KeyServer
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// Standard error and the server log are inert: text from a key document (a `kid`, a discovery

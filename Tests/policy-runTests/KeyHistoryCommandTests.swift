@@ -1,6 +1,7 @@
 import Foundation
 import KeyServer
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// A token log replayed across a key rotation: `keys snapshot` against a provider on 127.0.0.1

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,7 +54,7 @@ struct OutputFileTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("verdicts.jsonl").path
         let link = folder.appendingPathComponent("latest.jsonl").path
-        FileManager.default.createFile(atPath: target, contents: Data("old\n".utf8), attributes: [.posixPermissions: 0o640])
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("old\n".utf8), attributes: [.posixPermissions: 0o640]))
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "verdicts.jsonl")
         let reader = try #require(FileHandle(forReadingAtPath: target))
         #expect(try Self.batch(output: link).status == 1)
@@ -66,18 +67,26 @@ struct OutputFileTests {
     }
 
     @Test("a FIFO is written into and stays a FIFO; a folder is a clear usage error")
-    func fifoAndFolder() async throws {
+    func fifoAndFolder() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let fifo = folder.appendingPathComponent("report.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = Task.detached { () -> String in
+        // The reader runs on a thread of its own, not the cooperative pool: `run` blocks its
+        // thread until the command exits, and the command blocks opening the FIFO until a reader
+        // opens it, so a reader waiting for a pool thread the tests hold would never come.
+        let read = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
             let handle = FileHandle(forReadingAtPath: fifo)
-            return String(decoding: handle?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            let text = String(decoding: handle?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            read.withLock { $0 = text }
+            done.signal()
         }
         let test = try DecodeCommandTests.run(["test", "Policies/okta-id-token.test.yaml", "--format", "junit", "--output", fifo])
         #expect(test.status == 0, "\(test.stderr)")
-        #expect(await reader.value.contains("<testsuite"))
+        #expect(done.wait(timeout: .now() + 30) == .success, "the FIFO's reader did not finish")
+        #expect(read.withLock { $0 }?.contains("<testsuite") == true)
         #expect(Self.kind(fifo) == S_IFIFO)
 
         let refused = try Self.batch(output: folder.path)

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Testing
 
 /// `check`, `lint` and `explain` run as a user would, on the bundled reference policies.

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// Text output is inert: a kid, iss, state or error_description holding a newline or an escape

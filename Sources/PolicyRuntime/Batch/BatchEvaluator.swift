@@ -1,4 +1,5 @@
 import Foundation
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// Evaluates token-log records against one policy, each as of its own time, in parallel, with
 /// verdicts coming out in input order (POLICY-FORMAT.md, `policy-run batch`).

@@ -2,6 +2,7 @@ package import Foundation
 internal import PolicyCrypto
 #if canImport(Glibc)
 internal import Glibc
+@_spi(RuleAuthoring) import PolicyJOSE
 #endif
 
 /// Reads an input line by line in bounded memory: a file or standard input, gzip-compressed or

@@ -1,4 +1,5 @@
 internal import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `# lint: ignore=CODE[,CODE...]` comments: a warning of a listed code is not reported when the
 /// comment stands on the warning's line or the line above. Errors are never silenced.

@@ -1,4 +1,5 @@
 internal import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Turns policy files into compiled `Policy` values: load, resolve `extends`, check every key,
 /// compile each rule through the registry, and order the chain.

@@ -1,4 +1,5 @@
 internal import Foundation
+@_spi(RuleAuthoring) public import PolicyJOSE
 
 /// A value written in a policy, which may refer to inputs supplied at evaluation time.
 ///

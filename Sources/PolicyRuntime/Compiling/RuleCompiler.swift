@@ -1,4 +1,5 @@
 internal import Foundation
+@_spi(RuleAuthoring) public import PolicyJOSE
 
 /// What a rule sees while it compiles: typed readers that record located diagnostics, the
 /// section it belongs to, and the declared inputs.

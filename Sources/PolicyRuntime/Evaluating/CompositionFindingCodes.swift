@@ -1,3 +1,4 @@
+@_spi(RuleAuthoring) import PolicyJOSE
 /// The finding codes of composition and inputs.
 extension FindingCode {
     /// A `not` whose inner rules held.

@@ -1,4 +1,5 @@
 internal import Synchronization
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Tokens decoded once: a token presented again (a session's every request, one access token in
 /// many log records) is not base64-decoded and parsed again; its time and claim rules still run

@@ -1,3 +1,4 @@
+@_spi(RuleAuthoring) public import PolicyJOSE
 /// What one evaluation is asked to judge, and how: the one value every way of evaluating
 /// builds (`Policy.evaluate`, `evaluateNow`, batch, the server, the middleware).
 public struct EvaluationRequest: Sendable {
@@ -19,7 +20,7 @@ public struct EvaluationRequest: Sendable {
     public var signatureCache: SignatureCache?
     /// Tokens the enclosing evaluation decoded already (under standard limits), for the nested
     /// evaluation of a `bearer` or `embedded_tokens` rule: a token inside a request is split once.
-    package var decoded: [String: DecodedToken] = [:]
+    package var decoded: [String: DecodedToken]?
 
     /// A request to judge `token` and `subjects` with `inputs` at `now`: the wall clock's time
     /// when nil (and the trace says so), otherwise the `clockSource` given, `caller` by default.
@@ -125,7 +126,7 @@ extension Policy {
         case let .refused(verdict):
             return .finished(Evaluation(verdict: verdict, token: nil))
         case var .ready(prepared):
-            prepared.embedded = decodeEmbedded(prepared, request)
+            if !prepared.subjects.isEmpty || !tokenEmbeddingRules.isEmpty { prepared.embedded = decodeEmbedded(prepared, request) }
             switch cachedKeySets(for: prepared) {
             case let .success(keySets): return .finished(Evaluation(verdict: run(prepared, keySets: keySets, request), token: prepared.token))
             case let .failure(uncached): return .waitingForKeys(PendingEvaluation(prepared: prepared, request: request, uncached: uncached.source))
@@ -144,7 +145,7 @@ extension Policy {
         // Tokens inside subjects and claims are checked by policies these rules name, which share
         // the cache and answer from it synchronously: fetch what they will need now.
         for token in embeddedTokens(prepared) {
-            let kid = prepared.embedded[token]?.header.kid
+            let kid = prepared.embedded?[token]?.header.kid
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
         return Evaluation(verdict: run(prepared, keySets: keySets, pending.request), token: prepared.token)
@@ -161,18 +162,18 @@ extension Policy {
     /// The embedded tokens that decode under standard limits, each decoded once: through the
     /// signature cache's decoded tokens when there is one (a session's token is then not split
     /// again), and taken from `request.decoded` when the enclosing evaluation decoded it.
-    private func decodeEmbedded(_ prepared: Prepared, _ request: EvaluationRequest) -> [String: DecodedToken] {
+    private func decodeEmbedded(_ prepared: Prepared, _ request: EvaluationRequest) -> [String: DecodedToken]? {
         var decoded: [String: DecodedToken] = [:]
         for token in embeddedTokens(prepared) where decoded[token] == nil {
             if case let .success(found) = Self.decodeStandard(token, request) { decoded[token] = found }
         }
-        return decoded
+        return decoded.isEmpty ? nil : decoded
     }
 
     /// `token` as a signed token under standard limits, as `decodeEmbedded` keeps it.
     private static func decodeStandard(_ token: String, _ request: EvaluationRequest) -> Result<DecodedToken, TokenDecoder.Failure> {
         let cache = request.signatureCache?.decodedTokens
-        if !request.decoded.isEmpty, let known = request.decoded[token] {
+        if let known = request.decoded?[token] {
             cache?.remember(known, as: token, limits: TokenEnvelope.standard.limits)
             return .success(known)
         }
@@ -196,7 +197,7 @@ extension Policy {
             }
         }
         for token in embeddedTokens(prepared) {
-            let kid = prepared.embedded[token]?.header.kid
+            let kid = prepared.embedded?[token]?.header.kid
             for source in remoteKeySources where keyCache.cachedResolution(source, kid: kid) == nil {
                 return .failure(Uncached(source: source))
             }
@@ -220,7 +221,7 @@ extension Policy {
         /// The tokens inside the subjects and the token's claims that rules will judge with the
         /// policies they name, decoded once: their `kid`s choose the key sets to have at hand,
         /// and the nested evaluations take them as decoded.
-        var embedded: [String: DecodedToken] = [:]
+        var embedded: [String: DecodedToken]?
     }
 
     private enum Preparation {
@@ -249,7 +250,7 @@ extension Policy {
         }
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
         let decoding: Result<DecodedToken, TokenDecoder.Failure>
-        if envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
+        if request.decoded?[token] != nil, envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
             decoding = Self.decodeStandard(token, request)
         } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope, digesting: true) }

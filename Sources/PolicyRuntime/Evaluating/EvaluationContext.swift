@@ -1,3 +1,4 @@
+@_spi(RuleAuthoring) public import PolicyJOSE
 /// Everything a rule may read: the subject, the time, the inputs.
 ///
 /// Rules never read the clock or the environment themselves; that keeps them pure and lets a
@@ -21,13 +22,13 @@
     public let tracing: Bool
     /// The tokens inside the subjects and claims, decoded once by the evaluation, for the nested
     /// evaluations that judge them.
-    package let embeddedTokens: [String: DecodedToken]
+    package let embeddedTokens: [String: DecodedToken]?
 
     /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
     /// sets it resolved and its signature cache.
     package init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
                 keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false,
-                embeddedTokens: [String: DecodedToken] = [:]) {
+                embeddedTokens: [String: DecodedToken]? = nil) {
         self.embeddedTokens = embeddedTokens
         self.now = now
         self.inputs = inputs

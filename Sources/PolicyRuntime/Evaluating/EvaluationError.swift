@@ -1,3 +1,4 @@
+@_spi(RuleAuthoring) public import PolicyJOSE
 /// A caller mistake that stops an evaluation before it starts.
 public typealias EvaluationError = CodedError<EvaluationFailure>
 

@@ -2,6 +2,7 @@
 internal import Glibc
 #else
 internal import Darwin
+@_spi(RuleAuthoring) import PolicyJOSE
 #endif
 
 /// How often each key was asked for lately, approximately and in fixed memory: the TinyLFU

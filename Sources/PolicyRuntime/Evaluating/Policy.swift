@@ -1,3 +1,4 @@
+@_spi(RuleAuthoring) public import PolicyJOSE
 /// Whether evaluation stops at the first failed rule or reports every failure.
 public enum EvaluationMode: String, Sendable, Codable, CaseIterable {
     case failFast = "fail_fast"

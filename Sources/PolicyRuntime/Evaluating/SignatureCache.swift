@@ -1,4 +1,5 @@
 internal import Synchronization
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// Outcomes of signature checks, so a token seen again — one access token in many log records,
 /// a session's every request — is verified once, and (through `DecodedTokenCache`) decoded

@@ -1,4 +1,5 @@
 package import PolicyCrypto
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `x5c.leaf`: what the leaf certificate of a token's `x5c` chain must say about its holder, on
 /// top of chaining to the trust anchor.

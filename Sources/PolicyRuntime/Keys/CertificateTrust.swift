@@ -1,4 +1,5 @@
 internal import PolicyCrypto
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// `x5c: {trust: ca.pem}`: a key carried in a token's own `x5c` header, accepted only once its
 /// certificate chain verifies to these anchors (as gematik signs its discovery document).

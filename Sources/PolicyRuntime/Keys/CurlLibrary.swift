@@ -1,5 +1,6 @@
 package import CCurl
 import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// libcurl, loaded on the first fetch of a key document, and one bounded GET through it.
 ///

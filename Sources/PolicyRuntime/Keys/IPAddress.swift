@@ -2,6 +2,7 @@
 internal import Glibc
 #elseif canImport(Musl)
 internal import Musl
+@_spi(RuleAuthoring) import PolicyJOSE
 #endif
 
 /// An IPv4 or IPv6 address, as a key URL writes it or as a connection is about to reach it.

@@ -1,6 +1,7 @@
-public import Foundation
+import Foundation
 public import Logging
 internal import Synchronization
+@_spi(RuleAuthoring) public import PolicyJOSE
 
 /// Remote key sets shared by every policy compiled with this cache: fetched once, served from
 /// memory, refreshed ahead of expiry, and served stale while a provider is down.

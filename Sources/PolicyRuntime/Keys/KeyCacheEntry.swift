@@ -1,4 +1,5 @@
 internal import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// One remote source's state in a `JWKSCache`, and the rules for when it may be fetched again.
 ///

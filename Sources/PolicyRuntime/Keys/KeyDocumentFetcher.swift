@@ -1,4 +1,5 @@
 package import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Fetches a key document (a JWKS or an OIDC discovery document) with HTTP GET, within bounds.
 ///

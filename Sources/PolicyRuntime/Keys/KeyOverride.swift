@@ -1,4 +1,5 @@
 internal import PolicyCrypto
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// Key sets that stand in for every key source a policy names, so a test runner can mint tokens
 /// the policy accepts without the issuer's private keys (`policy-run test`).

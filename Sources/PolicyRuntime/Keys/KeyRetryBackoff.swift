@@ -1,4 +1,5 @@
 internal import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// How long a source whose fetch failed waits before `JWKSCache.keepFetched` tries it again:
 /// 1 s after the first failure, doubling with each further one, at most 30 s (or the source's

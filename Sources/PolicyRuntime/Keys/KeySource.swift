@@ -1,4 +1,5 @@
 internal import Foundation
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// Where a policy's verification (or decryption) keys come from (POLICY-FORMAT.md section 4),
 /// and how a token's `alg`, `kid` and `x5c` select among them.

@@ -1,5 +1,6 @@
 internal import PolicyCrypto
 internal import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Reading a key source from a policy (`keys`, `decryption.key`, `encrypted_fields.key`, section
 /// 4 of the format), with `Keys`: which sources exist, their options, local keys loaded at

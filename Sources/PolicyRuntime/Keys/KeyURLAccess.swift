@@ -1,4 +1,5 @@
 package import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// What a remote key source may reach: the scheme and host of each URL before a request (the
 /// policy's, a discovery document's `jwks_uri`, every redirect), and each address a connection is

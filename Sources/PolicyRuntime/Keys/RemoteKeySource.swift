@@ -1,4 +1,5 @@
-public import Foundation
+package import Foundation
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// A key set fetched over HTTP(S): a `jwks_uri`, or an issuer's OIDC discovery document that
 /// names one (POLICY-FORMAT.md section 4).
@@ -8,7 +9,7 @@ public import Foundation
 /// a policy with a different `min_rsa_bits` gets its own parse of the set.
 public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     /// Where the key set is published.
-    public enum Location: Sendable, Hashable {
+    package enum Location: Sendable, Hashable {
         /// The JWKS itself.
         case jwksURI(URL)
         /// An issuer whose `/.well-known/openid-configuration` names the JWKS.
@@ -16,23 +17,23 @@ public struct RemoteKeySource: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The JWKS URL, or the issuer whose discovery document names it.
-    public var location: Location
+    package var location: Location
     /// How long a fetched set is used before it is fetched again.
-    public var cacheTTL: Duration
+    package var cacheTTL: Duration
     /// The least time between two fetches; an unknown `kid` triggers at most one refetch per interval.
-    public var minRefreshInterval: Duration
+    package var minRefreshInterval: Duration
     /// How long past its TTL the last good set is still served while the source fails.
-    public var staleIfError: Duration
+    package var staleIfError: Duration
     /// How long one fetch may take, connection to last byte.
-    public var timeout: Duration
+    package var timeout: Duration
     /// How long an evaluation that needs a fetch (an unknown `kid`, no set yet) waits for it;
     /// then it is judged with what the cache holds while the fetch goes on. A `kid` the cache
     /// holds never waits.
-    public var maxWait: Duration
+    package var maxWait: Duration
     /// Whether plain `http://` URLs to a loopback host are accepted (tests only).
-    public var allowHTTP: Bool
+    package var allowHTTP: Bool
     /// Whether link-local addresses and cloud metadata services may be reached (`allow_internal`).
-    public var allowInternal: Bool
+    package var allowInternal: Bool
     /// How the fetched keys are checked (`min_rsa_bits`).
     package var keyOptions: KeyLoadingOptions
 

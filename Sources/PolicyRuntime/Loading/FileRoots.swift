@@ -2,6 +2,7 @@
 internal import Glibc
 #elseif canImport(Darwin)
 internal import Darwin
+@_spi(RuleAuthoring) import PolicyJOSE
 #endif
 
 /// The directories a compile may read files from: bases named by `extends`, policies named by
@@ -33,7 +34,7 @@ public struct FileRoots: Sendable, Equatable {
     }
 
     /// What a path is read as.
-    public enum Purpose: Sendable {
+    package enum Purpose: Sendable {
         /// A policy file (`extends`, a named policy): `.yaml` or `.yml` only.
         case policy
         /// A key, certificate or trust-anchor file.
@@ -43,17 +44,17 @@ public struct FileRoots: Sendable, Equatable {
     }
 
     /// Why a path was not admitted; the message names the path as written and never its content.
-    public struct Refusal: Error, Sendable, Equatable {
+    package struct Refusal: Error, Sendable, Equatable {
         /// `file_outside_roots`, `base_missing`, `key_source` or `file_unreadable`.
-        public let code: DiagnosticCode
+        package let code: DiagnosticCode
         /// What was refused, naming the path as written.
-        public let message: String
+        package let message: String
         /// How to allow it, when there is a way.
-        public let hint: String?
+        package let hint: String?
     }
 
     /// Checks that `path` may be read for `purpose`.
-    public func admit(_ path: String, for purpose: Purpose) -> Refusal? {
+    package func admit(_ path: String, for purpose: Purpose) -> Refusal? {
         let what = switch purpose {
         case .policy: "policy file"
         case .keyFile: "key file"

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Yams
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Reads a policy file into a `YAMLNode` tree, strictly.
 ///

@@ -1,16 +1,17 @@
+@_spi(RuleAuthoring) package import PolicyJOSE
 /// A path into a JSON object: dotted names that walk objects only (`tenant.region`), with a
 /// quoted bracket segment for names that contain dots (`["https://example.com/roles"]`).
 public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {
     /// The member names from the top, in order.
-    public let segments: [String]
+    package let segments: [String]
 
     /// A path through nested objects.
-    public init(segments: [String]) {
+    package init(segments: [String]) {
         self.segments = segments
     }
 
     /// Parses `a.b`, `["x.y"].z`, `a["b.c"]`; nil for an empty or malformed path.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         var segments: [String] = []
         var rest = Substring(text)
         var expectSegment = true
@@ -45,12 +46,12 @@ public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The value at this path, walking objects only; nil when any step is absent or not an object.
-    public func value(in object: JSONObject) -> JSONValue? {
+    package func value(in object: JSONObject) -> JSONValue? {
         value(in: JSONObjectView(object))
     }
 
     /// The value at this path in a token's claims: the first step looks the claim up in place.
-    public func value(in claims: JSONObjectView) -> JSONValue? {
+    package func value(in claims: JSONObjectView) -> JSONValue? {
         guard let first = segments.first else { return .object(claims.object) }
         guard let top = claims[first] else { return nil }
         var current = top

@@ -1,4 +1,5 @@
 package import Logging
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// A log handler that makes every record inert (`InertText`) before another handler writes it.
 ///

@@ -1,3 +1,4 @@
+@_spi(RuleAuthoring) import PolicyJOSE
 /// Untrusted text made inert for a terminal or a log line.
 ///
 /// A `kid`, `iss`, `state` or `error_description` may hold a newline and an escape sequence that,

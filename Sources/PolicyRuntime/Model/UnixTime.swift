@@ -1,4 +1,5 @@
 public import Foundation
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// An instant as seconds since the Unix epoch: what every evaluation is judged at, what a
 /// token's `exp` and `iat` are, and what each way in reads with one parser (`--now`, a batch

@@ -1,4 +1,5 @@
 internal import PolicyCrypto
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Proof Key for Code Exchange (RFC 7636).
 public enum PKCE {

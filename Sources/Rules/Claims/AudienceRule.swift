@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `audience`: `aud` (a string or an array) contains at least one of the values.
 struct AudienceRule: Rule {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 extension RuleCompiler {
     /// A claim path as written in `claims` and `require`: dotted, with `["..."]` for names with dots.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `claims`: a matcher per claim path, one rule each.
 struct ClaimsRule: Rule {

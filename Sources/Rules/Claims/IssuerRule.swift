@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `issuer`: `iss` equals one of the values exactly (no trimming, no case folding).
 struct IssuerRule: Rule {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// The RFC 7519 registered claims have fixed types, checked whether or not the policy names them:
 /// `exp`, `nbf`, `iat` numbers; `iss`, `sub`, `jti`, `azp`, `nonce` strings; `aud` a string or

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `require`: each listed claim path is present (any value, `null` included).
 struct RequireRule: Rule {

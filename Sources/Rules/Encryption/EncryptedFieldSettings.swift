@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// The `encrypted_fields` settings a section's field rules share, and `policy-run encrypt` reads.
 package struct EncryptedFieldSettings: Sendable {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `encrypted_fields`: each listed field of the JSON body holds a compact JWE with an allowed
 /// `alg` and `enc`, no `crit`, parts of the lengths those algorithms require, and — with a

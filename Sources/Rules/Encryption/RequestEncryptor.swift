@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// What `policy-run encrypt` does: a plaintext request with every `encrypted_fields` field
 /// replaced by a compact JWE made with the policy's key, so that the same policy passes it.

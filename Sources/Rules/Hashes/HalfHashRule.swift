@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// The shared check of `c_hash` and `at_hash` (OIDC Core 3.3.2.11, 3.2.2.9): the claim equals
 /// base64url of the left half of H(ASCII(value)), with H the hash of the token's `alg`.

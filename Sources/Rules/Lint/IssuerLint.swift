@@ -1,5 +1,6 @@
 internal import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 extension RuleCompiler {
     /// Lint of an `issuer` value: an issuer written as a literal should be an https URL (OIDC

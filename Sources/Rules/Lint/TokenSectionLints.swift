@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Checks of a policy's `token` section as a whole: what is missing, and what should not go alone.
 enum TokenSectionLints {

@@ -1,4 +1,5 @@
-@_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// A compiled claim, header or field matcher (POLICY-FORMAT.md section 3): a scalar means
 /// `equals`; a mapping holds operators that must all hold.

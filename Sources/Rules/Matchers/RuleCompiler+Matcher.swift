@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 extension RuleCompiler {
     /// Compiles a mapping from names to matchers (`claims`, `header`, `headers`, `query`,

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `issuer`: an RFC 9207 `iss` parameter equals the expected authorization server, which stops
 /// mix-up attacks; with `require_issuer: true` it must be present.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Always runs: the callback is a URL whose response parameters decode, none is repeated, and
 /// it carries either an `error` (reported with its description) or a non-empty `code` and

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import PolicyCrypto
 
 /// `state`: the callback's `state` equals the one the client sent, binding the response to the

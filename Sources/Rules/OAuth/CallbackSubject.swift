@@ -1,5 +1,6 @@
 package import Foundation
 @_spi(RuleAuthoring) public import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// An authorization response as it reaches the client: the redirect URL, parsed once, with
 /// the form-decoded parameters of its query and of its fragment (POLICY-FORMAT.md section 5).

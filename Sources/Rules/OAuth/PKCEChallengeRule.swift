@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import PolicyCrypto
 
 /// `challenge`: the code challenge is the one the verifier makes under the client's method —

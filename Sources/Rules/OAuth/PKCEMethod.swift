@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// A PKCE code challenge method (RFC 7636 §4.2), and how a `pkce` section chooses one.
 enum PKCEMethod: String, Sendable, CaseIterable {

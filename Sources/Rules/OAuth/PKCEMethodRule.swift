@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `challenge_method`: the method the client declared is one the policy allows; a client that
 /// declared none used `plain` (RFC 7636 §4.3), which is refused unless listed.

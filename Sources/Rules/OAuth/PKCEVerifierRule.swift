@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `verifier`: the code verifier has RFC 7636 §4.1's form, 43–128 characters of
 /// `[A-Za-z0-9-._~]`. Messages never repeat the verifier: it is the secret half of the pair.

@@ -1,5 +1,6 @@
 internal import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `redirect_uri`: the callback arrived at the registered redirect URI — the same scheme, host,
 /// port and path; only the response parameters may differ.

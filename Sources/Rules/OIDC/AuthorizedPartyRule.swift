@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `authorized_party`: `azp` equals the client; with more than one audience it must be present
 /// (OIDC Core 3.1.3.7 steps 4–5).

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import PolicyCrypto
 
 /// `nonce`: the token's `nonce` is present and equals the one the client sent (OIDC Core 3.1.3.7 step 11).

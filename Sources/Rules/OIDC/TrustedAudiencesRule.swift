@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `trusted_audiences`: every `aud` value must be an expected or trusted audience (OIDC Core
 /// 3.1.3.7 step 3: a token carrying untrusted extra audiences is rejected).

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `bearer`: the request's `Authorization: Bearer` token (RFC 6750 §2.1) satisfies another
 /// policy — one named (`{policy: NAME}`) or written inline (`{token: {...}}`). Its findings are

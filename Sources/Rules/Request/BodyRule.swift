@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `body`: a matcher per dotted path into the JSON body, one rule each.
 struct BodyRule: Rule {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `method`: the request's method is one of those listed (compared exactly: HTTP methods are
 /// case-sensitive, RFC 9110 §9.1).

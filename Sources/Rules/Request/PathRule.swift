@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `path`: the request's path, percent-decoded and normalised (`PathNormalization`: dot segments
 /// removed, `//` merged, encoded slashes and `;` path parameters refused by default), matches a

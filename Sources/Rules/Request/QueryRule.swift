@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `query`: a matcher per query parameter, one rule each; a parameter sent twice fails, since
 /// two parsers may each pick a different copy (parameter pollution).

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// The finding codes of the request rules.
 extension FindingCode {

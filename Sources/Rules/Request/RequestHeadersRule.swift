@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `headers`: a matcher per header, names case-insensitive, one rule each. A header sent once
 /// is matched as a string; one sent several times as the list of its values.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// How a request path is normalised before `path` matchers see it (`request.path_normalization`),
 /// in the spirit of Envoy's `normalize_path`, `merge_slashes` and

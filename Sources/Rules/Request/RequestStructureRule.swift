@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Always runs: the request decodes — a `{method, url, headers, body}` object within the size
 /// cap, a URL that parses, headers without control bytes, a body declared JSON that is JSON.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyRuntime
+@_spi(RuleAuthoring) public import PolicyJOSE
 
 /// An HTTP request as a policy checks it (POLICY-FORMAT.md section 5), decoded once: the query
 /// split and percent-decoded, header names folded to lower case, a JSON body parsed once.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `expires`: `exp` must be present (by default) and, whenever present, `now < exp + leeway`.
 struct ExpiresRule: Rule {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `issued_at`: `optional` (default), `required`, or a mapping `{required, max_age, not_in_future}`.
 /// `max_age` bounds `now - iat`; `not_in_future` (default true in the mapping form) refuses an

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `max_lifetime`: `exp - iat` (or `exp - nbf` without `iat`) must not exceed the duration.
 struct MaxLifetimeRule: Rule {

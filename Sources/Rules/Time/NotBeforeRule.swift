@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `not_before`: `nbf` is optional by default; whenever present, `nbf <= now + leeway`.
 struct NotBeforeRule: Rule {

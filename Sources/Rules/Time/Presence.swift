@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// Whether a time claim must be present: `required` or `optional`.
 enum Presence: String {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `crit`: the extensions the policy understands; a token marking any other one critical fails
 /// (RFC 7515 §4.1.11). Runs by default with nothing understood.

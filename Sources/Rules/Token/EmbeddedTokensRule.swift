@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `embedded_tokens`: a named claim holds a compact token that satisfies another policy — one
 /// named (`{policy: NAME}`) or written inline (`{token: {...}}`) — as gematik's signed challenge

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `header`: matchers on header parameters, one rule per parameter.
 struct HeaderRule: Rule {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// A token policy a rule checks a token against — one named (`{policy: NAME}`) or written inline
 /// (`{token: {...}}`) — as `bearer` does for a request's token and `embedded_tokens` for a token

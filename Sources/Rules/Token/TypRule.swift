@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `typ`: the header's media type, compared case-insensitively with `application/` optional (RFC 7515 §4.1.9).
 struct TypRule: Rule {

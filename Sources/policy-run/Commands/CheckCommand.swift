@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PolicyCommandLine
 import PolicyRuntime
+import PolicyJOSE
 import Rules
 
 /// `policy-run check`: evaluates one token against a policy and prints the verdict.

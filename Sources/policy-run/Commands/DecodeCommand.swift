@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 
 /// `policy-run decode`: shows a token's header and claims without verifying anything.
 struct DecodeCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import PolicyAuthoring
 import PolicyCommandLine
 import Rules

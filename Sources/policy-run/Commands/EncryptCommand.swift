@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import Rules
 
 /// `policy-run encrypt`: encrypts a request's `encrypted_fields` with the policy's key.

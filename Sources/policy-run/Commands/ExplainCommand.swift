@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 
 /// `policy-run explain`: prints the compiled chain, rule by rule.
 struct ExplainCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import PolicyCommandLine
 import PolicyAuthoring
 import PolicyRuntime
+import PolicyJOSE
 
 /// `policy-run fmt`: rewrites policy files in the one canonical layout, or checks that they are.
 struct FormatCommand: ParsableCommand {

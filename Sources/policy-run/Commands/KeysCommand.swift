@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import PolicyCrypto
 
 /// `policy-run keys`: fetches and lists every key a policy would use, to debug rotation.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 
 /// `policy-run keys snapshot`: fetches a policy's remote key sets and stores them as a history.
 struct KeysSnapshotCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PolicyRuntime
+import PolicyJOSE
 
 /// `policy-run pkce`: prints a fresh PKCE pair, for testing clients and PKCE policies.
 struct PKCECommand: ParsableCommand {

@@ -4,6 +4,7 @@ import Logging
 import PolicyAuthoring
 import PolicyCommandLine
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Rules
 
 /// `policy-run test`: runs policy test files (`NAME.test.yaml`) and reports like a test runner.

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCrypto
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// ECDH-ES JWE on brainpool curves against vectors made by python3-cryptography

@@ -1,5 +1,6 @@
 import PolicyCrypto
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// One key verifying from many threads at once: each borrows its own prepared OpenSSL context

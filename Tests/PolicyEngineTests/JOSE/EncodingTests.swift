@@ -1,4 +1,5 @@
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 @Suite("Strict base64url and JSON")

@@ -1,4 +1,5 @@
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// Truncated, bit-flipped and re-encoded variants of valid tokens and keys: every one must end

@@ -3,6 +3,7 @@ import Foundation
 import KeyServer
 import Logging
 import PolicyRuntime
+import PolicyJOSE
 import Synchronization
 import Testing
 

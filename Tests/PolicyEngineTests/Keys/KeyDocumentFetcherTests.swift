@@ -2,6 +2,7 @@ import FlyingFox
 import KeyServer
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// The bounded HTTP GET behind remote key sources, against a real server on 127.0.0.1.

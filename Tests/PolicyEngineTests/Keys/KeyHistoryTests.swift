@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyJOSE
 import Testing
 
 /// Key sets as stored over time (`KeyHistory`): which keys count at an instant, why a kid has

@@ -3,6 +3,7 @@ import Foundation
 import KeyServer
 import Logging
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// `JWKSCache.keepFetched`: sources fetched, retried and refreshed without any caller asking,

@@ -3,6 +3,7 @@ import FlyingFox
 import Foundation
 import KeyServer
 @_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) import PolicyJOSE
 import Testing
 
 /// What a key URL may reach: addresses read as libcurl reads them, classified, and checked both on

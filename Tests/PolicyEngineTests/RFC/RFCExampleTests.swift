@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCrypto
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// Examples from the JOSE RFCs. Each check is self-verifying: a mistyped key or token cannot

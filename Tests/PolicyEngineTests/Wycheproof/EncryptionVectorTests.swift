@@ -1,5 +1,6 @@
 import PolicyCrypto
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// The AEAD, key-wrap, RSA-OAEP and ECDH files, through the crypto façade.

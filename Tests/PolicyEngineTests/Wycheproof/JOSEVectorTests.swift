@@ -1,4 +1,5 @@
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// The `json_web_*` files, through the public JOSE API: `CompactJWS`, `CompactJWE`, `JWK`, `JWKSet`.

@@ -1,5 +1,6 @@
 import PolicyCrypto
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// The signature and MAC files, through the crypto façade and the `JWK` verification API.

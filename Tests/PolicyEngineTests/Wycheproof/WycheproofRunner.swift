@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCrypto
 @testable import PolicyRuntime
+@testable import PolicyJOSE
 import Testing
 
 /// One test case of a Wycheproof file, with its group.

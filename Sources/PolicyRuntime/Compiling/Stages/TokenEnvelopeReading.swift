@@ -1,3 +1,4 @@
+@_spi(RuleAuthoring) import PolicyJOSE
 /// Stage 4 of a compile, with `TokenSettings`: the `token` settings that apply before any rule
 /// runs: `format`, `decryption` (its key source read with `Keys`) and `limits`.
 extension RuleCompiler {

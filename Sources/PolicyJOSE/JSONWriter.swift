@@ -6,16 +6,16 @@
 /// Commas, line breaks and indentation are placed by the writer; callers only open, name, write
 /// and close.
 package struct JSONWriter: Sendable {
-    /// The text written so far.
-    package private(set) var bytes: [UInt8] = []
+    /// The text written so far; written only through the methods below.
+    package var bytes: [UInt8] = []
     /// Whether the next member or element needs a comma before it.
-    private var needsComma = false
+    @usableFromInline var needsComma = false
     /// Two spaces per level and a line per member or element; empty containers stay `{}` and `[]`.
-    private let pretty: Bool
+    @usableFromInline let pretty: Bool
     /// Open objects and arrays.
-    private var depth = 0
+    @usableFromInline var depth = 0
     /// Whether a member name was just written, so its value goes on the same line.
-    private var valueFollowsKey = false
+    @usableFromInline var valueFollowsKey = false
 
     /// A writer of compact text, or of indented text when `pretty`.
     package init(capacity: Int = 256, pretty: Bool = false) {
@@ -48,13 +48,13 @@ package struct JSONWriter: Sendable {
     }
 
     /// Appends a raw byte between values, such as the newline ending a JSON line.
-    package mutating func append(_ byte: UInt8) {
+    @inlinable package mutating func append(_ byte: UInt8) {
         bytes.append(byte)
         needsComma = false
     }
 
     /// Opens an object; name each member with `key` (or `member`), then close it with `endObject`.
-    package mutating func beginObject() {
+    @inlinable package mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         depth += 1
@@ -62,12 +62,12 @@ package struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost object.
-    package mutating func endObject() {
+    @inlinable package mutating func endObject() {
         close(UInt8(ascii: "}"))
     }
 
     /// Opens an array; write its elements, then close it with `endArray`.
-    package mutating func beginArray() {
+    @inlinable package mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         depth += 1
@@ -75,11 +75,11 @@ package struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost array.
-    package mutating func endArray() {
+    @inlinable package mutating func endArray() {
         close(UInt8(ascii: "]"))
     }
 
-    private mutating func close(_ bracket: UInt8) {
+    @inlinable mutating func close(_ bracket: UInt8) {
         depth -= 1
         // `needsComma` still says whether the container got anything: an empty one stays on its line.
         if pretty, needsComma { breakLine() }
@@ -88,7 +88,7 @@ package struct JSONWriter: Sendable {
     }
 
     /// A member name inside an object; its value comes next.
-    package mutating func key(_ name: String) {
+    @inlinable package mutating func key(_ name: String) {
         separate()
         writeQuoted(name)
         bytes.append(UInt8(ascii: ":"))
@@ -98,19 +98,19 @@ package struct JSONWriter: Sendable {
     }
 
     /// A member whose value is a string: `key` then `string`.
-    package mutating func member(_ name: String, _ text: String) {
+    @inlinable package mutating func member(_ name: String, _ text: String) {
         key(name)
         string(text)
     }
 
     /// A member whose value is `true` or `false`.
-    package mutating func member(_ name: String, _ flag: Bool) {
+    @inlinable package mutating func member(_ name: String, _ flag: Bool) {
         key(name)
         bool(flag)
     }
 
     /// A string, escaped as RFC 8259 requires.
-    package mutating func string(_ text: String) {
+    @inlinable package mutating func string(_ text: String) {
         separate()
         writeQuoted(text)
         needsComma = true
@@ -175,7 +175,7 @@ package struct JSONWriter: Sendable {
     private static let falseBytes: StaticString = "false"
     private static let nullBytes: StaticString = "null"
 
-    private mutating func separate() {
+    @inlinable mutating func separate() {
         if valueFollowsKey {
             valueFollowsKey = false
             return
@@ -184,12 +184,12 @@ package struct JSONWriter: Sendable {
         if pretty, depth > 0 { breakLine() }
     }
 
-    private mutating func breakLine() {
+    @usableFromInline mutating func breakLine() {
         bytes.append(UInt8(ascii: "\n"))
         for _ in 0..<depth { bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")]) }
     }
 
-    private mutating func writeQuoted(_ text: String) {
+    @usableFromInline mutating func writeQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in

@@ -1,7 +1,7 @@
 /// Strict standard base64 (RFC 4648 §4) with padding, as X.509 chains in `x5c` use it
 /// (RFC 7517 §4.7).
-enum StandardBase64 {
-    static func decode(_ text: String) throws(JOSEError) -> [UInt8] {
+package enum StandardBase64 {
+    package static func decode(_ text: String) throws(JOSEError) -> [UInt8] {
         var bytes = Array(text.utf8)
         guard bytes.count % 4 == 0 else {
             throw JOSEError(.invalidBase64URL, "standard base64 text must be padded to a multiple of 4 characters")
@@ -23,7 +23,7 @@ enum StandardBase64 {
         return try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in try Base64URL.decode(buffer) }
     }
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var encoded = Base64URL.encodeBytes(bytes)
         for index in encoded.indices {
             if encoded[index] == UInt8(ascii: "-") { encoded[index] = UInt8(ascii: "+") }

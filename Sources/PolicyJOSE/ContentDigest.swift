@@ -7,30 +7,30 @@ internal import PolicyCrypto
 /// check of an RS256 token takes 64 bytes of key (its signed bytes' digest and its key set's)
 /// instead of the 700 bytes of signing input and signature, so the same memory remembers six
 /// times as many tokens.
-struct ContentDigest: Hashable, Sendable {
+package struct ContentDigest: Hashable, Sendable {
     private let words: (UInt64, UInt64, UInt64, UInt64)
 
     /// The digest of `bytes`.
-    init(of bytes: UnsafeRawBufferPointer) {
+    package init(of bytes: UnsafeRawBufferPointer) {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &words) { DigestAlgorithm.sha256.hash(bytes, into: $0) }
         self.words = words
     }
 
     /// The digest of `bytes`.
-    init(of bytes: [UInt8]) {
+    package init(of bytes: [UInt8]) {
         self = bytes.withUnsafeBytes { ContentDigest(of: $0) }
     }
 
     /// 64 bits of the digest other than those a hash table reads: a frequency sketch's hash.
-    var sketchHash: UInt64 { words.1 }
+    package var sketchHash: UInt64 { words.1 }
 
-    static func == (lhs: ContentDigest, rhs: ContentDigest) -> Bool {
+    package static func == (lhs: ContentDigest, rhs: ContentDigest) -> Bool {
         lhs.words == rhs.words
     }
 
     /// One word is enough: the digest's bits are uniform, and equality compares all four.
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(words.0)
     }
 }

@@ -41,10 +41,10 @@ package struct JWK: Sendable {
     /// The certificates of `x5c`, leaf first; the leaf's key is checked to be this key.
     package let certificateChain: [X509Certificate]
 
-    let material: Material
+    package let material: Material
     private var verifiers: [PreparedVerifier] = []
 
-    enum Material: Sendable {
+    package enum Material: Sendable {
         case asymmetric(AsymmetricKey)
         case secret([UInt8])
     }

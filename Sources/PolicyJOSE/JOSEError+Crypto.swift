@@ -1,4 +1,4 @@
-internal import PolicyCrypto
+package import PolicyCrypto
 
 extension JOSEError {
     /// The token layer's error for a failure of the crypto layer: the same kind (an invalid peer
@@ -19,7 +19,7 @@ extension JOSEError {
     }
 
     /// Runs an operation of the crypto layer, reporting its failure as a `JOSEError`.
-    static func mapping<Result>(_ operation: () throws(CryptoError) -> Result) throws(JOSEError) -> Result {
+    package static func mapping<Result>(_ operation: () throws(CryptoError) -> Result) throws(JOSEError) -> Result {
         do {
             return try operation()
         } catch {
