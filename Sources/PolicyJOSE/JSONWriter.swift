@@ -48,13 +48,13 @@ package struct JSONWriter: Sendable {
     }
 
     /// Appends a raw byte between values, such as the newline ending a JSON line.
-    @inlinable package mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always) package mutating func append(_ byte: UInt8) {
         bytes.append(byte)
         needsComma = false
     }
 
     /// Opens an object; name each member with `key` (or `member`), then close it with `endObject`.
-    @inlinable package mutating func beginObject() {
+    @inlinable @inline(__always) package mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         depth += 1
@@ -62,12 +62,12 @@ package struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost object.
-    @inlinable package mutating func endObject() {
+    @inlinable @inline(__always) package mutating func endObject() {
         close(UInt8(ascii: "}"))
     }
 
     /// Opens an array; write its elements, then close it with `endArray`.
-    @inlinable package mutating func beginArray() {
+    @inlinable @inline(__always) package mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         depth += 1
@@ -75,11 +75,11 @@ package struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost array.
-    @inlinable package mutating func endArray() {
+    @inlinable @inline(__always) package mutating func endArray() {
         close(UInt8(ascii: "]"))
     }
 
-    @inlinable mutating func close(_ bracket: UInt8) {
+    @inlinable @inline(__always) mutating func close(_ bracket: UInt8) {
         depth -= 1
         // `needsComma` still says whether the container got anything: an empty one stays on its line.
         if pretty, needsComma { breakLine() }
@@ -88,7 +88,7 @@ package struct JSONWriter: Sendable {
     }
 
     /// A member name inside an object; its value comes next.
-    @inlinable package mutating func key(_ name: String) {
+    @inlinable @inline(__always) package mutating func key(_ name: String) {
         separate()
         writeQuoted(name)
         bytes.append(UInt8(ascii: ":"))
@@ -98,19 +98,19 @@ package struct JSONWriter: Sendable {
     }
 
     /// A member whose value is a string: `key` then `string`.
-    @inlinable package mutating func member(_ name: String, _ text: String) {
+    @inlinable @inline(__always) package mutating func member(_ name: String, _ text: String) {
         key(name)
         string(text)
     }
 
     /// A member whose value is `true` or `false`.
-    @inlinable package mutating func member(_ name: String, _ flag: Bool) {
+    @inlinable @inline(__always) package mutating func member(_ name: String, _ flag: Bool) {
         key(name)
         bool(flag)
     }
 
     /// A string, escaped as RFC 8259 requires.
-    @inlinable package mutating func string(_ text: String) {
+    @inlinable @inline(__always) package mutating func string(_ text: String) {
         separate()
         writeQuoted(text)
         needsComma = true
@@ -175,7 +175,7 @@ package struct JSONWriter: Sendable {
     private static let falseBytes: StaticString = "false"
     private static let nullBytes: StaticString = "null"
 
-    @inlinable mutating func separate() {
+    @inlinable @inline(__always) mutating func separate() {
         if valueFollowsKey {
             valueFollowsKey = false
             return
