@@ -1,6 +1,6 @@
 import Foundation
 import PolicyEngine
-import PolicyJOSE
+@_spi(JSONWriting) import PolicyJOSE
 import PolicyRuntime
 import Rules
 

@@ -4,10 +4,11 @@
 /// first: for a log of millions of records, the tree's allocations cost more than judging the
 /// token. The CLI prints a verdict with the same writer, indented, so there is one serializer.
 /// Commas, line breaks and indentation are placed by the writer; callers only open, name, write
-/// and close.
-package struct JSONWriter: Sendable {
+/// and close. Behind an SPI of its own rather than `package`: Swift inlines a `package` function
+/// in no other module, and a verdict line calls these writers a few dozen times.
+@_spi(JSONWriting) public struct JSONWriter: Sendable {
     /// The text written so far; written only through the methods below.
-    package var bytes: [UInt8] = []
+    public var bytes: [UInt8] = []
     /// Whether the next member or element needs a comma before it.
     @usableFromInline var needsComma = false
     /// Two spaces per level and a line per member or element; empty containers stay `{}` and `[]`.
@@ -18,17 +19,17 @@ package struct JSONWriter: Sendable {
     @usableFromInline var valueFollowsKey = false
 
     /// A writer of compact text, or of indented text when `pretty`.
-    package init(capacity: Int = 256, pretty: Bool = false) {
+    public init(capacity: Int = 256, pretty: Bool = false) {
         bytes.reserveCapacity(capacity)
         self.pretty = pretty
     }
 
     /// The text written so far.
-    package var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// What `write` writes, as a value: how a type whose JSON this writer writes offers a
     /// `JSONValue` and an `Encodable` conformance that agree with its text member for member.
-    package static func value(_ write: (inout JSONWriter) -> Void) -> JSONValue {
+    public static func value(_ write: (inout JSONWriter) -> Void) -> JSONValue {
         var writer = JSONWriter()
         write(&writer)
         do {
@@ -40,7 +41,7 @@ package struct JSONWriter: Sendable {
     }
 
     /// Empties the text, keeping its storage for the next value.
-    package mutating func reset() {
+    public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         needsComma = false
         depth = 0
@@ -48,13 +49,13 @@ package struct JSONWriter: Sendable {
     }
 
     /// Appends a raw byte between values, such as the newline ending a JSON line.
-    @inlinable @inline(__always) package mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always) public mutating func append(_ byte: UInt8) {
         bytes.append(byte)
         needsComma = false
     }
 
     /// Opens an object; name each member with `key` (or `member`), then close it with `endObject`.
-    @inlinable @inline(__always) package mutating func beginObject() {
+    @inlinable @inline(__always) public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         depth += 1
@@ -62,12 +63,12 @@ package struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost object.
-    @inlinable @inline(__always) package mutating func endObject() {
+    @inlinable @inline(__always) public mutating func endObject() {
         close(UInt8(ascii: "}"))
     }
 
     /// Opens an array; write its elements, then close it with `endArray`.
-    @inlinable @inline(__always) package mutating func beginArray() {
+    @inlinable @inline(__always) public mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         depth += 1
@@ -75,7 +76,7 @@ package struct JSONWriter: Sendable {
     }
 
     /// Closes the innermost array.
-    @inlinable @inline(__always) package mutating func endArray() {
+    @inlinable @inline(__always) public mutating func endArray() {
         close(UInt8(ascii: "]"))
     }
 
@@ -88,7 +89,7 @@ package struct JSONWriter: Sendable {
     }
 
     /// A member name inside an object; its value comes next.
-    @inlinable @inline(__always) package mutating func key(_ name: String) {
+    @inlinable @inline(__always) public mutating func key(_ name: String) {
         separate()
         writeQuoted(name)
         bytes.append(UInt8(ascii: ":"))
@@ -98,26 +99,26 @@ package struct JSONWriter: Sendable {
     }
 
     /// A member whose value is a string: `key` then `string`.
-    @inlinable @inline(__always) package mutating func member(_ name: String, _ text: String) {
+    @inlinable @inline(__always) public mutating func member(_ name: String, _ text: String) {
         key(name)
         string(text)
     }
 
     /// A member whose value is `true` or `false`.
-    @inlinable @inline(__always) package mutating func member(_ name: String, _ flag: Bool) {
+    @inlinable @inline(__always) public mutating func member(_ name: String, _ flag: Bool) {
         key(name)
         bool(flag)
     }
 
     /// A string, escaped as RFC 8259 requires.
-    @inlinable @inline(__always) package mutating func string(_ text: String) {
+    @inlinable @inline(__always) public mutating func string(_ text: String) {
         separate()
         writeQuoted(text)
         needsComma = true
     }
 
     /// An integer.
-    package mutating func integer(_ value: Int64) {
+    public mutating func integer(_ value: Int64) {
         separate()
         if value >= 0, value < 10 {
             bytes.append(UInt8(ascii: "0") + UInt8(value))
@@ -128,21 +129,21 @@ package struct JSONWriter: Sendable {
     }
 
     /// `true` or `false`.
-    package mutating func bool(_ value: Bool) {
+    public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
     /// `null`.
-    package mutating func null() {
+    public mutating func null() {
         separate()
         bytes.append(contentsOf: Self.nullBytes)
         needsComma = true
     }
 
     /// A number; JSON has no NaN or infinity, so those are written as `null`.
-    package mutating func number(_ number: JSONNumber) {
+    public mutating func number(_ number: JSONNumber) {
         if case let .integer(value) = number { return integer(value) }
         if case let .decimal(value) = number, !value.isFinite { return null() }
         separate()
@@ -151,7 +152,7 @@ package struct JSONWriter: Sendable {
     }
 
     /// A whole value, members in their order.
-    package mutating func value(_ value: JSONValue) {
+    public mutating func value(_ value: JSONValue) {
         switch value {
         case .null: null()
         case let .bool(flag): bool(flag)

@@ -1,6 +1,6 @@
 import Foundation
 @testable import PolicyRuntime
-@testable import PolicyJOSE
+@_spi(JSONWriting) @testable import PolicyJOSE
 import Testing
 
 /// One serializer: the writer's compact and indented text and `Codable` say the same thing in

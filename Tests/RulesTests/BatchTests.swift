@@ -1,6 +1,6 @@
 import Foundation
 @_spi(RuleAuthoring) import PolicyRuntime
-@_spi(RuleAuthoring) import PolicyJOSE
+@_spi(JSONWriting) @_spi(RuleAuthoring) import PolicyJOSE
 import Rules
 import Testing
 

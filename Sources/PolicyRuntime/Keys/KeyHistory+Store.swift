@@ -1,5 +1,5 @@
 internal import Foundation
-@_spi(RuleAuthoring) import PolicyJOSE
+@_spi(JSONWriting) @_spi(RuleAuthoring) import PolicyJOSE
 
 extension KeyHistory {
     /// Stores a key set of `source` seen at `seen` in `directory`: the document under its content

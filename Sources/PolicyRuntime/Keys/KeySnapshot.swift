@@ -1,5 +1,5 @@
 internal import PolicyCrypto
-@_spi(RuleAuthoring) import PolicyJOSE
+@_spi(JSONWriting) @_spi(RuleAuthoring) import PolicyJOSE
 
 /// One stored key set of a source's history: when it was seen published, and the file that holds
 /// it, named by the SHA-256 of its bytes (`policy-run keys snapshot`).

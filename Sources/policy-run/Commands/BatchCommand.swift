@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PolicyCommandLine
 import PolicyRuntime
-import PolicyJOSE
+@_spi(JSONWriting) import PolicyJOSE
 
 /// `policy-run batch`: every record of token logs judged as of its own time, in order.
 struct BatchCommand: AsyncParsableCommand {

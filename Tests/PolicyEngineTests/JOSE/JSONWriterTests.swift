@@ -1,5 +1,5 @@
 import PolicyRuntime
-import PolicyJOSE
+@_spi(JSONWriting) import PolicyJOSE
 import Testing
 
 /// The byte writer behind verdict lines and every serialization: commas, escapes, numbers.
