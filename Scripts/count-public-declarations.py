@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Counts the public declarations of Swift modules, those behind an @_spi apart, and fails when
+"""Counts the public declarations of Swift modules, those behind each @_spi apart, and fails when
 one has no doc comment (protocol conformances' members excepted: they are documented where the
 protocol is). Usage: count-public-declarations.py DIR... (e.g. Sources/PolicyRuntime)."""
 import os
@@ -12,7 +12,8 @@ DECL = re.compile(r'^\s*(@[A-Za-z_]+(\([^)]*\))?\s+)*(public|open)\s+(static\s+|
 # Members that implement a standard protocol's requirement.
 CONFORMANCE = re.compile(r'\b(var description: String|static func == |func hash\(into|init\(from decoder|func encode\(to encoder'
                          r'|static func < )')
-SPI_TYPE = re.compile(r'^\s*@_spi\([A-Za-z]+\)\s+public\s+(?:indirect\s+|final\s+)*(?:struct|enum|class|protocol|actor)\s+(\w+)')
+SPI_TYPE = re.compile(r'^\s*@_spi\(([A-Za-z]+)\)\s+public\s+(?:indirect\s+|final\s+)*(?:struct|enum|class|protocol|actor)\s+(\w+)')
+SPI_NAME = re.compile(r'@_spi\(([A-Za-z]+)\)')
 
 
 def code_of(line):
@@ -26,18 +27,22 @@ def swift_files(directory):
 
 
 def count(directory, spi_types):
-    public = spi = 0
+    """Public declarations outside any SPI, those behind each SPI by its name, and the undocumented."""
+    public = 0
+    spi = {}
     undocumented = []
     for path in swift_files(directory):
         lines = open(path, encoding='utf-8').read().split('\n')
-        depth, spi_depth = 0, None
+        depth, spi_depth, spi_name = 0, None, None
         for number, line in enumerate(lines, 1):
             code = code_of(line)
             extension = re.match(r'^\s*(public\s+)?extension\s+(\w+)', code)
-            opens_spi = '@_spi(' in code or (extension and extension.group(2) in spi_types)
+            named = SPI_NAME.search(code)
+            opens_spi = named.group(1) if named else (spi_types.get(extension.group(2)) if extension else None)
             if DECL.match(line) and 'public extension' not in code:
-                if spi_depth is not None or '@_spi(' in code:
-                    spi += 1
+                group = named.group(1) if named else spi_name
+                if group:
+                    spi[group] = spi.get(group, 0) + 1
                 else:
                     public += 1
                 previous = number - 2
@@ -47,25 +52,26 @@ def count(directory, spi_types):
                 if not documented and not CONFORMANCE.search(line):
                     undocumented.append(f"{path}:{number}: {line.strip()}")
             if opens_spi and spi_depth is None and '{' in code:
-                spi_depth = depth
+                spi_depth, spi_name = depth, opens_spi
             depth += code.count('{') - code.count('}')
             if spi_depth is not None and depth <= spi_depth:
-                spi_depth = None
+                spi_depth, spi_name = None, None
     return public, spi, undocumented
 
 
 def main(directories):
-    spi_types = {match.group(1) for directory in directories for path in swift_files(directory)
+    spi_types = {match.group(2): match.group(1) for directory in directories for path in swift_files(directory)
                  for match in map(SPI_TYPE.match, open(path, encoding='utf-8')) if match}
-    totals = [0, 0]
+    total_public, total_spi = 0, {}
     undocumented = []
     for directory in directories:
         public, spi, missing = count(directory, spi_types)
-        totals[0] += public
-        totals[1] += spi
+        total_public += public
+        for name, number in spi.items():
+            total_spi[name] = total_spi.get(name, 0) + number
         undocumented += missing
-        print(f"{directory}: {public} public, {spi} behind @_spi")
-    print(f"total: {totals[0]} public, {totals[1]} behind @_spi")
+        print(f"{directory}: {public} public" + "".join(f", {number} behind @_spi({name})" for name, number in sorted(spi.items())))
+    print(f"total: {total_public} public" + "".join(f", {number} behind @_spi({name})" for name, number in sorted(total_spi.items())))
     for line in undocumented:
         print(f"undocumented: {line}", file=sys.stderr)
     return 1 if undocumented else 0

@@ -12,7 +12,7 @@ internal import Darwin
 /// every claim, then looking members up by `String` and releasing the tree, cost more than the
 /// rest of judging an HMAC token. A member's value is built only when asked for, from its range.
 /// A class, so that handing the index around retains one reference, not its three arrays.
-package final class JSONObjectIndex: Sendable {
+@usableFromInline package final class JSONObjectIndex: Sendable {
     /// One member: where its name and value lie in `bytes`, and what the value is.
     struct Member: Sendable {
         /// The name between its quotes.
@@ -61,7 +61,7 @@ package final class JSONObjectIndex: Sendable {
     package var count: Int { members.count }
 
     /// The position of the member named `name` (compared code point for code point), if any.
-    package func position(of name: String) -> Int? {
+    @usableFromInline package func position(of name: String) -> Int? {
         var name = name
         return name.withUTF8 { wanted in
             bytes.withUnsafeBufferPointer { buffer in
@@ -94,7 +94,7 @@ package final class JSONObjectIndex: Sendable {
     }
 
     /// The value of the member at `position`, built from its range.
-    package func value(at position: Int) -> JSONValue {
+    @usableFromInline package func value(at position: Int) -> JSONValue {
         let member = members[position]
         return bytes.withUnsafeBufferPointer { buffer in
             let range = Int(member.valueStart)..<Int(member.valueEnd)

@@ -4,12 +4,12 @@
 /// (`JSONObjectIndex`), and builds a value only when a rule, an output or a message asks for it.
 /// The text is checked as strictly as `JSONParser` checks it: duplicates, depth, UTF-8, numbers.
 public struct JSONObjectView: Sendable {
-    private enum Storage: Sendable {
+    @usableFromInline enum Storage: Sendable {
         case indexed(JSONObjectIndex)
         case object(JSONObject)
     }
 
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
     /// An object already built: claims for tests of rules, tokens made in code.
     public init(_ object: JSONObject) {
@@ -40,7 +40,7 @@ public struct JSONObjectView: Sendable {
     }
 
     /// The value of the member named `name` (compared code point for code point), if present.
-    public subscript(name: String) -> JSONValue? {
+    @inlinable public subscript(name: String) -> JSONValue? {
         switch storage {
         case let .indexed(index): index.position(of: name).map(index.value(at:))
         case let .object(object): object[name]
