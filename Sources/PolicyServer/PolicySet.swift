@@ -1,5 +1,6 @@
 internal import PolicyEngine
 internal import PolicyJOSE
+
 public import PolicyRuntime
 internal import Foundation
 internal import Rules

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The finding codes of batch records.
 extension FindingCode {
     /// A log record that cannot be read: not UTF-8, binary, not a JSON object, over the line cap.

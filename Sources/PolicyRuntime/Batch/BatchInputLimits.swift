@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// What one batch input may cost: line length and, for gzip, how far it may expand.
 ///
 /// A log is untrusted: a 1 MiB gzip of newlines expands to a gigabyte, and unbounded lines or

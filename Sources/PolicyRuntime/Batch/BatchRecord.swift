@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyJOSE
+
 /// How a token log is laid out: JSON lines with named fields, or one bare token per line.
 package struct BatchRecordFormat: Sendable {
     /// How a log line holds its record.

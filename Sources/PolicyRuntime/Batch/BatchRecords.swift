@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The records of one input, read as they are needed: an `AsyncSequence` over a `LineReader`.
 ///
 /// Reading happens in `next()`, on the task that iterates, so the evaluator pulls records only

@@ -1,4 +1,5 @@
 @_spi(JSONWriting) @_spi(RuleAuthoring) package import PolicyJOSE
+
 /// The verdict on one log record, with where the record was and what its token said.
 package struct BatchVerdict: Sendable {
     /// The record's line number in its input, from 1.

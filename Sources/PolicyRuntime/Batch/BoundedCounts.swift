@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Counts of values in bounded memory: the most frequent values exactly while there are few,
 /// and the heavy hitters of many (the Misra–Gries summary), with the rest counted together.
 ///

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The shape of what a rule or setting accepts under its key, as the policy format documents it:
 /// what the JSON Schema of policies (`PolicySchema`, `policy-run schema`) is generated from, so an
 /// editor's completion and checks come from the same registry the compiler uses.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The compiled form of a policy: a tree of rules and combinators, built once and evaluated many times.
 @_spi(RuleAuthoring) public indirect enum ChainNode: Sendable {
     case rule(CompiledRule)

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Loads a policy file and the bases it `extends`, and merges them into one YAML tree.
 ///
 /// Maps merge deeply with the child winning key by key; lists and scalars are replaced. Merged

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyJOSE
+
 /// The JSON Schema (draft 2020-12) of policy files, generated from a rule registry: every section,
 /// rule and setting the compiler accepts, with the shape each rule declares (`ArgumentShape`),
 /// so editors (yaml-language-server, IntelliJ) complete and check exactly what compiles.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// One check a policy can state, both its declaration and its runtime.
 ///
 /// A rule type names its YAML key, reads its arguments through a `RuleCompiler` (which records

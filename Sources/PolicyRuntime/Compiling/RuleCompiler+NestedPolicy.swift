@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 extension RuleCompiler {
     /// Compiles the policy a rule names (`bearer: {policy: NAME}`): a bare name is looked up
     /// beside the naming file, a path relative to it. Its problems are reported at `node`; its

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The rules and settings each policy section accepts: an immutable value built from a list of
 /// rule types, never a global mutable map.
 @_spi(RuleAuthoring) public struct RuleRegistry: Sendable {

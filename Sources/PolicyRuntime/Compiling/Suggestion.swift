@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// "Did you mean" hints for misspelled keys and names.
 package enum Suggestion {
     /// The closest candidate within a small edit distance, as a hint sentence.

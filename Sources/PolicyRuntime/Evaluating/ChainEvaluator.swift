@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Runs a chain against one context, collecting findings, skipped rules and the trace.
 ///
 /// Composition is three-valued (Kleene): a rule holds, fails, or leaves the subject undecided

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// A key that carries a well-mixed 64-bit hash of itself, taken once, for the frequency sketch.
 protocol SketchedKey: Hashable {
     /// Uniform over the keys; the sketch mixes it with a seed of its own.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The finding codes of composition and inputs.
 extension FindingCode {
     /// A `not` whose inner rules held.

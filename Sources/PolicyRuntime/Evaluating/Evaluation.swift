@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// What one evaluation is asked to judge, and how: the one value every way of evaluating
 /// builds (`Policy.evaluate`, `evaluateNow`, batch, the server, the middleware).
 public struct EvaluationRequest: Sendable {

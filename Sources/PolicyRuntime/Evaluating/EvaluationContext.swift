@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// Everything a rule may read: the subject, the time, the inputs.
 ///
 /// Rules never read the clock or the environment themselves; that keeps them pure and lets a

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// A caller mistake that stops an evaluation before it starts.
 public typealias EvaluationError = CodedError<EvaluationFailure>
 

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The stable code of a failed check, as verdicts report it: `token_expired`, `kid_unknown`.
 ///
 /// An open set, as jwt-kit's error types are: the engine declares the codes of what it does

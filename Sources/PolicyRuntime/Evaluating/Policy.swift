@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// Whether evaluation stops at the first failed rule or reports every failure.
 public enum EvaluationMode: String, Sendable, Codable, CaseIterable {
     case failFast = "fail_fast"

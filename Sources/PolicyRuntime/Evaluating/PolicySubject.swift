@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Something other than a token that a policy section checks — an HTTP request, an
 /// authorization-response callback — decoded once before any rule runs.
 ///

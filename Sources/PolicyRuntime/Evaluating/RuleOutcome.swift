@@ -1,4 +1,5 @@
 @_spi(JSONWriting) @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// What one rule concluded about one subject.
 @_spi(RuleAuthoring) public struct RuleOutcome: Sendable {
     /// How a rule ended.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Where each key of `ClockCache` lies: slot numbers by key hash, in a table of eight bytes a
 /// bucket that `ClockCache` keeps at most half full.
 ///

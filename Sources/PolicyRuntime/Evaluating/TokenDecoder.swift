@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Decodes a presented token once — splitting, bounding, and for `jwe` / `nested` decrypting —
 /// turning JOSE errors into findings.
 enum TokenDecoder {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyJOSE
+
 /// How a policy's tokens are packaged, and the bounds that apply before any rule runs.
 package struct TokenEnvelope: Sendable {
     /// `token.format`: signed, encrypted, or signed then encrypted.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The finding codes of decoding, verifying and decrypting a token.
 extension FindingCode {
     /// The token is not a well-formed compact JWS or JWE, or its payload is not a JWT claims set.

@@ -1,4 +1,5 @@
 @_spi(JSONWriting) @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// The result of evaluating one subject against a policy (POLICY-FORMAT.md section 8).
 public struct Verdict: Sendable, Codable {
     /// The name of the policy that judged.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Where an address leads, as far as fetching keys is concerned: what a policy's key URL may
 /// reach (docs/security.md, "Key URLs").
 ///

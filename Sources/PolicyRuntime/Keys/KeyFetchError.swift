@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// Why a remote key set could not be fetched or used; the message names the URL involved.
 public typealias KeyFetchError = CodedError<KeyFetchFailure>
 

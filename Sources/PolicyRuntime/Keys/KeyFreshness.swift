@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Whether the keys behind a verdict were current.
 public enum KeyFreshness: String, Sendable, Codable, Comparable {
     /// Loaded from the policy, or fetched within the source's `cache_ttl`.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyJOSE
+
 /// The key sets one remote source published over time, as `policy-run keys snapshot` stored them,
 /// and which keys counted at a given instant.
 ///

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// File paths as policies write them, handled lexically on their text.
 ///
 /// Foundation's `NSString` path methods trap on Linux for some short paths (`x`, `-`, `a/`), and a

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// A YAML node as the policy compiler reads it: content, where it was written, and its key path.
 ///
 /// Nodes come from `YAMLLoader`, which has already applied the YAML 1.2 core schema, refused

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// An amount of memory as an operator writes it: `67108864`, `512KiB`, `64MiB`, `1GiB` (binary
 /// units, a space before the unit allowed), for the cache settings of `policy-run batch` and
 /// `policy-run serve`.

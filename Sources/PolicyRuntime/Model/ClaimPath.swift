@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyJOSE
+
 /// A path into a JSON object: dotted names that walk objects only (`tenant.region`), with a
 /// quoted bracket segment for names that contain dots (`["https://example.com/roles"]`).
 public struct ClaimPath: Sendable, Hashable, CustomStringConvertible {

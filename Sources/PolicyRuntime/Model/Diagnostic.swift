@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// One problem found while loading or compiling a policy, located in its source.
 ///
 /// Diagnostics accumulate: the compiler reports every problem in one pass rather than stopping at

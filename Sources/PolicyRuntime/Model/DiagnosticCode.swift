@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The stable identifier of a kind of policy problem, for tools and tests to match on.
 public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     /// The file could not be read, is too large, or is not UTF-8.

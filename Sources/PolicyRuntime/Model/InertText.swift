@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Untrusted text made inert for a terminal or a log line.
 ///
 /// A `kid`, `iss`, `state` or `error_description` may hold a newline and an escape sequence that,

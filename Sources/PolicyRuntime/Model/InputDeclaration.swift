@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// An input a policy declares: a value supplied per evaluation (`--var`, library, batch field).
 public struct InputDeclaration: Sendable {
     /// The input's name, as `${name}` refers to it.

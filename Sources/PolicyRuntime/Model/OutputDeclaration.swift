@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// A value a valid verdict hands to the caller (POLICY-FORMAT.md section 7).
 public struct OutputDeclaration: Sendable {
     /// Where the value is read from.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// A position in a policy file: 1-based line and column (columns count Unicode scalars).
 public struct SourceLocation: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The file as the user named it.

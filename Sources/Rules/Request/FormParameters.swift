@@ -1,5 +1,6 @@
 @_spi(RuleAuthoring) import PolicyRuntime
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The name–value pairs of `application/x-www-form-urlencoded` text: a query, a callback's
 /// fragment, a form body (WHATWG URL §5.1, strictly: a bad percent escape or invalid UTF-8 is
 /// an error, not a replacement character).

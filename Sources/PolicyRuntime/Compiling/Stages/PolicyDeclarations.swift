@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Stage 3 of a compile: the policy's declarations at the top level: its name, description,
 /// evaluation mode, inputs and outputs.
 struct PolicyDeclarations {

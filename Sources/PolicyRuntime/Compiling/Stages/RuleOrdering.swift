@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Stage 6 of a compile: the order the chain runs in, in every mode. Cheap structural checks
 /// come first, then the signature, then what only a verified token may be judged on: section
 /// rules by phase (structure, header, signature, times, claims, hashes), keeping their written

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Stages 4 and 5 of a compile: the token section's shared settings, then the rules of every
 /// section and of `rules:`, each compiled through the registry.
 struct RuleStage {

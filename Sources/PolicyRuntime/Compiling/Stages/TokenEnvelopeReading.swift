@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// Stage 4 of a compile, with `TokenSettings`: the `token` settings that apply before any rule
 /// runs: `format`, `decryption` (its key source read with `Keys`) and `limits`.
 extension RuleCompiler {

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+
 /// The `token` section's shared settings, compiled once before its rules and handed to each:
 /// how tokens are packaged (`format`, `decryption`, `limits`), the algorithms allowed and the
 /// clock skew allowed.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// `algorithms`: the header's `alg` must be one the policy allows. Required in every token section.
 ///
 /// The engine's own rule, with `keys`: which algorithms may verify is part of verification, so

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// `keys`: the signature verifies with a key from the policy's key source. Required; a verdict is
 /// valid only when this rule verified. A key is tried only for its own algorithm family; with a
 /// `kid` only that key is tried, without one every key that can verify the `alg`.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+
 /// The engine's word that a token's signature verified (or its decryption authenticated) with a
 /// key the policy allows.
 ///
