@@ -56,10 +56,7 @@
 
     /// Opens an object; name each member with `key` (or `member`), then close it with `endObject`.
     @inlinable @inline(__always) public mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        depth += 1
-        needsComma = false
+        open(UInt8(ascii: "{"))
     }
 
     /// Closes the innermost object.
@@ -69,15 +66,19 @@
 
     /// Opens an array; write its elements, then close it with `endArray`.
     @inlinable @inline(__always) public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        depth += 1
-        needsComma = false
+        open(UInt8(ascii: "["))
     }
 
     /// Closes the innermost array.
     @inlinable @inline(__always) public mutating func endArray() {
         close(UInt8(ascii: "]"))
+    }
+
+    @inlinable @inline(__always) mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        depth += 1
+        needsComma = false
     }
 
     @inlinable @inline(__always) mutating func close(_ bracket: UInt8) {

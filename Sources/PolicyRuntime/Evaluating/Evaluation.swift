@@ -173,13 +173,16 @@ extension Policy {
 
     /// `token` as a signed token under standard limits, as `decodeEmbedded` keeps it.
     private static func decodeStandard(_ token: String, _ request: EvaluationRequest) -> Result<DecodedToken, TokenDecoder.Failure> {
-        let cache = request.signatureCache?.decodedTokens
-        if let known = request.decoded?[token] {
-            cache?.remember(known, as: token, limits: TokenEnvelope.standard.limits)
-            return .success(known)
-        }
-        guard let cache else { return TokenDecoder.decode(token, envelope: .standard, digesting: false) }
+        if let known = request.decoded?[token] { return .success(remembered(known, as: token, request)) }
+        guard let cache = request.signatureCache?.decodedTokens else { return TokenDecoder.decode(token, envelope: .standard, digesting: false) }
         return cache.decoded(token, limits: TokenEnvelope.standard.limits) { TokenDecoder.decode(token, envelope: .standard, digesting: true) }
+    }
+
+    /// `known`, which the enclosing evaluation decoded, counted as a sighting of `token` by the
+    /// process's decoded-token cache, so a token seen again is kept as one looked up would be.
+    private static func remembered(_ known: DecodedToken, as token: String, _ request: EvaluationRequest) -> DecodedToken {
+        request.signatureCache?.decodedTokens.remember(known, as: token, limits: TokenEnvelope.standard.limits)
+        return known
     }
 
     private struct Uncached: Error {
@@ -251,8 +254,8 @@ extension Policy {
         }
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
         let decoding: Result<DecodedToken, TokenDecoder.Failure>
-        if request.decoded?[token] != nil, envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
-            decoding = Self.decodeStandard(token, request)
+        if let known = request.decoded?[token], envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
+            decoding = .success(Self.remembered(known, as: token, request))
         } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope, digesting: true) }
         } else {

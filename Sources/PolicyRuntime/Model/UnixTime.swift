@@ -37,16 +37,17 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// the tools read. Nil for anything else (exponents, `+`, spaces, `inf`, February 30) and
     /// for a number outside `supportedRange`.
     public init?(parsing text: some StringProtocol) {
-        let bytes = Array(text.utf8)
+        let string = String(text)
+        let bytes = Array(string.utf8)
         let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
         let point = digits.firstIndex(of: UInt8(ascii: "."))
         let whole = digits[..<(point ?? digits.endIndex)]
         let fraction = point.map { digits[($0 + 1)...] } ?? []
         let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
         if !whole.isEmpty, whole.allSatisfy(isDigit), point == nil || (!fraction.isEmpty && fraction.allSatisfy(isDigit)) {
-            guard let seconds = Double(String(decoding: bytes, as: UTF8.self)), let time = UnixTime.checked(seconds) else { return nil }
+            guard let seconds = Double(string), let time = UnixTime.checked(seconds) else { return nil }
             self = time
-        } else if let seconds = UnixTime.parseRFC3339(String(decoding: bytes, as: UTF8.self)) {
+        } else if let seconds = UnixTime.parseRFC3339(string) {
             self.seconds = seconds
         } else {
             return nil
