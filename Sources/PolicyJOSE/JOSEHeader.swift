@@ -70,4 +70,16 @@ public struct JOSEHeader: Sendable, Equatable {
     public var type: String? { string("typ") }
     /// The content type (`cty`).
     public var contentType: String? { string("cty") }
+
+    /// Whether the payload is itself a JWT (`cty: JWT`, RFC 7519 §5.2): the token nests another.
+    package var holdsJWT: Bool {
+        contentType.map { Self.normalizedMediaType($0) == "jwt" } ?? false
+    }
+
+    /// A `typ` or `cty` value as media types compare (RFC 7515 §4.1.9–4.1.10): ASCII letters
+    /// lowered, and only ASCII ones, with an `application/` prefix dropped.
+    package static func normalizedMediaType(_ type: String) -> String {
+        let lowered = String(decoding: type.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        return lowered.hasExactPrefix("application/") ? String(lowered.dropFirst("application/".count)) : lowered
+    }
 }

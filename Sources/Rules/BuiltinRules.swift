@@ -22,9 +22,14 @@ package enum BuiltinRules {
             ("key", .keySource, "the private or secret key that decrypts"),
         ], required: ["algorithms", "encryption", "key"])),
         "leeway": .init("clock skew allowed for exp, nbf and iat (default 60s)", .duration),
-        "limits": .init("max_token_bytes and max_json_depth for the presented token", .mapping([
+        "limits": .init("max_token_bytes, max_json_depth and max_layers for the presented token", .mapping([
             ("max_token_bytes", .integer(minimum: 1, maximum: nil), "the largest token accepted, in bytes"),
             ("max_json_depth", .integer(minimum: 1, maximum: nil), "the deepest nesting of the header and claims"),
+            ("max_layers", .integer(minimum: 1, maximum: TokenLimits.mostLayers), "the most tokens nested in one (cty: JWT), itself included (default 3)"),
+        ], required: [])),
+        "outer_layers": .init("for tokens nested in signed tokens (cty: JWT): the keys and algorithms of the layers around the claims' token (default: keys and algorithms)", .mapping([
+            ("keys", .keySource, "where the outer signatures' keys come from"),
+            ("algorithms", .someOf(JWSAlgorithm.allCases.map(\.rawValue)), "the algorithms they may use"),
         ], required: [])),
     ]
 

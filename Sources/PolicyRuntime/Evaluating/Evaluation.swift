@@ -140,7 +140,13 @@ extension Policy {
     public func finish(_ pending: PendingEvaluation) async -> Evaluation {
         var keySets: [RemoteKeySource: KeyResolution] = [:]
         let prepared = pending.prepared
-        if let jws = prepared.token?.jws {
+        if let token = prepared.token, let jws = token.jws {
+            // The layers around the claims' token first: the set as resolved for the claims'
+            // `kid` is the one its verdict reports.
+            for layer in token.outerLayers {
+                guard let outer = layer.signature else { continue }
+                for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: outer.header.kid) }
+            }
             for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
         }
         // Tokens inside subjects and claims are checked by policies these rules name, which share
@@ -194,7 +200,13 @@ extension Policy {
     private func cachedKeySets(for prepared: Prepared) -> Result<[RemoteKeySource: KeyResolution], Uncached> {
         var keySets: [RemoteKeySource: KeyResolution] = [:]
         guard !remoteKeySources.isEmpty else { return .success(keySets) }
-        if let jws = prepared.token?.jws {
+        if let token = prepared.token, let jws = token.jws {
+            for layer in token.outerLayers {
+                guard let outer = layer.signature else { continue }
+                for source in remoteKeySources where keyCache.cachedResolution(source, kid: outer.header.kid) == nil {
+                    return .failure(Uncached(source: source))
+                }
+            }
             for source in remoteKeySources {
                 guard let resolution = keyCache.cachedResolution(source, kid: jws.header.kid) else { return .failure(Uncached(source: source)) }
                 keySets[source] = resolution

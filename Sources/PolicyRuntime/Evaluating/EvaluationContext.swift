@@ -46,18 +46,19 @@
         subjects[S.section] as? S
     }
 
-    /// The key of `candidates` that verifies `jws` (this evaluation's token's), or nil when none
-    /// does, asking the signature cache first. `keySet` identifies, by content, the set the candidates came from.
+    /// The key of `candidates` that verifies `jws`, or nil when none does, asking the signature
+    /// cache first. `digest` is the SHA-256 of `jws`'s signed bytes when decoding took it;
+    /// `keySet` identifies, by content, the set the candidates came from.
     ///
     /// Only which key verified is remembered: where the key came from and how fresh its set is
     /// belong to this evaluation, and the caller describes them.
-    func verifyingKey(_ jws: CompactJWS, among candidates: [JWK], keySet: KeySetIdentity) -> JWK? {
+    func verifyingKey(_ jws: CompactJWS, digest: ContentDigest?, among candidates: [JWK], keySet: KeySetIdentity) -> JWK? {
         func check() -> Int? {
             candidates.indices.first { (try? jws.verify(with: candidates[$0])) == true }
         }
         // An HMAC check costs less than hashing the token for a cache lookup.
         guard let signatureCache, !jws.algorithm.isSymmetric else { return check().map { candidates[$0] } }
-        let cacheKey = SignatureCache.Key(jws, digest: token?.signedBytesDigest, keySet: keySet)
+        let cacheKey = SignatureCache.Key(jws, digest: digest, keySet: keySet)
         // The same signed bytes (alg and kid among them) and the same set select the same candidates.
         if let known = signatureCache.outcome(for: cacheKey), known.map(candidates.indices.contains) ?? true {
             return known.map { candidates[$0] }
@@ -92,8 +93,11 @@ public final class DecodedToken: Sendable {
     public let claims: JSONObjectView
     /// The token's size in bytes as presented.
     public let byteCount: Int
-    /// The key that decrypted a `jwe` or `nested` token.
+    /// The key that decrypted a `jwe` or `nested` token (its outermost JWE).
     public let decryptedBy: VerifiedKey?
+    /// The tokens around the one whose claims these are, outermost first: empty unless the
+    /// token nests JWTs (`cty: JWT`, or `format: nested`).
+    package let outerLayers: [TokenLayer]
     /// The SHA-256 of the signed token's bytes, which the signature cache keys its check by:
     /// taken once at decoding, and only when an evaluation has a signature cache, so a token
     /// kept decoded for its repeats is looked up at each without hashing it again. Nil for an
@@ -111,12 +115,14 @@ public final class DecodedToken: Sendable {
     }
 
     /// A decoded token whose signed bytes are hashed for the signature cache when `digesting`.
-    init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey?, digesting: Bool) {
+    init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey?, outerLayers: [TokenLayer] = [],
+         digesting: Bool) {
         self.jws = jws
         self.header = header
         self.claims = claims
         self.byteCount = byteCount
         self.decryptedBy = decryptedBy
+        self.outerLayers = outerLayers
         signedBytesDigest = digesting ? jws.flatMap { $0.algorithm.isSymmetric ? nil : ContentDigest(of: $0.signedBytes) } : nil
     }
 }

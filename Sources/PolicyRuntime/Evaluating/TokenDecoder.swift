@@ -17,52 +17,115 @@ enum TokenDecoder {
 
     /// `token` decoded under `envelope`; with `digesting`, its signed bytes are hashed for the
     /// signature cache (`DecodedToken.signedBytesDigest`).
+    ///
+    /// A token may nest others (RFC 7519 §7.2 step 8): a JWS whose `cty` is `JWT`, and any JWE
+    /// of `format: nested`, holds the next token, up to `limits.maxLayers` in all. The claims
+    /// are the innermost token's, which must be signed unless the format is `jwe`; the layers
+    /// around it are kept for the signature rule, which verifies each.
     static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool) -> Result<DecodedToken, Failure> {
         let limits = envelope.limits
-        guard let decryption = envelope.decryption, envelope.format != .jws else {
-            return structure { () throws(JOSEError) in
-                try signed(token, byteCount: token.utf8.count, limits: limits, decryptedBy: nil, digesting: digesting)
-            }
-        }
-        let jwe: CompactJWE
-        switch structure({ () throws(JOSEError) in try CompactJWE(token, limits: limits) }) {
-        case let .success(parsed): jwe = parsed
-        case let .failure(failure): return .failure(failure)
-        }
-        let plaintext: [UInt8]
-        let key: VerifiedKey
-        switch decrypt(jwe, decryption, nested: envelope.format == .nested) {
-        case let .success(opened): (plaintext, key) = opened
-        case let .failure(failure): return .failure(failure)
-        }
-        let decoded: Result<DecodedToken, Failure>
-        if envelope.format == .jwe {
-            decoded = structure { () throws(JOSEError) in
-                let claims = try JSONObjectView(claimsPayload: plaintext, limits: limits, what: "the decrypted JWE payload")
-                return DecodedToken(jws: nil, header: jwe.header, claims: claims, byteCount: token.utf8.count, decryptedBy: key)
-            }
-        } else {
-            decoded = structure { () throws(JOSEError) in
-                try signed(String(decoding: plaintext, as: UTF8.self), byteCount: token.utf8.count, limits: limits, decryptedBy: key, digesting: digesting)
-            }
-        }
-        return decoded.mapError { failure in
+        let byteCount = token.utf8.count
+        var text = token
+        var layers: [TokenLayer] = []
+        var decryptedBy: VerifiedKey?
+        func failing(_ failure: Failure) -> Result<DecodedToken, Failure> {
             var failure = failure
-            failure.decryptedBy = key
-            return failure
+            failure.decryptedBy = decryptedBy
+            return .failure(failure)
+        }
+        while true {
+            let encrypted = layers.isEmpty ? envelope.format != .jws : looksLikeJWE(text)
+            guard encrypted else {
+                let jws: CompactJWS
+                switch structure({ () throws(JOSEError) in try CompactJWS(text, limits: limits) }) {
+                case let .success(parsed): jws = parsed
+                case var .failure(failure):
+                    if let outer = layers.last, case .signed = outer {
+                        failure = structureFailure(failure.code, "layer \(layers.count) says cty: JWT, and its payload is not a compact JWT: \(failure.message)")
+                    }
+                    return failing(failure)
+                }
+                guard jws.header.holdsJWT else {
+                    return structure { () throws(JOSEError) in
+                        let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload")
+                        return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
+                                            outerLayers: layers, digesting: digesting)
+                    }.mapError { failure in
+                        var failure = failure
+                        failure.decryptedBy = decryptedBy
+                        return failure
+                    }
+                }
+                // No rule reads the header of a layer around the claims, so nothing in it may be critical.
+                if let unknown = jws.header.critical.first {
+                    return failing(structureFailure(.critUnsupported, "layer \(layers.count + 1) of the token marks '\(unknown)' critical, and no rule reads the headers of the layers around the claims"))
+                }
+                layers.append(.signed(jws))
+                text = String(decoding: jws.payload, as: UTF8.self)
+                if let failure = tooDeep(layers, limits) { return failing(failure) }
+                continue
+            }
+            guard let decryption = envelope.decryption else {
+                return failing(structureFailure(.malformedToken, "layer \(layers.count + 1) of the token is a JWE, and this policy decrypts nothing",
+                                                hint: "format: nested with 'decryption' opens JWEs"))
+            }
+            let jwe: CompactJWE
+            switch structure({ () throws(JOSEError) in try CompactJWE(text, limits: limits) }) {
+            case let .success(parsed): jwe = parsed
+            case let .failure(failure): return failing(failure)
+            }
+            // A plain JWE's header is the token's header, and the `crit` rule judges it; the
+            // header of a layer around the claims has no rule of its own.
+            let plain = envelope.format == .jwe
+            let plaintext: [UInt8]
+            let key: VerifiedKey
+            switch decrypt(jwe, decryption, understood: plain ? Set(jwe.header.critical) : []) {
+            case let .success(opened): (plaintext, key) = opened
+            case let .failure(failure): return failing(failure)
+            }
+            decryptedBy = decryptedBy ?? key
+            if plain {
+                guard !jwe.header.holdsJWT else {
+                    return failing(structureFailure(.malformedToken, "the JWE holds a nested token (cty: \(jwe.header.contentType ?? "")), and format jwe reads claims",
+                                                    hint: "format: nested verifies the signed token inside"))
+                }
+                return structure { () throws(JOSEError) in
+                    let claims = try JSONObjectView(claimsPayload: plaintext, limits: limits, what: "the decrypted JWE payload")
+                    return DecodedToken(jws: nil, header: jwe.header, claims: claims, byteCount: byteCount, decryptedBy: key)
+                }.mapError { failure in
+                    var failure = failure
+                    failure.decryptedBy = key
+                    return failure
+                }
+            }
+            layers.append(.encrypted(jwe.header, decryptedBy: key))
+            text = String(decoding: plaintext, as: UTF8.self)
+            if let failure = tooDeep(layers, limits) { return failing(failure) }
         }
     }
 
-    /// A compact JWS and its claims: the token itself, or a nested token's plaintext.
-    private static func signed(_ text: String, byteCount: Int, limits: TokenLimits, decryptedBy key: VerifiedKey?,
-                               digesting: Bool) throws(JOSEError) -> DecodedToken {
-        let jws = try CompactJWS(text, limits: limits)
-        return DecodedToken(jws: jws, header: jws.header, claims: try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload"),
-                            byteCount: byteCount, decryptedBy: key, digesting: digesting)
+    /// Whether `text` has the five parts of a compact JWE (rather than a JWS's three).
+    private static func looksLikeJWE(_ text: String) -> Bool {
+        var dots = 0
+        for byte in text.utf8 where byte == UInt8(ascii: ".") {
+            dots += 1
+            if dots > 4 { return false }
+        }
+        return dots == 4
+    }
+
+    /// The failure of a token that would hold one more layer than `limits` allow.
+    private static func tooDeep(_ layers: [TokenLayer], _ limits: TokenLimits) -> Failure? {
+        guard layers.count + 1 > limits.maxLayers else { return nil }
+        return structureFailure(.tokenTooDeep, "the token nests more than \(limits.maxLayers) layer\(limits.maxLayers == 1 ? "" : "s") (limits.max_layers)")
+    }
+
+    private static func structureFailure(_ code: FindingCode, _ message: String, hint: String? = nil) -> Failure {
+        Failure(rule: "token.structure", code: code, message: hint.map { "\(message); \($0)" } ?? message, location: nil)
     }
 
     /// Checks the JWE's algorithms against the policy, then tries each candidate key.
-    private static func decrypt(_ jwe: CompactJWE, _ decryption: TokenDecryption, nested: Bool) -> Result<([UInt8], VerifiedKey), Failure> {
+    private static func decrypt(_ jwe: CompactJWE, _ decryption: TokenDecryption, understood: Set<String>) -> Result<([UInt8], VerifiedKey), Failure> {
         func failure(_ code: FindingCode, _ message: String) -> Result<([UInt8], VerifiedKey), Failure> {
             .failure(Failure(rule: "token.decryption", code: code, message: message, location: decryption.location))
         }
@@ -75,9 +138,6 @@ enum TokenDecoder {
         guard let candidates = decryption.candidates(for: jwe) else {
             return failure(.kidUnknown, "no decryption key with kid '\(jwe.header.kid ?? "")' in \(decryption.keys.description)")
         }
-        // A plain JWE's header is the token's header, and the `crit` rule judges it; the outer
-        // header of a nested token has no rule of its own, so nothing in it may be critical.
-        let understood = nested ? [] : Set(jwe.header.critical)
         var last = JOSEError(.keyNotFound, "no key in \(decryption.keys.description) can decrypt \(jwe.keyAlgorithm.rawValue)")
         for key in candidates where key.encryptionRestriction(for: jwe.keyAlgorithm, contentEncryption: jwe.contentEncryption, decrypting: true) == nil {
             do {

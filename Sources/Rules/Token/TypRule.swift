@@ -17,13 +17,6 @@ struct TypRule: Rule {
         return [compiler.finish(TypRule(accepted: types), at: node.location)]
     }
 
-    /// `typ` with ASCII letters lowered (RFC 7515 §4.1.9 compares media types case-insensitively,
-    /// and only ASCII ones) and an `application/` prefix dropped.
-    static func normalized(_ type: String) -> String {
-        let lowered = String(decoding: type.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-        return lowered.hasExactPrefix("application/") ? String(lowered.dropFirst("application/".count)) : lowered
-    }
-
     var explanation: String { "the header's typ is \(RuleCompiler.show(accepted)) (case-insensitive, application/ optional)" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
@@ -33,7 +26,7 @@ struct TypRule: Rule {
         guard case let .string(type) = typ else {
             return .fail(.typNotAllowed, "the header's typ must be a string, found \(typ.typeName)")
         }
-        guard accepted.map(TypRule.normalized).containsExactly(TypRule.normalized(type)) else {
+        guard accepted.map(JOSEHeader.normalizedMediaType).containsExactly(JOSEHeader.normalizedMediaType(type)) else {
             return .fail(.typNotAllowed, "typ \"\(type)\" is not accepted; expected \(RuleCompiler.show(accepted))")
         }
         return .pass(context.detail("typ \"\(type)\" accepted"))

@@ -17,6 +17,9 @@ extension RuleCompiler {
                       hint: node.scalar?.string.flatMap { Suggestion.didYouMean($0, among: formats) })
             }
         }
+        if envelope.format == .nested, envelope.limits.maxLayers < 2, let node = setting("limits")?["max_layers"] {
+            error(.conflict, "format nested is a JWE around a signed token, two layers, and 'max_layers' is 1", at: node, hint: "set max_layers: 2 or more")
+        }
         let decryptionNode = setting("decryption")
         switch (envelope.format, decryptionNode) {
         case (.jws, nil):
@@ -34,14 +37,22 @@ extension RuleCompiler {
 
     private mutating func tokenLimits(_ node: YAMLNode) -> TokenLimits {
         var limits = TokenLimits.standard
-        for field in mapping(node, allowed: ["max_token_bytes", "max_json_depth"], what: "'limits'") ?? [] {
+        for field in mapping(node, allowed: ["max_token_bytes", "max_json_depth", "max_layers"], what: "'limits'") ?? [] {
             // Depth is bounded by what the recursive parser survives on any thread, with room to spare.
-            let ceiling: Int64 = field.name == "max_json_depth" ? Int64(TokenLimits.deepestJSON) : 16 << 20
+            let ceiling: Int64 = switch field.name {
+            case "max_json_depth": Int64(TokenLimits.deepestJSON)
+            case "max_layers": Int64(TokenLimits.mostLayers)
+            default: 16 << 20
+            }
             guard case let .integer(value)? = field.value.scalar?.value, value > 0, value <= ceiling else {
                 error(.invalidValue, "'\(field.name)' must be an integer from 1 to \(ceiling)", at: field.value)
                 continue
             }
-            if field.name == "max_token_bytes" { limits.maxTokenBytes = Int(value) } else { limits.maxJSONDepth = Int(value) }
+            switch field.name {
+            case "max_token_bytes": limits.maxTokenBytes = Int(value)
+            case "max_json_depth": limits.maxJSONDepth = Int(value)
+            default: limits.maxLayers = Int(value)
+            }
         }
         return limits
     }

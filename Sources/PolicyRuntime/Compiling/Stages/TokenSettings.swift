@@ -1,5 +1,14 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
 
+/// `outer_layers`: how the signed tokens around the claims' token are verified (RFC 7519 §7.2
+/// step 8); each unset member is the token's own.
+package struct OuterLayers: Sendable {
+    /// Where their verification keys come from; nil: the token's `keys`.
+    package var keys: KeySource?
+    /// The algorithms they may be signed with; nil: the token's `algorithms`.
+    package var algorithms: [JWSAlgorithm]?
+}
+
 /// The `token` section's shared settings, compiled once before its rules and handed to each:
 /// how tokens are packaged (`format`, `decryption`, `limits`), the algorithms allowed and the
 /// clock skew allowed.
@@ -14,6 +23,9 @@
     public var algorithms: [JWSAlgorithm]?
     /// `leeway`: seconds of clock skew allowed for `exp`, `nbf` and `iat` (default 60).
     public var leeway: Int64 = 60
+    /// `outer_layers`: the keys and algorithms of the signed tokens around the claims' token,
+    /// when they differ from `keys` and `algorithms`.
+    package var outerLayers = OuterLayers()
 
     /// The settings of a section that writes none.
     public static let standard = TokenSettings()
@@ -34,7 +46,25 @@
             }
         }
         if let node = compiler.section["algorithms"] { settings.algorithms = algorithms(node, &compiler) }
+        if policy == nil, let node = compiler.section["outer_layers"] { settings.outerLayers = outerLayers(node, envelope: settings.envelope, &compiler) }
         return settings
+    }
+
+    /// `outer_layers: {keys, algorithms}`, each optional.
+    private static func outerLayers(_ node: YAMLNode, envelope: TokenEnvelope, _ compiler: inout RuleCompiler) -> OuterLayers {
+        var layers = OuterLayers()
+        guard compiler.mapping(node, allowed: ["keys", "algorithms"], what: "'outer_layers'") != nil else { return layers }
+        if envelope.format == .jwe {
+            compiler.refuseForUnsignedTokens("outer_layers", node, instead: "remove it")
+            return layers
+        }
+        if let keys = node["keys"] { layers.keys = compiler.keySource(keys, what: "'outer_layers.keys'") }
+        if let list = node["algorithms"] { layers.algorithms = algorithms(list, &compiler) }
+        if envelope.limits.maxLayers == 1 {
+            compiler.error(.conflict, "'outer_layers' verifies the tokens around the claims' token, and limits.max_layers: 1 allows none", at: node,
+                           hint: "raise limits.max_layers, or remove outer_layers")
+        }
+        return layers
     }
 
     /// The listed algorithms, each once; nil after reporting a name that is `none` or unknown.

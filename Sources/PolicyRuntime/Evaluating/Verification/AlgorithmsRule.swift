@@ -1,6 +1,8 @@
 @_spi(RuleAuthoring) import PolicyJOSE
 
 /// `algorithms`: the header's `alg` must be one the policy allows. Required in every token section.
+/// A token that nests others has each signed layer around the claims' token checked as well,
+/// against `outer_layers.algorithms` when the policy sets it.
 ///
 /// The engine's own rule, with `keys`: which algorithms may verify is part of verification, so
 /// every registry's `token` section has it.
@@ -14,6 +16,8 @@ struct AlgorithmsRule: Rule {
     static let runsByDefault = true
 
     let allowed: [JWSAlgorithm]
+    /// The algorithms of the signed layers around the claims' token.
+    let outerAllowed: [JWSAlgorithm]
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         if compiler.tokensAreUnsigned {
@@ -27,16 +31,27 @@ struct AlgorithmsRule: Rule {
         }
         // The list was read, and its problems reported, with the section's settings.
         guard let allowed = compiler.tokenSettings.algorithms else { return [] }
-        return [compiler.finish(AlgorithmsRule(allowed: allowed), at: node.location)]
+        let outer = compiler.tokenSettings.outerLayers.algorithms ?? allowed
+        return [compiler.finish(AlgorithmsRule(allowed: allowed, outerAllowed: outer), at: node.location)]
     }
 
-    var explanation: String { "the header's alg is one of \(allowed.map(\.rawValue).joined(separator: ", "))" }
+    var explanation: String {
+        "the header's alg is one of \(allowed.map(\.rawValue).joined(separator: ", "))"
+            + (outerAllowed == allowed ? "" : "; a signed token around it: one of \(outerAllowed.map(\.rawValue).joined(separator: ", "))")
+    }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let algorithm = context.token?.jws?.algorithm else { return .unsignedToken }
+        guard let token = context.token, let algorithm = token.jws?.algorithm else { return .unsignedToken }
         guard allowed.contains(algorithm) else {
             return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
-        return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]"))
+        let layers = token.outerLayers
+        for (index, layer) in layers.enumerated() {
+            guard let outer = layer.signature?.algorithm, !outerAllowed.contains(outer) else { continue }
+            return .fail(.algNotAllowed, "\(TokenLayer.describe(index, of: layers.count + 1)) is signed with alg \(outer.rawValue), which is not allowed; "
+                         + "the policy allows \(outerAllowed.map(\.rawValue).joined(separator: ", ")) around the claims")
+        }
+        return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]"
+                                    + (layers.isEmpty ? "" : "; around it \(layers.compactMap { $0.signature?.algorithm.rawValue }.joined(separator: ", "))")))
     }
 }

@@ -2,7 +2,9 @@
 
 /// `keys`: the signature verifies with a key from the policy's key source. Required; a verdict is
 /// valid only when this rule verified. A key is tried only for its own algorithm family; with a
-/// `kid` only that key is tried, without one every key that can verify the `alg`.
+/// `kid` only that key is tried, without one every key that can verify the `alg`. A token that
+/// nests others verifies too only when every signed layer around the claims' token verifies,
+/// with `outer_layers.keys` when the policy sets it.
 ///
 /// The engine's own rule, part of every registry's `token` section (`RuleRegistry`): it selects
 /// keys (`KeySource.selectKeys`), verifies through the signature cache, records the key set's
@@ -19,6 +21,10 @@ struct SignatureRule: Rule {
 
     let source: KeySource
     let allowed: [JWSAlgorithm]
+    /// The key source of the signed layers around the claims' token, when not `source`.
+    let outerSource: KeySource?
+    /// The algorithms of the signed layers around the claims' token.
+    let outerAllowed: [JWSAlgorithm]
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         if compiler.tokensAreUnsigned {
@@ -38,10 +44,20 @@ struct SignatureRule: Rule {
                                  hint: "tokens signed with \(algorithm.rawValue) will fail with key_unavailable")
             }
         }
-        return [compiler.finish(SignatureRule(source: source, allowed: allowed), at: node.location)]
+        let outer = compiler.tokenSettings.outerLayers
+        return [compiler.finish(SignatureRule(source: source, allowed: allowed, outerSource: outer.keys, outerAllowed: outer.algorithms ?? allowed),
+                                at: node.location)]
     }
 
     var reportableCodes: [FindingCode] {
+        let codes = Self.codes(source, allowed)
+        guard outerSource != nil || outerAllowed != allowed else { return codes }
+        let outer = Self.codes(outerSource ?? source, outerAllowed)
+        return Self.findingCodes.filter { codes.contains($0) || outer.contains($0) }
+    }
+
+    /// What verifying with `source` for `allowed` algorithms may report.
+    private static func codes(_ source: KeySource, _ allowed: [JWSAlgorithm]) -> [FindingCode] {
         var codes: [FindingCode] = [.signatureInvalid]
         if source.certificateTrust != nil { codes.append(.certificateUntrusted) }
         if source.remote != nil || source.history != nil || source.localKeys?.selectsByKid == true { codes.append(.kidUnknown) }
@@ -76,26 +92,68 @@ struct SignatureRule: Rule {
                 ? ", once the chain verifies to \(trust.file) at the evaluation time"
                 : "; a token carrying x5c is verified with its leaf key once the chain verifies to \(trust.description)"
         }
+        if let outerSource { text += "; a signed token around it, with a key from \(outerSource.description)" }
         return text
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let jws = context.token?.jws else { return .unsignedToken }
+        guard let token = context.token, let jws = token.jws else { return .unsignedToken }
         guard allowed.contains(jws.algorithm) else {
             return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
+        var around: [(layer: Int, verified: Verified)] = []
+        let layers = token.outerLayers
+        for (index, layer) in layers.enumerated() {
+            guard let outer = layer.signature else { continue }
+            let layerName = TokenLayer.describe(index, of: layers.count + 1)
+            guard outerAllowed.contains(outer.algorithm) else {
+                return .blocked("\(layerName) is signed with alg \(outer.algorithm.rawValue), which is not allowed; the signature was not checked")
+            }
+            switch verify(outer, digest: nil, with: outerSource ?? source, context) {
+            case let .failure(failure): return .fail(failure.code, "\(layerName): \(failure.message)")
+            case let .success(verified): around.append((index, verified))
+            }
+        }
+        switch verify(jws, digest: token.signedBytesDigest, with: source, context) {
+        case let .failure(failure):
+            return .fail(failure.code, layers.isEmpty ? failure.message : "the claims' token (layer \(layers.count + 1)): \(failure.message)")
+        case let .success(verified):
+            return .verified(by: VerificationProof(key: verified.key),
+                             detail: context.detail(([verified.description] + around.map { layer, verified in
+                                 "\(TokenLayer.describe(layer, of: layers.count + 1)): \(verified.description)"
+                             }).joined(separator: "; ")))
+        }
+    }
+
+    /// A signature that verified.
+    private struct Verified {
+        let algorithm: JWSAlgorithm
+        let key: VerifiedKey
+
+        /// How the trace describes it: built only when tracing.
+        var description: String {
+            "verified \(algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(key.source)"
+                + (key.freshness == .stale ? " from a stale key set (the source is failing)" : "")
+        }
+    }
+
+    private struct Failure: Error {
+        let code: FindingCode
+        let message: String
+    }
+
+    /// `jws` verified with a key of `source`; `digest` is its signed bytes' hash if decoding took it.
+    private func verify(_ jws: CompactJWS, digest: ContentDigest?, with source: KeySource, _ context: EvaluationContext) -> Result<Verified, Failure> {
         let kid = jws.header.kid
         switch source.selectKeys(for: jws, at: context.now.seconds, keySets: context.keySets) {
         case let .refused(refusal):
-            return .fail(Self.code(refusal), refusal.message)
+            return .failure(Failure(code: Self.code(refusal), message: refusal.message))
         case let .keys(candidates, freshness, shown, keySet, snapshot):
-            if let key = context.verifyingKey(jws, among: candidates, keySet: keySet) {
-                let proof = VerificationProof(key: VerifiedKey(kid: key.kid, source: shown, freshness: freshness, snapshot: snapshot))
-                let served = freshness == .stale ? " from a stale key set (the source is failing)" : ""
-                return .verified(by: proof,
-                                 detail: context.detail("verified \(jws.algorithm.rawValue) with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(shown)\(served)"))
+            guard let key = context.verifyingKey(jws, digest: digest, among: candidates, keySet: keySet) else {
+                return .failure(Failure(code: .signatureInvalid,
+                                        message: "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(shown)"))
             }
-            return .fail(.signatureInvalid, "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(shown)")
+            return .success(Verified(algorithm: jws.algorithm, key: VerifiedKey(kid: key.kid, source: shown, freshness: freshness, snapshot: snapshot)))
         }
     }
 
