@@ -14,7 +14,7 @@ package struct PolicyFormatter: Sendable {
     static let topLevelOrder = ["policy", "description", "extends", "mode", "inputs", "token", "request", "callback", "pkce", "rules", "outputs"]
     /// Each section's keys, in the docs' order (docs/policy-format.md sections 2 and 5).
     static let sectionOrder: [String: [String]] = [
-        "token": ["format", "algorithms", "decryption", "keys", "outer_layers", "typ", "header", "crit", "issuer", "audience", "trusted_audiences", "authorized_party",
+        "token": ["format", "algorithms", "decryption", "keys", "outer_layers", "signatures", "typ", "header", "crit", "issuer", "audience", "trusted_audiences", "authorized_party",
                   "subject", "nonce", "leeway", "expires", "not_before", "issued_at", "max_lifetime", "c_hash", "at_hash", "require", "claims",
                   "embedded_tokens", "limits"],
         "request": ["method", "path", "path_normalization", "headers", "query", "body", "bearer", "encrypted_fields"],

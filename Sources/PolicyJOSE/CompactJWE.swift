@@ -7,8 +7,12 @@ internal import PolicyCrypto
 /// recipient's curve, and fails every problem after key selection with one `decryption_failed`,
 /// so failures do not reveal which step broke.
 package struct CompactJWE: Sendable {
-    /// The protected header.
+    /// The header: in the compact serialization the protected header; in a JSON serialization
+    /// (`JSONSerializedJWE`) the protected, shared and recipient headers together, which key
+    /// management reads.
     package let header: JOSEHeader
+    /// The integrity-protected header, which rules read: `header` in the compact serialization.
+    package let protectedHeader: JOSEHeader
     /// The key-management algorithm.
     package let keyAlgorithm: JWEKeyAlgorithm
     /// The content-encryption algorithm.
@@ -28,7 +32,19 @@ package struct CompactJWE: Sendable {
     /// Parses a compact JWE from its ASCII bytes.
     package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
         let (dots, header) = try CompactSerialization.split(bytes, parts: 5, what: "JWE", limits: limits)
+        try self.init(header: header, protectedHeader: header,
+                      encryptedKey: CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "encrypted key"),
+                      initializationVector: CompactSerialization.decode(bytes, dots[1] + 1..<dots[2], part: "IV"),
+                      ciphertext: CompactSerialization.decode(bytes, dots[2] + 1..<dots[3], part: "ciphertext"),
+                      authenticationTag: CompactSerialization.decode(bytes, dots[3] + 1..<bytes.count, part: "tag"),
+                      additionalData: Array(bytes[0..<dots[0]]))
+    }
+
+    /// A JWE from its decoded parts: one recipient of a JSON serialization, or a compact JWE.
+    init(header: JOSEHeader, protectedHeader: JOSEHeader, encryptedKey: [UInt8], initializationVector: [UInt8], ciphertext: [UInt8],
+         authenticationTag: [UInt8], additionalData: [UInt8]) throws(JOSEError) {
         self.header = header
+        self.protectedHeader = protectedHeader
         let object = header.object
         keyAlgorithm = try JWEKeyAlgorithm(name: header.algorithmName)
         guard let enc = object["enc"] else { throw JOSEError(.invalidHeader, "the JWE header has no 'enc'") }
@@ -37,11 +53,11 @@ package struct CompactJWE: Sendable {
         if object["zip"] != nil {
             throw JOSEError(.unsupportedHeader, "compressed JWE payloads (zip) are refused: decompression is a denial-of-service risk")
         }
-        encryptedKey = try CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "encrypted key")
-        initializationVector = try CompactSerialization.decode(bytes, dots[1] + 1..<dots[2], part: "IV")
-        ciphertext = try CompactSerialization.decode(bytes, dots[2] + 1..<dots[3], part: "ciphertext")
-        authenticationTag = try CompactSerialization.decode(bytes, dots[3] + 1..<bytes.count, part: "tag")
-        additionalData = Array(bytes[0..<dots[0]])
+        self.encryptedKey = encryptedKey
+        self.initializationVector = initializationVector
+        self.ciphertext = ciphertext
+        self.authenticationTag = authenticationTag
+        self.additionalData = additionalData
     }
 
     /// Why the parts cannot belong to this `alg` and `enc`, checked without a key: the IV and

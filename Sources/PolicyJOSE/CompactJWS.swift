@@ -17,6 +17,13 @@ package struct CompactJWS: Sendable {
     /// per-token allocations, not parsing, dominate the cost of a fast signature check.
     private let storage: [UInt8]
     private let signingInputCount: Int
+    /// The `kid` of the signature's unprotected header, in a JWS JSON serialization
+    /// (`JSONSerializedJWS`): it chooses the key, which the signature then proves.
+    package var unprotectedKid: String?
+
+    /// The key ID that chooses the verification key: the protected header's `kid`, or the
+    /// unprotected one of a JSON-serialized signature (never both).
+    package var keyID: String? { header.kid ?? unprotectedKid }
 
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
     package var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
@@ -83,7 +90,7 @@ package struct CompactJWS: Sendable {
     /// The key of `keys` that verifies the signature, chosen by `kid` when the header has one;
     /// nil when a candidate exists but none verifies. Throws when no key may be tried.
     package func verify(with keys: JWKSet, requireKid: Bool = false) throws(JOSEError) -> JWK? {
-        for key in try keys.candidates(for: algorithm, kid: header.kid, requireKid: requireKid) {
+        for key in try keys.candidates(for: algorithm, kid: keyID, requireKid: requireKid) {
             if try verify(with: key) { return key }
         }
         return nil
@@ -113,7 +120,7 @@ enum CompactSerialization {
         // A JSON serialization (RFC 7515 §7.2, RFC 7516 §7.2) starts with '{' whatever it holds:
         // say so, instead of counting the dots its values happen to contain.
         if let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") {
-            throw JOSEError(.malformedToken, "this is JSON, not a compact \(what): is it a JSON serialization? Only the compact serialization is accepted")
+            throw JOSEError(.malformedToken, "this is JSON, not a compact \(what): a JSON serialization is accepted only as the token presented, never nested in one")
         }
         let dots = DotPositions(bytes, expected: parts - 1)
         guard dots.count == parts - 1 else {

@@ -26,8 +26,15 @@ public struct JOSEHeader: Sendable, Equatable {
     ]
 
     init(object: JSONObject) throws(JOSEError) {
-        self.object = object
         guard let alg = object["alg"] else { throw JOSEError(.invalidHeader, "the header has no 'alg'") }
+        guard case let .string(name) = alg else { throw JOSEError(.invalidHeader, "header 'alg' must be a string, found \(alg.typeName)") }
+        try self.init(protected: object, algorithmName: name)
+    }
+
+    /// The protected header of a JWE in JSON serialization, which may leave `alg` to each
+    /// recipient's unprotected header: `algorithmName` is the recipient's.
+    package init(protected object: JSONObject, algorithmName: String) throws(JOSEError) {
+        self.object = object
         // Each member is looked up in the table (a dictionary hashes canonically, so the name is
         // confirmed exactly): a header has a few members, the table twenty-one.
         for member in object.members {
@@ -36,8 +43,7 @@ public struct JOSEHeader: Sendable, Equatable {
             guard member.value.typeName != type, name.isExactly(member.name) else { continue }
             throw JOSEError(.invalidHeader, "header '\(member.name)' must be \(type == "array" || type == "object" ? "an" : "a") \(type), found \(member.value.typeName) (RFC 7515 §4.1)")
         }
-        guard case let .string(name) = alg else { throw JOSEError(.invalidHeader, "header 'alg' must be a string, found \(alg.typeName)") }
-        algorithmName = name
+        self.algorithmName = algorithmName
         critical = try JOSEHeader.readCritical(object)
     }
 

@@ -21,6 +21,7 @@ package enum BuiltinRules {
             ("encryption", .someOf(JWEContentEncryption.allCases.map(\.rawValue)), "allowed JWE enc values"),
             ("key", .keySource, "the private or secret key that decrypts"),
         ], required: ["algorithms", "encryption", "key"])),
+        "signatures": .init("any (default) or all: for a JWS in general JSON serialization, whether the policy must hold for one signature or for every one", .oneOf(TokenEnvelope.SignatureRequirement.allCases.map(\.rawValue))),
         "leeway": .init("clock skew allowed for exp, nbf and iat (default 60s)", .duration),
         "limits": .init("max_token_bytes, max_json_depth and max_layers for the presented token", .mapping([
             ("max_token_bytes", .integer(minimum: 1, maximum: nil), "the largest token accepted, in bytes"),

@@ -63,6 +63,28 @@ struct DecodeCommandTests {
         #expect(object["verified"] as? Bool == false)
     }
 
+    @Test("decodes JWS and JWE JSON serializations made by jwcrypto and joserfc, and refuses a malformed one")
+    func jsonSerializations() throws {
+        let vectors = Self.packageRoot.appendingPathComponent("Tests/PolicyEngineTests/Vectors/jose-json/vectors.json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: vectors)) as? [String: Any])
+        var tokens: [String: String] = [:]
+        for vector in document["vectors"] as? [[String: Any]] ?? [] {
+            if let name = vector["name"] as? String, let token = vector["token"] as? String { tokens[name] = token }
+        }
+        let generalToken: String = try #require(tokens["jwcrypto general JWS, all: both signers known"])
+        let general = try Self.run(["decode", "-"], stdin: generalToken)
+        #expect(general.status == 0, "\(general.stderr)")
+        #expect(general.stdout.contains(#""iss": "https://issuer.example""#))
+        #expect(general.stdout.contains("JWS JSON serialization with 2 signatures (RS256 kid 'rsa-1', ES256 kid 'ec-1')"), "\(general.stdout)")
+        let jweToken: String = try #require(tokens["joserfc general JWE, RSA recipient"])
+        let jwe = try Self.run(["decode", "-"], stdin: jweToken)
+        #expect(jwe.status == 0, "\(jwe.stderr)")
+        #expect(jwe.stdout.contains("JWE JSON serialization for 2 recipients (RSA-OAEP-256 kid 'enc-rsa', ECDH-ES+A128KW kid 'enc-ec')"), "\(jwe.stdout)")
+        let refusedToken: String = try #require(tokens["empty signatures"])
+        let refused = try Self.run(["decode", "-"], stdin: refusedToken)
+        #expect(refused.status == 2 && refused.stderr.hasPrefix("error: malformed_token:"), "\(refused.stderr)")
+    }
+
     @Test("malformed input exits 2 with the error code on stderr", arguments: [
         ("eyJhbGciOiJub25lIn0.e30.", "alg_none"),
         ("not-a-token", "malformed_token"),

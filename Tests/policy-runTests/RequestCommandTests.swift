@@ -56,6 +56,19 @@ struct RequestCommandTests {
         let otherNonce = try DecodeCommandTests.run(["check", "--policy", "Policies/authhub-authenticate.yaml", "--var", "server_nonce=other",
                                                      "--now", "2026-11-21T09:30:00Z", "--request", file.path])
         #expect(otherNonce.status == 1 && otherNonce.stdout.contains("nonce_mismatch"))
+
+        // The same fields as flattened JWE JSON serializations (RFC 7516 §7.2.2) pass the same policy.
+        let flattened = try DecodeCommandTests.run(["encrypt", "--policy", "Policies/authhub-authenticate.yaml", "--serialization", "flattened"] + nonce
+                                                   + ["Policies/examples/authhub-authenticate.request.json"])
+        #expect(flattened.status == 0, "\(flattened.stderr)")
+        #expect(flattened.stdout.contains("ciphertext") && flattened.stdout.contains("protected") && !flattened.stdout.contains("correct horse"),
+                "\(flattened.stdout)")
+        let flattenedFile = FileManager.default.temporaryDirectory.appendingPathComponent("authenticate-flat-\(UUID().uuidString).json")
+        try flattened.stdout.write(to: flattenedFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: flattenedFile) }
+        let flattenedCheck = try DecodeCommandTests.run(check + [flattenedFile.path])
+        #expect(flattenedCheck.status == 0, "\(flattenedCheck.stdout)\(flattenedCheck.stderr)")
+
         let raw = try DecodeCommandTests.run(check + ["Policies/examples/authhub-authenticate.request.json"])
         #expect(raw.status == 1 && raw.stdout.contains("field_not_encrypted"))
         #expect(!raw.stdout.contains("correct horse"))

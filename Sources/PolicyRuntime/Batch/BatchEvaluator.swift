@@ -102,7 +102,7 @@ package struct BatchEvaluator: Sendable {
 
     private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?) -> BatchVerdict {
         BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims["iss"]?.stringValue,
-                     kid: decoded?.header.kid, claims: includeClaims ? decoded?.claims.object : nil)
+                     kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {

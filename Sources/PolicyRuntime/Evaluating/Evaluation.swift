@@ -141,18 +141,17 @@ extension Policy {
         var keySets: [RemoteKeySource: KeyResolution] = [:]
         let prepared = pending.prepared
         if let token = prepared.token, let jws = token.jws {
-            // The layers around the claims' token first: the set as resolved for the claims'
-            // `kid` is the one its verdict reports.
-            for layer in token.outerLayers {
-                guard let outer = layer.signature else { continue }
-                for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: outer.header.kid) }
+            // The other signatures first: the set as resolved for the claims' token's `kid` is
+            // the one its verdict reports.
+            for other in token.otherSignedTokens {
+                for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: other.keyID) }
             }
-            for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.header.kid) }
+            for source in remoteKeySources { keySets[source] = await keyCache.resolve(source, kid: jws.keyID) }
         }
         // Tokens inside subjects and claims are checked by policies these rules name, which share
         // the cache and answer from it synchronously: fetch what they will need now.
         for token in embeddedTokens(prepared) {
-            let kid = prepared.embedded?[token]?.header.kid
+            let kid = prepared.embedded?[token]?.keyID
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
         return Evaluation(verdict: run(prepared, keySets: keySets, pending.request), token: prepared.token)
@@ -201,19 +200,18 @@ extension Policy {
         var keySets: [RemoteKeySource: KeyResolution] = [:]
         guard !remoteKeySources.isEmpty else { return .success(keySets) }
         if let token = prepared.token, let jws = token.jws {
-            for layer in token.outerLayers {
-                guard let outer = layer.signature else { continue }
-                for source in remoteKeySources where keyCache.cachedResolution(source, kid: outer.header.kid) == nil {
+            for other in token.otherSignedTokens {
+                for source in remoteKeySources where keyCache.cachedResolution(source, kid: other.keyID) == nil {
                     return .failure(Uncached(source: source))
                 }
             }
             for source in remoteKeySources {
-                guard let resolution = keyCache.cachedResolution(source, kid: jws.header.kid) else { return .failure(Uncached(source: source)) }
+                guard let resolution = keyCache.cachedResolution(source, kid: jws.keyID) else { return .failure(Uncached(source: source)) }
                 keySets[source] = resolution
             }
         }
         for token in embeddedTokens(prepared) {
-            let kid = prepared.embedded?[token]?.header.kid
+            let kid = prepared.embedded?[token]?.keyID
             for source in remoteKeySources where keyCache.cachedResolution(source, kid: kid) == nil {
                 return .failure(Uncached(source: source))
             }
@@ -232,7 +230,7 @@ extension Policy {
     /// What an evaluation works on once its subjects are checked and its token decoded.
     struct Prepared: Sendable {
         let inputs: [String: JSONValue]
-        let token: DecodedToken?
+        var token: DecodedToken?
         let subjects: [String: any PolicySubject]
         /// The tokens inside the subjects and the token's claims that rules will judge with the
         /// policies they name, decoded once: their `kid`s choose the key sets to have at hand,
@@ -291,7 +289,27 @@ extension Policy {
         }
     }
 
+    /// The verdict on `prepared`: for a JWS in general JSON serialization, the verdict of the
+    /// first signature the policy holds for (`signatures: any`) or of the first it does not
+    /// hold for (`all`), otherwise of the first signature.
     private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
+        guard let token = prepared.token, !token.otherSignatures.isEmpty else { return judge(prepared, keySets: keySets, request) }
+        let candidates = [token] + token.otherSignatures
+        var first: Verdict?
+        for (index, candidate) in candidates.enumerated() {
+            var alternative = prepared
+            alternative.token = candidate
+            let verdict = judge(alternative, keySets: keySets, request, signature: (index, candidates.count))
+            if verdict.valid == (envelope.signatures == .any) { return verdict }
+            first = first ?? verdict
+        }
+        return first!
+    }
+
+    /// The verdict of the chain on `prepared`; `signature` is which signature of a general JWS
+    /// it judges, for the trace.
+    private func judge(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest,
+                       signature: (index: Int, count: Int)? = nil) -> Verdict {
         let (now, tracing, clockSource, signatureCache) = (request.now, request.trace, request.clockSource, request.signatureCache)
         var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
         let decoded = prepared.token
@@ -313,6 +331,10 @@ extension Policy {
         if let decryption = envelope.decryption, let key = decoded?.decryptedBy {
             trace?.entries.append(.init(rule: "token.decryption", status: .pass, at: decryption.location.description,
                                         detail: "decrypted with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(key.source)"))
+        }
+        if let signature {
+            trace?.entries.append(.init(rule: "token.signatures", status: passed && verified ? .pass : .fail, at: files.first.map { "\($0):1:1" } ?? name,
+                                        detail: "signature \(signature.index + 1) of \(signature.count) (signatures: \(envelope.signatures.rawValue))"))
         }
         trace?.entries += evaluator.entries
         trace?.key = provenBy

@@ -98,11 +98,26 @@ public final class DecodedToken: Sendable {
     /// The tokens around the one whose claims these are, outermost first: empty unless the
     /// token nests JWTs (`cty: JWT`, or `format: nested`).
     package let outerLayers: [TokenLayer]
+    /// The token as each other signature of a JWS in general JSON serialization makes it: the
+    /// same payload under another protected header; empty otherwise. The policy's
+    /// `signatures` setting says whether one or all of them must hold.
+    package let otherSignatures: [DecodedToken]
     /// The SHA-256 of the signed token's bytes, which the signature cache keys its check by:
     /// taken once at decoding, and only when an evaluation has a signature cache, so a token
     /// kept decoded for its repeats is looked up at each without hashing it again. Nil for an
     /// HMAC token, whose check costs less than hashing it.
     let signedBytesDigest: ContentDigest?
+
+    /// The `kid` that chose the key: the signed token's (protected or, in a JSON serialization,
+    /// unprotected), or a plain JWE's.
+    package var keyID: String? { jws?.keyID ?? header.kid }
+
+    /// The signatures verification checks besides `jws`'s: the layers around it, and those of
+    /// the token's other signatures; empty (without allocating) for a token that has none.
+    package var otherSignedTokens: [CompactJWS] {
+        guard !outerLayers.isEmpty || !otherSignatures.isEmpty else { return [] }
+        return outerLayers.compactMap(\.signature) + otherSignatures.flatMap { other in other.otherSignedTokens + (other.jws.map { [$0] } ?? []) }
+    }
 
     /// A decoded token whose claims are given as an object: for tests of rules.
     package convenience init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObject, byteCount: Int, decryptedBy: VerifiedKey? = nil) {
@@ -116,7 +131,8 @@ public final class DecodedToken: Sendable {
 
     /// A decoded token whose signed bytes are hashed for the signature cache when `digesting`.
     init(jws: CompactJWS?, header: JOSEHeader, claims: JSONObjectView, byteCount: Int, decryptedBy: VerifiedKey?, outerLayers: [TokenLayer] = [],
-         digesting: Bool) {
+         otherSignatures: [DecodedToken] = [], digesting: Bool) {
+        self.otherSignatures = otherSignatures
         self.jws = jws
         self.header = header
         self.claims = claims

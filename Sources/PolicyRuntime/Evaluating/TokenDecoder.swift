@@ -22,10 +22,44 @@ enum TokenDecoder {
     /// of `format: nested`, holds the next token, up to `limits.maxLayers` in all. The claims
     /// are the innermost token's, which must be signed unless the format is `jwe`; the layers
     /// around it are kept for the signature rule, which verifies each.
+    ///
+    /// The token presented may be in JSON serialization (RFC 7515 §7.2, RFC 7516 §7.2): a JWS
+    /// is decoded once per signature, the first carrying the others (`otherSignatures`); a JWE
+    /// decrypts with the first recipient a policy key opens.
     static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool) -> Result<DecodedToken, Failure> {
-        let limits = envelope.limits
         let byteCount = token.utf8.count
-        var text = token
+        guard JSONSerializedJWS.isJSON(token) else { return decode(.compact(token), byteCount: byteCount, envelope: envelope, digesting: digesting) }
+        guard envelope.format == .jws else {
+            return structure { () throws(JOSEError) in try JSONSerializedJWE.recipients(token, limits: envelope.limits) }
+                .flatMap { decode(.encrypted($0), byteCount: byteCount, envelope: envelope, digesting: digesting) }
+        }
+        let signatures: [CompactJWS]
+        switch structure({ () throws(JOSEError) in try JSONSerializedJWS.signatures(token, limits: envelope.limits) }) {
+        case let .success(parsed): signatures = parsed
+        case let .failure(failure): return .failure(failure)
+        }
+        var others: [DecodedToken] = []
+        for jws in signatures.dropFirst() {
+            switch decode(.signed(jws), byteCount: byteCount, envelope: envelope, digesting: digesting) {
+            case let .success(decoded): others.append(decoded)
+            case let .failure(failure): return .failure(failure)
+            }
+        }
+        return decode(.signed(signatures[0]), byteCount: byteCount, envelope: envelope, digesting: digesting, otherSignatures: others)
+    }
+
+    /// Where decoding starts: the text of a compact token, or the outermost token read already.
+    private enum Start {
+        case compact(String)
+        case signed(CompactJWS)
+        /// A JWE's recipients: one for a compact JWE.
+        case encrypted([CompactJWE])
+    }
+
+    private static func decode(_ start: Start, byteCount: Int, envelope: TokenEnvelope, digesting: Bool,
+                               otherSignatures: [DecodedToken] = []) -> Result<DecodedToken, Failure> {
+        let limits = envelope.limits
+        var next = start
         var layers: [TokenLayer] = []
         var decryptedBy: VerifiedKey?
         func failing(_ failure: Failure) -> Result<DecodedToken, Failure> {
@@ -34,22 +68,29 @@ enum TokenDecoder {
             return .failure(failure)
         }
         while true {
-            let encrypted = layers.isEmpty ? envelope.format != .jws : looksLikeJWE(text)
-            guard encrypted else {
-                let jws: CompactJWS
-                switch structure({ () throws(JOSEError) in try CompactJWS(text, limits: limits) }) {
-                case let .success(parsed): jws = parsed
+            if case let .compact(text) = next {
+                let encrypted = layers.isEmpty ? envelope.format != .jws : looksLikeJWE(text)
+                let parsed = structure { () throws(JOSEError) -> Start in
+                    encrypted ? .encrypted([try CompactJWE(text, limits: limits)]) : .signed(try CompactJWS(text, limits: limits))
+                }
+                switch parsed {
+                case let .success(token): next = token
                 case var .failure(failure):
                     if let outer = layers.last, case .signed = outer {
                         failure = structureFailure(failure.code, "layer \(layers.count) says cty: JWT, and its payload is not a compact JWT: \(failure.message)")
                     }
                     return failing(failure)
                 }
+            }
+            switch next {
+            case .compact:
+                preconditionFailure("a compact token is parsed above")
+            case let .signed(jws):
                 guard jws.header.holdsJWT else {
                     return structure { () throws(JOSEError) in
                         let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload")
                         return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
-                                            outerLayers: layers, digesting: digesting)
+                                            outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting)
                     }.mapError { failure in
                         var failure = failure
                         failure.decryptedBy = decryptedBy
@@ -61,45 +102,38 @@ enum TokenDecoder {
                     return failing(structureFailure(.critUnsupported, "layer \(layers.count + 1) of the token marks '\(unknown)' critical, and no rule reads the headers of the layers around the claims"))
                 }
                 layers.append(.signed(jws))
-                text = String(decoding: jws.payload, as: UTF8.self)
-                if let failure = tooDeep(layers, limits) { return failing(failure) }
-                continue
-            }
-            guard let decryption = envelope.decryption else {
-                return failing(structureFailure(.malformedToken, "layer \(layers.count + 1) of the token is a JWE, and this policy decrypts nothing",
-                                                hint: "format: nested with 'decryption' opens JWEs"))
-            }
-            let jwe: CompactJWE
-            switch structure({ () throws(JOSEError) in try CompactJWE(text, limits: limits) }) {
-            case let .success(parsed): jwe = parsed
-            case let .failure(failure): return failing(failure)
-            }
-            // A plain JWE's header is the token's header, and the `crit` rule judges it; the
-            // header of a layer around the claims has no rule of its own.
-            let plain = envelope.format == .jwe
-            let plaintext: [UInt8]
-            let key: VerifiedKey
-            switch decrypt(jwe, decryption, understood: plain ? Set(jwe.header.critical) : []) {
-            case let .success(opened): (plaintext, key) = opened
-            case let .failure(failure): return failing(failure)
-            }
-            decryptedBy = decryptedBy ?? key
-            if plain {
-                guard !jwe.header.holdsJWT else {
-                    return failing(structureFailure(.malformedToken, "the JWE holds a nested token (cty: \(jwe.header.contentType ?? "")), and format jwe reads claims",
-                                                    hint: "format: nested verifies the signed token inside"))
+                next = .compact(String(decoding: jws.payload, as: UTF8.self))
+            case let .encrypted(recipients):
+                guard let decryption = envelope.decryption else {
+                    return failing(structureFailure(.malformedToken, "layer \(layers.count + 1) of the token is a JWE, and this policy decrypts nothing",
+                                                    hint: "format: nested with 'decryption' opens JWEs"))
                 }
-                return structure { () throws(JOSEError) in
-                    let claims = try JSONObjectView(claimsPayload: plaintext, limits: limits, what: "the decrypted JWE payload")
-                    return DecodedToken(jws: nil, header: jwe.header, claims: claims, byteCount: byteCount, decryptedBy: key)
-                }.mapError { failure in
-                    var failure = failure
-                    failure.decryptedBy = key
-                    return failure
+                // A plain JWE's header is the token's header, and the `crit` rule judges it; the
+                // header of a layer around the claims has no rule of its own.
+                let plain = envelope.format == .jwe
+                let opened: Opened
+                switch decrypt(recipients, decryption, understood: plain ? Set(recipients[0].header.critical) : []) {
+                case let .success(result): opened = result
+                case let .failure(failure): return failing(failure)
                 }
+                decryptedBy = decryptedBy ?? opened.key
+                if plain {
+                    guard !opened.recipient.header.holdsJWT else {
+                        return failing(structureFailure(.malformedToken, "the JWE holds a nested token (cty: \(opened.recipient.header.contentType ?? "")), and format jwe reads claims",
+                                                        hint: "format: nested verifies the signed token inside"))
+                    }
+                    return structure { () throws(JOSEError) in
+                        let claims = try JSONObjectView(claimsPayload: opened.plaintext, limits: limits, what: "the decrypted JWE payload")
+                        return DecodedToken(jws: nil, header: opened.recipient.protectedHeader, claims: claims, byteCount: byteCount, decryptedBy: opened.key)
+                    }.mapError { failure in
+                        var failure = failure
+                        failure.decryptedBy = opened.key
+                        return failure
+                    }
+                }
+                layers.append(.encrypted(opened.recipient.protectedHeader, decryptedBy: opened.key))
+                next = .compact(String(decoding: opened.plaintext, as: UTF8.self))
             }
-            layers.append(.encrypted(jwe.header, decryptedBy: key))
-            text = String(decoding: plaintext, as: UTF8.self)
             if let failure = tooDeep(layers, limits) { return failing(failure) }
         }
     }
@@ -124,7 +158,32 @@ enum TokenDecoder {
         Failure(rule: "token.structure", code: code, message: hint.map { "\(message); \($0)" } ?? message, location: nil)
     }
 
-    /// Checks the JWE's algorithms against the policy, then tries each candidate key.
+    /// A JWE decrypted: its plaintext, the key that opened it and the recipient it opened for.
+    private struct Opened {
+        let plaintext: [UInt8]
+        let key: VerifiedKey
+        let recipient: CompactJWE
+    }
+
+    /// The first of `recipients` a policy key decrypts. When none does, the failure of the
+    /// recipient that got furthest, so a JWE for us and others says why ours failed.
+    private static func decrypt(_ recipients: [CompactJWE], _ decryption: TokenDecryption, understood: Set<String>) -> Result<Opened, Failure> {
+        var failures: [Failure] = []
+        for recipient in recipients {
+            switch decrypt(recipient, decryption, understood: understood) {
+            case let .success((plaintext, key)): return .success(Opened(plaintext: plaintext, key: key, recipient: recipient))
+            case let .failure(failure): failures.append(failure)
+            }
+        }
+        guard failures.count > 1 else { return .failure(failures[0]) }
+        let furthest: [FindingCode] = [.decryptionFailed, .critUnsupported, .headerUnsupported, .keyUnavailable, .kidUnknown, .algNotAllowed]
+        let chosen = failures.min { (furthest.firstIndex(of: $0.code) ?? furthest.count) < (furthest.firstIndex(of: $1.code) ?? furthest.count) }!
+        return .failure(Failure(rule: chosen.rule, code: chosen.code,
+                                message: "none of the JWE's \(failures.count) recipients decrypts with the policy's keys; the nearest: \(chosen.message)",
+                                location: chosen.location))
+    }
+
+    /// Checks one recipient's algorithms against the policy, then tries each candidate key.
     private static func decrypt(_ jwe: CompactJWE, _ decryption: TokenDecryption, understood: Set<String>) -> Result<([UInt8], VerifiedKey), Failure> {
         func failure(_ code: FindingCode, _ message: String) -> Result<([UInt8], VerifiedKey), Failure> {
             .failure(Failure(rule: "token.decryption", code: code, message: message, location: decryption.location))

@@ -12,8 +12,19 @@ package struct TokenEnvelope: Sendable {
         case nested
     }
 
+    /// `token.signatures`: of a JWS in general JSON serialization (RFC 7515 §7.2.1), whether
+    /// one signature must hold or all of them.
+    package enum SignatureRequirement: String, Sendable, CaseIterable {
+        /// The token is valid when the policy holds for one signature (the default).
+        case any
+        /// The token is valid when the policy holds for every signature.
+        case all
+    }
+
     /// `jws`, `jwe` or `nested`.
     package var format: Format
+    /// `any` or `all`: which signatures of a JSON-serialized JWS must hold.
+    package var signatures = SignatureRequirement.any
     /// The size and depth bounds of a presented token.
     package var limits: TokenLimits
     /// The decryption settings; present exactly when `format` is `jwe` or `nested`.

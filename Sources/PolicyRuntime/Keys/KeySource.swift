@@ -76,7 +76,7 @@ package struct KeySource: Sendable {
     /// keys.
     package func selectKeys(for jws: CompactJWS, at now: Double, keySets: [RemoteKeySource: KeyResolution]) -> KeySelection {
         let algorithm = jws.algorithm
-        let kid = jws.header.kid
+        let kid = jws.keyID
         if let certificateTrust, let chain = jws.header.object["x5c"] {
             let items = chain.arrayValue ?? []
             let entries = items.compactMap(\.stringValue)

@@ -38,15 +38,16 @@ package struct EncryptedFieldSettings: Sendable {
         case let .unusable(message): return .unusable(.fail(.bodyNotJSON, message))
         }
         guard let value = field.value(in: body) else { return .absent }
-        guard case let .string(text) = value else {
-            return .unusable(.fail(.fieldNotEncrypted, "field \(field) is \(value.typeName), not a compact JWE"))
-        }
         let jwe: CompactJWE
         do {
-            jwe = try CompactJWE(text)
+            switch value {
+            case let .string(text): jwe = try CompactJWE(text)
+            case .object: jwe = recipient(of: try JSONSerializedJWE.recipients(String(decoding: value.serializedBytes(), as: UTF8.self), limits: .standard))
+            default: return .unusable(.fail(.fieldNotEncrypted, "field \(field) is \(value.typeName), not a JWE"))
+            }
         } catch {
             let code: FindingCode = error.code == .unsupportedAlgorithm ? .encryptionNotAllowed : .fieldNotEncrypted
-            return .unusable(.fail(code, "field \(field) is not an acceptable compact JWE: \(error.message)"))
+            return .unusable(.fail(code, "field \(field) is not an acceptable \(value.typeName == "string" ? "compact JWE" : "JWE JSON serialization"): \(error.message)"))
         }
         guard keyAlgorithms.contains(jwe.keyAlgorithm) else {
             return .unusable(.fail(.encryptionNotAllowed, "field \(field) uses alg \(jwe.keyAlgorithm.rawValue); the policy allows \(keyAlgorithms.map(\.rawValue).joined(separator: ", "))"))
@@ -61,6 +62,18 @@ package struct EncryptedFieldSettings: Sendable {
             return .unusable(.fail(.fieldNotEncrypted, "field \(field)'s JWE does not have the shape of \(jwe.keyAlgorithm.rawValue)/\(jwe.contentEncryption.rawValue): \(problem)"))
         }
         return .jwe(jwe)
+    }
+}
+
+extension EncryptedFieldSettings {
+    /// The recipient of a JSON-serialized JWE meant for the policy: the first whose algorithms
+    /// the policy allows and whose `kid`, if any, names a policy key; otherwise the first, so the
+    /// checks say why it is not acceptable.
+    func recipient(of recipients: [CompactJWE]) -> CompactJWE {
+        recipients.first { jwe in
+            keyAlgorithms.contains(jwe.keyAlgorithm) && contentEncryptions.contains(jwe.contentEncryption)
+                && (jwe.header.kid.map { kid in keys?.keys.contains { $0.kid?.isExactly(kid) == true } ?? true } ?? true)
+        } ?? recipients[0]
     }
 }
 

@@ -2,7 +2,8 @@
 @_spi(RuleAuthoring) package import PolicyJOSE
 
 /// What `policy-run encrypt` does: a plaintext request with every `encrypted_fields` field
-/// replaced by a compact JWE made with the policy's key, so that the same policy passes it.
+/// replaced by a JWE made with the policy's key (compact, or a flattened JSON serialization),
+/// so that the same policy passes it.
 ///
 /// It uses the first allowed `alg` and `enc` of the policy (RSA-OAEP-256 and A256GCM unless the
 /// policy says otherwise) and puts the server nonce in the protected header when the policy
@@ -25,9 +26,17 @@ package struct RequestEncryptor: Sendable {
         fields = rules.map(\.field)
     }
 
+    /// How an encrypted field is written.
+    package enum Serialization: String, Sendable, CaseIterable {
+        /// A compact JWE string (RFC 7516 §7.1).
+        case compact
+        /// A flattened JWE JSON serialization object (RFC 7516 §7.2.2).
+        case flattened
+    }
+
     /// The request document (`{method, url, headers, body}`) with its listed body fields
-    /// encrypted; a body sent as JSON text stays text.
-    package func encrypt(request: JSONObject, inputs: [String: JSONValue]) throws(RequestEncryptionError) -> JSONObject {
+    /// encrypted, each written in `serialization`; a body sent as JSON text stays text.
+    package func encrypt(request: JSONObject, inputs: [String: JSONValue], serialization: Serialization = .compact) throws(RequestEncryptionError) -> JSONObject {
         var header = JSONObject()
         if let nonce = settings.nonce {
             guard let value = nonce.resolve(inputs)?.stringValue else {
@@ -60,7 +69,7 @@ package struct RequestEncryptor: Sendable {
             do {
                 let jwe = try CompactJWE.encrypt(plaintext, to: key, keyAlgorithm: settings.keyAlgorithms[0],
                                                  contentEncryption: settings.contentEncryptions[0], header: header)
-                body = body.setting(field.segments[...], to: .string(jwe))
+                body = body.setting(field.segments[...], to: serialization == .compact ? .string(jwe) : .object(JSONSerializedJWE.flattened(jwe)))
             } catch {
                 throw RequestEncryptionError("field \(field) could not be encrypted: \(error.message)")
             }

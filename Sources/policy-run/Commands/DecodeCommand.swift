@@ -9,9 +9,10 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Show a token's header and claims, with times as dates. Verifies nothing.",
         discussion: """
-        TOKEN is a compact JWS or JWE, '-' to read it from standard input, or @FILE to read it \
-        from a file. The token's structure is checked strictly (base64url, JSON, alg); its \
-        signature is not: use 'policy-run check' for that. Exit status: 0 decoded, 2 malformed.
+        TOKEN is a JWS or JWE, compact or in JSON serialization, '-' to read it from standard \
+        input, or @FILE to read it from a file. The token's structure is checked strictly \
+        (base64url, JSON, alg); its signature is not: use 'policy-run check' for that. Exit \
+        status: 0 decoded, 2 malformed.
         """
     )
 
@@ -52,7 +53,24 @@ struct TokenView {
 
     init(_ token: String) throws {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).count
-        if parts == 5 {
+        if JSONSerializedJWS.isJSON(token) {
+            // A JSON serialization: a JWS carries a payload, a JWE a ciphertext.
+            if (try? JSONParser().parseObject(Array(token.utf8), what: "the token"))?["ciphertext"] != nil {
+                let recipients = try JSONSerializedJWE.recipients(token, limits: .standard)
+                header = recipients[0].protectedHeader.object
+                claims = nil
+                summary = "JWE JSON serialization for \(recipients.count) recipient\(recipients.count == 1 ? "" : "s") ("
+                    + recipients.map { "\($0.keyAlgorithm.rawValue)\($0.header.kid.map { " kid '\($0)'" } ?? "")" }.joined(separator: ", ")
+                    + "); protected header shown, payload encrypted, not shown"
+            } else {
+                let signatures = try JSONSerializedJWS.signatures(token, limits: .standard)
+                header = signatures[0].header.object
+                claims = (try? signatures[0].claims()).map(JSONValue.object) ?? (try? JSONParser().parse(signatures[0].payload))
+                summary = "JWS JSON serialization with \(signatures.count) signature\(signatures.count == 1 ? "" : "s") ("
+                    + signatures.map { "\($0.algorithm.rawValue)\($0.keyID.map { " kid '\($0)'" } ?? "")" }.joined(separator: ", ")
+                    + "); the first signature's protected header shown — NOT verified"
+            }
+        } else if parts == 5 {
             let jwe = try CompactJWE(token)
             header = jwe.header.object
             claims = nil

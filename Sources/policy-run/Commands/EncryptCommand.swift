@@ -11,8 +11,9 @@ struct EncryptCommand: ParsableCommand {
         abstract: "Encrypt a request's encrypted_fields with the policy's key, so that check passes it.",
         discussion: """
         REQUEST is a JSON file {method, url, headers, body}, or '-' for standard input. The \
-        request is printed with every listed body field replaced by a compact JWE (the policy's \
-        first allowed alg and enc). Plaintext never appears in errors. \
+        request is printed with every listed body field replaced by a JWE (the policy's first \
+        allowed alg and enc): a compact string, or with --serialization flattened a JWE JSON \
+        serialization object, which the policy accepts as well. Plaintext never appears in errors. \
         Exit status: 0 encrypted, 2 usage, policy or request error.
         """
     )
@@ -21,6 +22,9 @@ struct EncryptCommand: ParsableCommand {
 
     @Argument(help: "The request JSON file, or '-' for standard input.")
     var request: String
+
+    @Option(help: "How each field is written: compact (a JWE string) or flattened (a JWE JSON serialization object).")
+    var serialization: RequestEncryptor.Serialization = .compact
 
     func run() throws {
         let policy = try options.compiledPolicy()
@@ -36,7 +40,7 @@ struct EncryptCommand: ParsableCommand {
         }
         do {
             let encryptor = try RequestEncryptor(policy: policy)
-            let encrypted = try encryptor.encrypt(request: document, inputs: options.inputs())
+            let encrypted = try encryptor.encrypt(request: document, inputs: options.inputs(), serialization: serialization)
             print(JSONValue.object(encrypted).prettyPrinted())
         } catch let error as RequestEncryptionError {
             FileHandle.standardError.write(Data("error: \(InertText.escaped(error.description))\n".utf8))
@@ -44,3 +48,5 @@ struct EncryptCommand: ParsableCommand {
         }
     }
 }
+
+extension RequestEncryptor.Serialization: ExpressibleByArgument {}

@@ -20,6 +20,18 @@ extension RuleCompiler {
         if envelope.format == .nested, envelope.limits.maxLayers < 2, let node = setting("limits")?["max_layers"] {
             error(.conflict, "format nested is a JWE around a signed token, two layers, and 'max_layers' is 1", at: node, hint: "set max_layers: 2 or more")
         }
+        if let node = setting("signatures") {
+            let values = TokenEnvelope.SignatureRequirement.allCases.map(\.rawValue)
+            if let text = node.scalar?.string, let requirement = TokenEnvelope.SignatureRequirement(rawValue: text) {
+                envelope.signatures = requirement
+            } else {
+                error(.invalidValue, "'signatures' must be any or all, found \(node.shapeDescription)", at: node,
+                      hint: node.scalar?.string.flatMap { Suggestion.didYouMean($0, among: values) })
+            }
+            if envelope.format == .jwe {
+                error(.conflict, "'signatures' applies to signed tokens, and format jwe tokens are only encrypted", at: node)
+            }
+        }
         let decryptionNode = setting("decryption")
         switch (envelope.format, decryptionNode) {
         case (.jws, nil):

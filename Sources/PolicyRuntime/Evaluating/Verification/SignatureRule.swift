@@ -144,7 +144,7 @@ struct SignatureRule: Rule {
 
     /// `jws` verified with a key of `source`; `digest` is its signed bytes' hash if decoding took it.
     private func verify(_ jws: CompactJWS, digest: ContentDigest?, with source: KeySource, _ context: EvaluationContext) -> Result<Verified, Failure> {
-        let kid = jws.header.kid
+        let kid = jws.keyID
         switch source.selectKeys(for: jws, at: context.now.seconds, keySets: context.keySets) {
         case let .refused(refusal):
             return .failure(Failure(code: Self.code(refusal), message: refusal.message))
