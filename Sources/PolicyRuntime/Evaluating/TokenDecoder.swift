@@ -62,11 +62,13 @@ enum TokenDecoder {
         var next = start
         var layers: [TokenLayer] = []
         var decryptedBy: VerifiedKey?
-        func failing(_ failure: Failure) -> Result<DecodedToken, Failure> {
+        /// A failure after a decryption still names the key that authenticated the token.
+        func keyed(_ failure: Failure) -> Failure {
             var failure = failure
             failure.decryptedBy = decryptedBy
-            return .failure(failure)
+            return failure
         }
+        func failing(_ failure: Failure) -> Result<DecodedToken, Failure> { .failure(keyed(failure)) }
         while true {
             if case let .compact(text) = next {
                 let encrypted = layers.isEmpty ? envelope.format != .jws : looksLikeJWE(text)
@@ -91,11 +93,7 @@ enum TokenDecoder {
                         let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload")
                         return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
                                             outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting)
-                    }.mapError { failure in
-                        var failure = failure
-                        failure.decryptedBy = decryptedBy
-                        return failure
-                    }
+                    }.mapError(keyed)
                 }
                 // No rule reads the header of a layer around the claims, so nothing in it may be critical.
                 if let unknown = jws.header.critical.first {
@@ -125,11 +123,7 @@ enum TokenDecoder {
                     return structure { () throws(JOSEError) in
                         let claims = try JSONObjectView(claimsPayload: opened.plaintext, limits: limits, what: "the decrypted JWE payload")
                         return DecodedToken(jws: nil, header: opened.recipient.protectedHeader, claims: claims, byteCount: byteCount, decryptedBy: opened.key)
-                    }.mapError { failure in
-                        var failure = failure
-                        failure.decryptedBy = opened.key
-                        return failure
-                    }
+                    }.mapError(keyed)
                 }
                 layers.append(.encrypted(opened.recipient.protectedHeader, decryptedBy: opened.key))
                 next = .compact(String(decoding: opened.plaintext, as: UTF8.self))
