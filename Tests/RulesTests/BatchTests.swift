@@ -96,6 +96,26 @@ final class BatchTests {
         #expect(summary.records == 8 && summary.valid == 2 && summary.codes[.recordMalformed] == 3)
     }
 
+    @Test("a token in JSON serialization is read as a string or as an object; each record judged as a compact one")
+    func jsonSerializedTokens() async throws {
+        let token = try fixture.token()
+        let parts = token.split(separator: ".").map(String.init)
+        let flattened = #"{"payload":"\#(parts[1])","protected":"\#(parts[0])","signature":"\#(parts[2])"}"#
+        let escaped = flattened.replacingOccurrences(of: "\"", with: "\\\"")
+        let forged = #"{"payload":"\#(parts[1])","protected":"\#(parts[0])","signature":"\#(parts[2].dropLast(2))\#(parts[2].hasSuffix("AA") ? "QA" : "AA")"}"#
+        let log = """
+        {"token": \(flattened), "ts": 1795253400}
+        {"token": "\(escaped)", "ts": 1795253400}
+        {"token": \(forged), "ts": 1795253400}
+        {"token": {"payload": "e30", "signatures": []}, "ts": 1795253400}
+        {"token": [1], "ts": 1795253400}
+        """
+        let verdicts = try await run(file(log))
+        #expect(verdicts.map(\.verdict.valid) == [true, true, false, false, false])
+        #expect(verdicts.dropFirst(2).map { $0.verdict.codes } == [[.signatureInvalid], [.malformedToken], [.recordFieldMissing]])
+        #expect(verdicts[1].kid == "k1")
+    }
+
     @Test("bytes that are not UTF-8, inside a JSON string or outside one, or on a bare-token line, are record_malformed")
     func notUTF8() async throws {
         let token = try fixture.token()

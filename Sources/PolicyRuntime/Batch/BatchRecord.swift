@@ -83,8 +83,16 @@ package struct BatchRecordFormat: Sendable {
             } catch {
                 return malformed(.recordMalformed, "the line is not a JSON object: \(error.message)")
             }
-            guard let token = object[tokenField]?.stringValue else {
-                return malformed(.recordFieldMissing, object.kind(of: tokenField).map { "the record's '\(tokenField)' is \($0.name), not a token string" }
+            let token: String
+            switch object[tokenField] {
+            case let .string(text)?:
+                token = text
+            case let .object(serialized)?:
+                // A JWS or JWE in JSON serialization (RFC 7515/7516 §7.2), written as an object:
+                // its members are strings, which writing it again leaves as they were signed.
+                token = String(decoding: JSONValue.object(serialized).serializedBytes(), as: UTF8.self)
+            default:
+                return malformed(.recordFieldMissing, object.kind(of: tokenField).map { "the record's '\(tokenField)' is \($0.name), not a token string or a JSON-serialized token" }
                                                      ?? "the record has no '\(tokenField)' field")
             }
             var time: UnixTime?
