@@ -19,11 +19,14 @@ package struct CompactJWS: Sendable {
     private let signingInputCount: Int
     /// The `kid` of the signature's unprotected header, in a JWS JSON serialization
     /// (`JSONSerializedJWS`): it chooses the key, which the signature then proves.
-    package var unprotectedKid: String?
+    package var unprotectedKid: String? {
+        didSet { keyID = header.kid ?? unprotectedKid }
+    }
 
     /// The key ID that chooses the verification key: the protected header's `kid`, or the
-    /// unprotected one of a JSON-serialized signature (never both).
-    package var keyID: String? { header.kid ?? unprotectedKid }
+    /// unprotected one of a JSON-serialized signature (never both). Stored, since every check
+    /// reads it and a lookup in the header from another module is a call.
+    package private(set) var keyID: String?
 
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
     package var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
@@ -57,6 +60,7 @@ package struct CompactJWS: Sendable {
         }
         guard canonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
         signingInputCount = prefix.count
+        keyID = header.kid
     }
 
     /// The payload parsed as a JSON object: the claims of a JWT.

@@ -8,6 +8,8 @@ public struct JOSEHeader: Sendable, Equatable {
     public let algorithmName: String
     /// The extension parameters the producer marked critical (`crit`), validated per RFC 7515 §4.1.11.
     public let critical: [String]
+    /// Whether the payload is itself a JWT (`cty: JWT`, RFC 7519 §5.2): the token nests another.
+    package let holdsJWT: Bool
 
     /// Header parameters registered by RFC 7515, 7516 and 7518, which `crit` may not name.
     static let registeredNames: Set<String> = [
@@ -37,12 +39,18 @@ public struct JOSEHeader: Sendable, Equatable {
         self.object = object
         // Each member is looked up in the table (a dictionary hashes canonically, so the name is
         // confirmed exactly): a header has a few members, the table twenty-one.
+        var holdsJWT = false
         for member in object.members {
             guard let index = JOSEHeader.registeredTypes.index(forKey: member.name) else { continue }
             let (name, type) = JOSEHeader.registeredTypes[index]
+            // Found here, in the pass every header makes, rather than by a lookup per token.
+            if type == "string", name.utf8.count == 3, name == "cty", case let .string(value) = member.value, name.isExactly(member.name) {
+                holdsJWT = JOSEHeader.normalizedMediaType(value) == "jwt"
+            }
             guard member.value.typeName != type, name.isExactly(member.name) else { continue }
             throw JOSEError(.invalidHeader, "header '\(member.name)' must be \(type == "array" || type == "object" ? "an" : "a") \(type), found \(member.value.typeName) (RFC 7515 §4.1)")
         }
+        self.holdsJWT = holdsJWT
         self.algorithmName = algorithmName
         critical = try JOSEHeader.readCritical(object)
     }
@@ -77,10 +85,6 @@ public struct JOSEHeader: Sendable, Equatable {
     /// The content type (`cty`).
     public var contentType: String? { string("cty") }
 
-    /// Whether the payload is itself a JWT (`cty: JWT`, RFC 7519 §5.2): the token nests another.
-    package var holdsJWT: Bool {
-        contentType.map { Self.normalizedMediaType($0) == "jwt" } ?? false
-    }
 
     /// A `typ` or `cty` value as media types compare (RFC 7515 §4.1.9–4.1.10): ASCII letters
     /// lowered, and only ASCII ones, with an `application/` prefix dropped.

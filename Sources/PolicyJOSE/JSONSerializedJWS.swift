@@ -56,8 +56,19 @@ package enum JSONSerializedJWS {
     }
 
     /// Whether `text` is a JSON serialization rather than a compact one: it opens an object.
-    package static func isJSON(_ text: some StringProtocol) -> Bool {
-        text.utf8.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
+    ///
+    /// Not generic: every presented token passes here, and an unspecialized `StringProtocol`
+    /// walk across the module boundary cost some 1,000 instructions a token.
+    package static func isJSON(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        if let first = utf8.first, first > 0x20 { return first == UInt8(ascii: "{") }
+        for byte in utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            default: return byte == UInt8(ascii: "{")
+            }
+        }
+        return false
     }
 }
 

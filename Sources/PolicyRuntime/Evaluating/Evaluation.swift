@@ -292,8 +292,14 @@ extension Policy {
     /// The verdict on `prepared`: for a JWS in general JSON serialization, the verdict of the
     /// first signature the policy holds for (`signatures: any`) or of the first it does not
     /// hold for (`all`), otherwise of the first signature.
+    @inline(__always)
     private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
         guard let token = prepared.token, !token.otherSignatures.isEmpty else { return judge(prepared, keySets: keySets, request) }
+        return judgeEachSignature(prepared, token, keySets: keySets, request)
+    }
+
+    private func judgeEachSignature(_ prepared: Prepared, _ token: DecodedToken, keySets: [RemoteKeySource: KeyResolution],
+                                    _ request: EvaluationRequest) -> Verdict {
         let candidates = [token] + token.otherSignatures
         var first: Verdict?
         for (index, candidate) in candidates.enumerated() {

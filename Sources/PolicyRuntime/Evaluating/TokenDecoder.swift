@@ -28,7 +28,16 @@ enum TokenDecoder {
     /// decrypts with the first recipient a policy key opens.
     static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool) -> Result<DecodedToken, Failure> {
         let byteCount = token.utf8.count
-        guard JSONSerializedJWS.isJSON(token) else { return decode(.compact(token), byteCount: byteCount, envelope: envelope, digesting: digesting) }
+        guard JSONSerializedJWS.isJSON(token) else {
+            guard envelope.format == .jws else { return decode(.compact(token), byteCount: byteCount, envelope: envelope, digesting: digesting) }
+            // The common case without the layer loop: a compact JWS that nests no other token.
+            switch structure({ () throws(JOSEError) in try CompactJWS(token, limits: envelope.limits) }) {
+            case let .success(jws) where !jws.header.holdsJWT:
+                return claimsToken(jws, byteCount: byteCount, limits: envelope.limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting)
+            case let .success(jws): return decode(.signed(jws), byteCount: byteCount, envelope: envelope, digesting: digesting)
+            case let .failure(failure): return .failure(failure)
+            }
+        }
         guard envelope.format == .jws else {
             return structure { () throws(JOSEError) in try JSONSerializedJWE.recipients(token, limits: envelope.limits) }
                 .flatMap { decode(.encrypted($0), byteCount: byteCount, envelope: envelope, digesting: digesting) }
@@ -89,11 +98,8 @@ enum TokenDecoder {
                 preconditionFailure("a compact token is parsed above")
             case let .signed(jws):
                 guard jws.header.holdsJWT else {
-                    return structure { () throws(JOSEError) in
-                        let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload")
-                        return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
-                                            outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting)
-                    }.mapError(keyed)
+                    return claimsToken(jws, byteCount: byteCount, limits: limits, decryptedBy: decryptedBy, layers: layers, otherSignatures: otherSignatures,
+                                       digesting: digesting).mapError(keyed)
                 }
                 // No rule reads the header of a layer around the claims, so nothing in it may be critical.
                 if let unknown = jws.header.critical.first {
@@ -129,6 +135,16 @@ enum TokenDecoder {
                 next = .compact(String(decoding: opened.plaintext, as: UTF8.self))
             }
             if let failure = tooDeep(layers, limits) { return failing(failure) }
+        }
+    }
+
+    /// The token whose claims are `jws`'s payload, inside `layers`.
+    private static func claimsToken(_ jws: CompactJWS, byteCount: Int, limits: TokenLimits, decryptedBy: VerifiedKey?, layers: [TokenLayer],
+                                    otherSignatures: [DecodedToken], digesting: Bool) -> Result<DecodedToken, Failure> {
+        structure { () throws(JOSEError) in
+            let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload")
+            return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
+                                outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting)
         }
     }
 

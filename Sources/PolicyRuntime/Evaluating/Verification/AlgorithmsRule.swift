@@ -46,10 +46,12 @@ struct AlgorithmsRule: Rule {
             return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
         let layers = token.outerLayers
-        for (index, layer) in layers.enumerated() {
-            guard let outer = layer.signature?.algorithm, !outerAllowed.contains(outer) else { continue }
-            return .fail(.algNotAllowed, "\(TokenLayer.describe(index, of: layers.count + 1)) is signed with alg \(outer.rawValue), which is not allowed; "
-                         + "the policy allows \(outerAllowed.map(\.rawValue).joined(separator: ", ")) around the claims")
+        if !layers.isEmpty {
+            for (index, layer) in layers.enumerated() {
+                guard let outer = layer.signature?.algorithm, !outerAllowed.contains(outer) else { continue }
+                return .fail(.algNotAllowed, "\(TokenLayer.describe(index, of: layers.count + 1)) is signed with alg \(outer.rawValue), which is not allowed; "
+                             + "the policy allows \(outerAllowed.map(\.rawValue).joined(separator: ", ")) around the claims")
+            }
         }
         return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]"
                                     + (layers.isEmpty ? "" : "; around it \(layers.compactMap { $0.signature?.algorithm.rawValue }.joined(separator: ", "))")))

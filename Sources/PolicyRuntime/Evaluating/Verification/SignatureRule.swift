@@ -101,17 +101,12 @@ struct SignatureRule: Rule {
         guard allowed.contains(jws.algorithm) else {
             return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
-        var around: [(layer: Int, verified: Verified)] = []
         let layers = token.outerLayers
-        for (index, layer) in layers.enumerated() {
-            guard let outer = layer.signature else { continue }
-            let layerName = TokenLayer.describe(index, of: layers.count + 1)
-            guard outerAllowed.contains(outer.algorithm) else {
-                return .blocked("\(layerName) is signed with alg \(outer.algorithm.rawValue), which is not allowed; the signature was not checked")
-            }
-            switch verify(outer, digest: nil, with: outerSource ?? source, context) {
-            case let .failure(failure): return .fail(failure.code, "\(layerName): \(failure.message)")
-            case let .success(verified): around.append((index, verified))
+        var around: [(layer: Int, verified: Verified)] = []
+        if !layers.isEmpty {
+            switch verifyOuterLayers(layers, context) {
+            case let .success(verified): around = verified
+            case let .failure(refusal): return refusal.outcome
             }
         }
         switch verify(jws, digest: token.signedBytesDigest, with: source, context) {
@@ -123,6 +118,29 @@ struct SignatureRule: Rule {
                                  "\(TokenLayer.describe(layer, of: layers.count + 1)): \(verified.description)"
                              }).joined(separator: "; ")))
         }
+    }
+
+    /// Why a layer around the claims' token failed, as the rule's outcome.
+    private struct LayerRefusal: Error {
+        let outcome: RuleOutcome
+    }
+
+    /// Verifies each signed layer of `layers` with the outer source and algorithms; apart from
+    /// the claims' token's check, so that a token without layers pays nothing for them.
+    private func verifyOuterLayers(_ layers: [TokenLayer], _ context: EvaluationContext) -> Result<[(layer: Int, verified: Verified)], LayerRefusal> {
+        var verified: [(layer: Int, verified: Verified)] = []
+        for (index, layer) in layers.enumerated() {
+            guard let outer = layer.signature else { continue }
+            let layerName = TokenLayer.describe(index, of: layers.count + 1)
+            guard outerAllowed.contains(outer.algorithm) else {
+                return .failure(LayerRefusal(outcome: .blocked("\(layerName) is signed with alg \(outer.algorithm.rawValue), which is not allowed; the signature was not checked")))
+            }
+            switch verify(outer, digest: nil, with: outerSource ?? source, context) {
+            case let .failure(failure): return .failure(LayerRefusal(outcome: .fail(failure.code, "\(layerName): \(failure.message)")))
+            case let .success(layerVerified): verified.append((index, layerVerified))
+            }
+        }
+        return .success(verified)
     }
 
     /// A signature that verified.
@@ -143,6 +161,7 @@ struct SignatureRule: Rule {
     }
 
     /// `jws` verified with a key of `source`; `digest` is its signed bytes' hash if decoding took it.
+    @inline(__always)
     private func verify(_ jws: CompactJWS, digest: ContentDigest?, with source: KeySource, _ context: EvaluationContext) -> Result<Verified, Failure> {
         let kid = jws.keyID
         switch source.selectKeys(for: jws, at: context.now.seconds, keySets: context.keySets) {
