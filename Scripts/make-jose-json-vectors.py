@@ -69,12 +69,19 @@ def main():
     jws_vector("jwcrypto general JWS, all: one signer unknown", general_text, [ec], "kid_unknown", signatures="all")
     jws_vector("jwcrypto general JWS, any: no signer known", general_text, [ed], "kid_unknown", algorithms=("RS256", "ES256", "EdDSA"))
     jws_vector("jwcrypto general JWS, any: RS256 not allowed, ES256 is", general_text, [rsa, ec], "valid", algorithms=("ES256",))
+    jws_vector("jwcrypto general JWS, 2 signers required, both known", general_text, [rsa, ec], "valid", signatures=2)
+    jws_vector("jwcrypto general JWS, 2 signers required, one known", general_text, [ec], "too_few_signatures", signatures=2)
+    jws_vector("jwcrypto flattened JWS, all: one signature is all", flat_text, [ec], "valid", signatures="all")
+    jws_vector("jwcrypto flattened JWS, 2 signers required", flat_text, [ec], "too_few_signatures", signatures=2)
 
     # Malformed variants of jwcrypto's output.
     doc = json.loads(general_text)
     bad = dict(doc, signature=doc["signatures"][0]["signature"])
     jws_vector("both signatures and signature", json.dumps(bad), [ec], "malformed_token")
     jws_vector("empty signatures", json.dumps(dict(doc, signatures=[])), [ec], "malformed_token")
+    twice = json.loads(general_text)
+    twice["signatures"] = [twice["signatures"][1], twice["signatures"][1]]
+    jws_vector("the same signature twice, 2 signers required", json.dumps(twice), [ec], "too_few_signatures", signatures=2)
     jws_vector("nine signatures", json.dumps(dict(doc, signatures=(doc["signatures"] * 5)[:9])), [ec], "malformed_token")
     duplicate = json.loads(flat_text)
     duplicate["protected"] = cjws.base64url_encode(json.dumps({"alg": "ES256", "kid": "ec-1"}).encode())

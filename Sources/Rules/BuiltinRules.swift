@@ -21,7 +21,8 @@ package enum BuiltinRules {
             ("encryption", .someOf(JWEContentEncryption.allCases.map(\.rawValue)), "allowed JWE enc values"),
             ("key", .keySource, "the private or secret key that decrypts"),
         ], required: ["algorithms", "encryption", "key"])),
-        "signatures": .init("any (default) or all: for a JWS in general JSON serialization, whether the policy must hold for one signature or for every one", .oneOf(TokenEnvelope.SignatureRequirement.allCases.map(\.rawValue))),
+        "signatures": .init("any (default), all, or a number N: for a JWS in general JSON serialization, whether the policy must hold for one signature, for every one, or for N made with distinct keys",
+                            .anyOf([.oneOf(["any", "all"]), .integer(minimum: 1, maximum: TokenEnvelope.SignatureRequirement.mostSigners)])),
         "leeway": .init("clock skew allowed for exp, nbf and iat (default 60s)", .duration),
         "limits": .init("max_token_bytes, max_json_depth and max_layers for the presented token", .mapping([
             ("max_token_bytes", .integer(minimum: 1, maximum: nil), "the largest token accepted, in bytes"),
@@ -31,6 +32,7 @@ package enum BuiltinRules {
         "outer_layers": .init("for tokens nested in signed tokens (cty: JWT): the keys and algorithms of the layers around the claims' token (default: keys and algorithms)", .mapping([
             ("keys", .keySource, "where the outer signatures' keys come from"),
             ("algorithms", .someOf(JWSAlgorithm.allCases.map(\.rawValue)), "the algorithms they may use"),
+            ("required", .boolean, "whether a token must be wrapped in a signed layer (default true once outer_layers is written)"),
         ], required: [])),
     ]
 

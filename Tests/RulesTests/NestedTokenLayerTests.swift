@@ -92,6 +92,13 @@ struct NestedTokenLayerTests {
         let issuerWrapped = try policy.evaluateNow(token: Self.wrap(inner), now: Self.now)
         #expect(issuerWrapped.codes == [.algNotAllowed], "\(issuerWrapped.findings.map(\.message))")
         #expect(issuerWrapped.findings.first?.message.contains("layer 1 of 2 (the outermost) is signed with alg ES256") == true)
+        // Written, outer_layers requires the gateway's layer: the issuer's token alone is not enough.
+        let bare = try policy.evaluateNow(token: inner, now: Self.now)
+        #expect(bare.codes == [.layerMissing] && !bare.valid, "\(bare.findings.map(\.message))")
+        #expect(bare.findings.first?.message.contains("outer_layers (test.yaml:7:17) requires one") == true, "\(bare.findings.map(\.message))")
+        let optional = try Self.fixture.policy("outer_layers: {keys: {jwks: \(Self.gatewayJWKS)}, algorithms: [EdDSA], required: false}")
+        #expect(try optional.evaluateNow(token: inner, now: Self.now).valid)
+        #expect(try optional.evaluateNow(token: viaGateway, now: Self.now).valid)
         // The gateway's key does not sign the claims.
         let gatewayInside = try Self.wrap(Self.fixture.token(signer: Self.gateway, algorithm: .eddsa), signer: Self.gateway, algorithm: .eddsa, kid: "gw")
         #expect(try policy.evaluateNow(token: gatewayInside, now: Self.now).codes.contains(.algNotAllowed))
@@ -135,10 +142,24 @@ struct NestedTokenLayerTests {
         #expect(aroundJWE.codes == [.malformedToken])
         #expect(aroundJWE.findings.first?.message.contains("layer 2 of the token is a JWE, and this policy decrypts nothing") == true)
 
-        // cty: JWT over claims that are no token.
+        // cty: JWT over claims that are no token, and a nested token without cty: each message says which.
         let claimsAsJWT = try CompactJWS.sign(payload: Array(#"{"iss":"https://issuer.example"}"#.utf8),
                                               header: JSONObject(["cty": .string("JWT"), "kid": .string("k1")]), algorithm: .es256, key: Self.fixture.key)
-        #expect(try policy.evaluateNow(token: claimsAsJWT, now: Self.now).codes == [.malformedToken])
+        let claimsVerdict = try policy.evaluateNow(token: claimsAsJWT, now: Self.now)
+        #expect(claimsVerdict.codes == [.malformedToken])
+        #expect(claimsVerdict.findings.first?.message == "layer 1 says cty: JWT, and its payload is a JSON object, not a compact JWT; a JWS whose payload is the claims has no cty: JWT")
+        let withoutCty = try CompactJWS.sign(payload: Array(inner.utf8), header: JSONObject(["kid": .string("k1")]), algorithm: .es256, key: Self.fixture.key)
+        let ctyVerdict = try policy.evaluateNow(token: withoutCty, now: Self.now)
+        #expect(ctyVerdict.codes == [.malformedToken])
+        #expect(ctyVerdict.findings.first?.message.hasSuffix("the payload looks like a compact token: a JWS that nests one says cty: JWT in its header") == true,
+                "\(ctyVerdict.findings.map(\.message))")
+    }
+
+    @Test("lint warns when no outer_layers key can verify the algorithms allowed around the claims")
+    func outerKeysLint() throws {
+        let policy = try Self.fixture.policy("outer_layers: {keys: {jwks: \(Self.fixture.jwksJSON)}, algorithms: [EdDSA]}")
+        #expect(policy.warnings.contains { $0.code == .keySource && $0.message.contains("can verify EdDSA") && $0.location.line == 7 },
+                "\(policy.warnings.map(\.description))")
     }
 
     @Test("compile errors in max_layers and outer_layers", arguments: [
@@ -147,6 +168,7 @@ struct NestedTokenLayerTests {
         ("limits: {max_layers: 1}\n  outer_layers: {algorithms: [ES256]}", .conflict),
         ("outer_layers: {algorithms: [none]}", .invalidValue),
         ("outer_layers: {keyz: {jwks_file: x.json}}", .unknownKey),
+        ("outer_layers: {required: yes}", .wrongType),
     ] as [(String, DiagnosticCode)])
     func compileErrors(_ row: (String, DiagnosticCode)) {
         let text = "policy: n\ntoken:\n  algorithms: [ES256]\n  keys: {jwks: \(Self.fixture.jwksJSON)}\n  \(row.0)\n"

@@ -291,25 +291,44 @@ extension Policy {
 
     /// The verdict on `prepared`: for a JWS in general JSON serialization, the verdict of the
     /// first signature the policy holds for (`signatures: any`) or of the first it does not
-    /// hold for (`all`), otherwise of the first signature.
+    /// hold for (`all`), otherwise of the first signature; with `signatures: N`, a failure
+    /// unless it holds for N signatures by distinct keys, which a compact token never has.
     @inline(__always)
     private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
-        guard let token = prepared.token, !token.otherSignatures.isEmpty else { return judge(prepared, keySets: keySets, request) }
+        guard let token = prepared.token, !token.otherSignatures.isEmpty || envelope.signatures != .any && envelope.signatures != .all else {
+            return judge(prepared, keySets: keySets, request)
+        }
         return judgeEachSignature(prepared, token, keySets: keySets, request)
     }
 
     private func judgeEachSignature(_ prepared: Prepared, _ token: DecodedToken, keySets: [RemoteKeySource: KeyResolution],
                                     _ request: EvaluationRequest) -> Verdict {
         let candidates = [token] + token.otherSignatures
-        var first: Verdict?
+        var verdicts: [Verdict] = []
         for (index, candidate) in candidates.enumerated() {
             var alternative = prepared
             alternative.token = candidate
-            let verdict = judge(alternative, keySets: keySets, request, signature: (index, candidates.count))
-            if verdict.valid == (envelope.signatures == .any) { return verdict }
-            first = first ?? verdict
+            let verdict = judge(alternative, keySets: keySets, request, signature: candidates.count > 1 ? (index, candidates.count) : nil)
+            switch envelope.signatures {
+            case .any where verdict.valid, .all where !verdict.valid: return verdict
+            default: verdicts.append(verdict)
+            }
         }
-        return first!
+        guard case let .atLeast(required) = envelope.signatures else { return verdicts[0] }
+        var signers: [VerifiedKey] = []
+        for key in verdicts.filter(\.valid).compactMap(\.proof?.key) where !signers.contains(where: { $0.kid == key.kid && $0.source == key.source }) {
+            signers.append(key)
+        }
+        let best = verdicts.first(where: \.valid) ?? verdicts[0]
+        guard signers.count < required else { return best }
+        let held = signers.map { "\($0.kid.map { "kid '\($0)'" } ?? "a key without kid") from \($0.source)" }
+        let finding = Finding(rule: "token.signatures", code: .tooFewSignatures,
+                              message: "the policy requires \(required) signatures by distinct keys, and \(signers.count) of the token's \(candidates.count) hold"
+                                  + (held.isEmpty ? "" : " (\(held.joined(separator: ", ")))"),
+                              at: envelope.signaturesLocation?.description ?? (files.first ?? name) + ":1:1")
+        let failing = verdicts.first { !$0.valid }
+        return Verdict(policy: name, valid: false, provenBy: best.proof?.key, keyFreshness: best.keyFreshness, findings: [finding] + (failing?.findings ?? []),
+                       skipped: best.skipped, outputs: [:], trace: best.trace)
     }
 
     /// The verdict of the chain on `prepared`; `signature` is which signature of a general JWS
@@ -340,7 +359,7 @@ extension Policy {
         }
         if let signature {
             trace?.entries.append(.init(rule: "token.signatures", status: passed && verified ? .pass : .fail, at: files.first.map { "\($0):1:1" } ?? name,
-                                        detail: "signature \(signature.index + 1) of \(signature.count) (signatures: \(envelope.signatures.rawValue))"))
+                                        detail: "signature \(signature.index + 1) of \(signature.count) (signatures: \(envelope.signatures))"))
         }
         trace?.entries += evaluator.entries
         trace?.key = provenBy

@@ -87,9 +87,7 @@ enum TokenDecoder {
                 switch parsed {
                 case let .success(token): next = token
                 case var .failure(failure):
-                    if let outer = layers.last, case .signed = outer {
-                        failure = structureFailure(failure.code, "layer \(layers.count) says cty: JWT, and its payload is not a compact JWT: \(failure.message)")
-                    }
+                    if let outer = layers.last { failure = nextLayerFailure(failure, text: text, inside: outer, at: layers.count) }
                     return failing(failure)
                 }
             }
@@ -138,6 +136,17 @@ enum TokenDecoder {
         }
     }
 
+    /// Why the token inside layer `index` (`outer`) could not be read, saying what it holds.
+    private static func nextLayerFailure(_ failure: Failure, text: String, inside outer: TokenLayer, at index: Int) -> Failure {
+        let holder = outer.signature == nil ? "the JWE (layer \(index)) holds a token, as format nested says" : "layer \(index) says cty: JWT"
+        guard JSONSerializedJWS.isJSON(text) else {
+            return structureFailure(failure.code, "\(holder), and its payload is not a compact JWT: \(failure.message)")
+        }
+        return structureFailure(.malformedToken, "\(holder), and its payload is a JSON object, not a compact JWT",
+                                hint: outer.signature == nil ? "for claims encrypted without a signature, use format: jwe"
+                                                             : "a JWS whose payload is the claims has no cty: JWT")
+    }
+
     /// The token whose claims are `jws`'s payload, inside `layers`.
     private static func claimsToken(_ jws: CompactJWS, byteCount: Int, limits: TokenLimits, decryptedBy: VerifiedKey?, layers: [TokenLayer],
                                     otherSignatures: [DecodedToken], digesting: Bool) -> Result<DecodedToken, Failure> {
@@ -145,6 +154,20 @@ enum TokenDecoder {
             let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload")
             return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
                                 outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting)
+        }.mapError { failure in
+            guard failure.code == .malformedToken, looksLikeCompactToken(jws.payload) else { return failure }
+            return structureFailure(failure.code, failure.message, hint: "the payload looks like a compact token: a JWS that nests one says cty: JWT in its header")
+        }
+    }
+
+    /// Whether `payload` has the look of a compact JWS or JWE: `eyJ` (a base64url `{"`) and two
+    /// or four dots, the rest base64url.
+    private static func looksLikeCompactToken(_ payload: [UInt8]) -> Bool {
+        guard payload.starts(with: Array("eyJ".utf8)) else { return false }
+        let dots = payload.count { $0 == UInt8(ascii: ".") }
+        return (dots == 2 || dots == 4) && payload.allSatisfy { byte in
+            byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
         }
     }
 

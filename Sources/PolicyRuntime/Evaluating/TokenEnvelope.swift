@@ -12,19 +12,36 @@ package struct TokenEnvelope: Sendable {
         case nested
     }
 
-    /// `token.signatures`: of a JWS in general JSON serialization (RFC 7515 §7.2.1), whether
-    /// one signature must hold or all of them.
-    package enum SignatureRequirement: String, Sendable, CaseIterable {
+    /// `token.signatures`: of a JWS in general JSON serialization (RFC 7515 §7.2.1), how many
+    /// signatures the policy must hold for.
+    package enum SignatureRequirement: Sendable, Equatable, CustomStringConvertible {
         /// The token is valid when the policy holds for one signature (the default).
         case any
-        /// The token is valid when the policy holds for every signature.
+        /// The token is valid when the policy holds for every signature it carries, however few.
         case all
+        /// The token is valid when the policy holds for at least this many signatures, made with
+        /// as many distinct keys (a key told apart by its `kid` and source).
+        case atLeast(Int)
+
+        /// The most signers a policy may require: as many signatures as a token may carry.
+        package static let mostSigners = JSONSerializedJWS.maxSignatures
+
+        /// `any`, `all` or a number, as the policy writes it.
+        package var description: String {
+            switch self {
+            case .any: "any"
+            case .all: "all"
+            case let .atLeast(count): "\(count)"
+            }
+        }
     }
 
     /// `jws`, `jwe` or `nested`.
     package var format: Format
-    /// `any` or `all`: which signatures of a JSON-serialized JWS must hold.
+    /// `any`, `all` or a number: which signatures of a JSON-serialized JWS must hold.
     package var signatures = SignatureRequirement.any
+    /// Where `signatures` is written, for the finding of too few.
+    package var signaturesLocation: SourceLocation?
     /// The size and depth bounds of a presented token.
     package var limits: TokenLimits
     /// The decryption settings; present exactly when `format` is `jwe` or `nested`.

@@ -29,12 +29,16 @@ extension FindingCode {
     public static let certificateUntrusted = FindingCode("certificate_untrusted", .mismatch)
     /// No allowed key verifies the signature.
     public static let signatureInvalid = FindingCode("signature_invalid", .mismatch)
+    /// The policy's `outer_layers` requires the token to be wrapped in a signed token, and it is not.
+    public static let layerMissing = FindingCode("layer_missing", .absent)
+    /// The policy's `signatures: N` requires N signatures by distinct keys, and fewer hold.
+    public static let tooFewSignatures = FindingCode("too_few_signatures", .absent)
     /// A JWE (`format: jwe` or `nested`) that no policy key decrypts and authenticates.
     public static let decryptionFailed = FindingCode("decryption_failed", .mismatch)
 
     /// Every code of decoding, verifying and decrypting a token.
     public static let tokenHandlingCodes: [FindingCode] = [
         .malformedToken, .tokenTooLarge, .tokenTooDeep, .algNotAllowed, .critUnsupported, .headerUnsupported,
-        .kidUnknown, .keyPublishedLater, .keysBeforeHistory, .kidMissing, .keyUnavailable, .certificateUntrusted, .signatureInvalid, .decryptionFailed,
+        .kidUnknown, .keyPublishedLater, .keysBeforeHistory, .kidMissing, .keyUnavailable, .certificateUntrusted, .signatureInvalid, .layerMissing, .tooFewSignatures, .decryptionFailed,
     ]
 }

@@ -17,6 +17,16 @@ extension RuleCompiler {
     /// JWKS with no usable key, an unset environment variable) are compile errors at the source's
     /// line; a remote source is checked here and fetched when first needed. Verification keys may
     /// be fetched or come from a token's `x5c`; decryption keys are private and must be local.
+    /// Warns, at `node`, of each of `algorithms` that no local key of `source` can verify:
+    /// tokens signed with it would fail with `key_unavailable`.
+    mutating func warnUnverifiable(_ source: KeySource, algorithms: [JWSAlgorithm], at node: YAMLNode) {
+        guard let keys = source.localKeys else { return }
+        for algorithm in algorithms where !keys.keys.contains(where: { $0.canVerify(algorithm) }) {
+            warning(.keySource, "no key from \(source.description) can verify \(algorithm.rawValue)", at: node,
+                    hint: "tokens signed with \(algorithm.rawValue) will fail with key_unavailable")
+        }
+    }
+
     package mutating func keySource(_ node: YAMLNode, what: String = "'keys'", purpose: KeySource.Purpose = .verification) -> KeySource? {
         let read = readKeySource(node, what: what, purpose: purpose)
         let source = read.map { policyCompiler.keyOverride?.standingIn(for: $0) ?? $0 }

@@ -21,12 +21,15 @@ extension RuleCompiler {
             error(.conflict, "format nested is a JWE around a signed token, two layers, and 'max_layers' is 1", at: node, hint: "set max_layers: 2 or more")
         }
         if let node = setting("signatures") {
-            let values = TokenEnvelope.SignatureRequirement.allCases.map(\.rawValue)
-            if let text = node.scalar?.string, let requirement = TokenEnvelope.SignatureRequirement(rawValue: text) {
-                envelope.signatures = requirement
-            } else {
-                error(.invalidValue, "'signatures' must be any or all, found \(node.shapeDescription)", at: node,
-                      hint: node.scalar?.string.flatMap { Suggestion.didYouMean($0, among: values) })
+            envelope.signaturesLocation = node.location
+            switch node.scalar?.value {
+            case .string("any")?: envelope.signatures = .any
+            case .string("all")?: envelope.signatures = .all
+            case let .integer(count)? where count >= 1 && count <= Int64(TokenEnvelope.SignatureRequirement.mostSigners):
+                envelope.signatures = count == 1 ? .any : .atLeast(Int(count))
+            default:
+                error(.invalidValue, "'signatures' must be any, all, or a number of signers from 1 to \(TokenEnvelope.SignatureRequirement.mostSigners), found \(node.shapeDescription)",
+                      at: node, hint: node.scalar?.string.flatMap { Suggestion.didYouMean($0, among: ["any", "all"]) })
             }
             if envelope.format == .jwe {
                 error(.conflict, "'signatures' applies to signed tokens, and format jwe tokens are only encrypted", at: node)

@@ -7,6 +7,12 @@ package struct OuterLayers: Sendable {
     package var keys: KeySource?
     /// The algorithms they may be signed with; nil: the token's `algorithms`.
     package var algorithms: [JWSAlgorithm]?
+    /// Whether a token must be wrapped in at least one signed layer: true once `outer_layers`
+    /// is written (a gateway's signature that could be left off would prove nothing), unless
+    /// it says `required: false`.
+    package var required = false
+    /// Where `outer_layers` is written.
+    package var location: SourceLocation?
 }
 
 /// The `token` section's shared settings, compiled once before its rules and handed to each:
@@ -52,14 +58,22 @@ package struct OuterLayers: Sendable {
 
     /// `outer_layers: {keys, algorithms}`, each optional.
     private static func outerLayers(_ node: YAMLNode, envelope: TokenEnvelope, _ compiler: inout RuleCompiler) -> OuterLayers {
-        var layers = OuterLayers()
-        guard compiler.mapping(node, allowed: ["keys", "algorithms"], what: "'outer_layers'") != nil else { return layers }
+        var layers = OuterLayers(required: true, location: node.location)
+        guard compiler.mapping(node, allowed: ["keys", "algorithms", "required"], what: "'outer_layers'") != nil else { return layers }
         if envelope.format == .jwe {
             compiler.refuseForUnsignedTokens("outer_layers", node, instead: "remove it")
             return layers
         }
         if let keys = node["keys"] { layers.keys = compiler.keySource(keys, what: "'outer_layers.keys'") }
         if let list = node["algorithms"] { layers.algorithms = algorithms(list, &compiler) }
+        if let flag = node["required"] {
+            if case let .bool(value)? = flag.scalar?.value { layers.required = value } else {
+                compiler.error(.wrongType, "'required' must be true or false, found \(flag.shapeDescription)", at: flag)
+            }
+        }
+        if let keys = layers.keys, let algorithms = layers.algorithms ?? compiler.section["algorithms"].flatMap({ algorithms($0, &compiler, reporting: false) }) {
+            compiler.warnUnverifiable(keys, algorithms: algorithms, at: node["keys"]!)
+        }
         if envelope.limits.maxLayers == 1 {
             compiler.error(.conflict, "'outer_layers' verifies the tokens around the claims' token, and limits.max_layers: 1 allows none", at: node,
                            hint: "raise limits.max_layers, or remove outer_layers")
@@ -67,8 +81,14 @@ package struct OuterLayers: Sendable {
         return layers
     }
 
-    /// The listed algorithms, each once; nil after reporting a name that is `none` or unknown.
-    private static func algorithms(_ node: YAMLNode, _ compiler: inout RuleCompiler) -> [JWSAlgorithm]? {
+    /// The listed algorithms, each once; nil after reporting a name that is `none` or unknown
+    /// (or, without `reporting`, after finding one: the list's own reading reports it).
+    private static func algorithms(_ node: YAMLNode, _ compiler: inout RuleCompiler, reporting: Bool = true) -> [JWSAlgorithm]? {
+        guard reporting else {
+            guard let names = node.items?.compactMap(\.scalar?.string), names.count == node.items?.count else { return nil }
+            let parsed = names.compactMap { try? JWSAlgorithm(name: $0) }
+            return parsed.count == names.count ? parsed : nil
+        }
         guard let names = compiler.literalStrings(node, what: "'algorithms'") else { return nil }
         var allowed: [JWSAlgorithm] = []
         var refused = false

@@ -15,7 +15,7 @@ struct SignatureRule: Rule {
     static let phase = RulePhase.signature
     static let failureMeaning = RuleFailureMeaning.notAuthenticated
     static let findingCodes: [FindingCode] = [.signatureInvalid, .certificateUntrusted, .kidUnknown, .keyPublishedLater, .keysBeforeHistory, .kidMissing,
-                                              .keyUnavailable]
+                                              .keyUnavailable, .layerMissing]
     static let argumentShape: ArgumentShape = .keySource
     static let runsByDefault = true
 
@@ -25,6 +25,8 @@ struct SignatureRule: Rule {
     let outerSource: KeySource?
     /// The algorithms of the signed layers around the claims' token.
     let outerAllowed: [JWSAlgorithm]
+    /// Where `outer_layers` is written, when it requires a signed layer around the claims' token.
+    let outerRequired: SourceLocation?
 
     static func compile(_ node: YAMLNode?, _ compiler: inout RuleCompiler) -> [CompiledRule] {
         if compiler.tokensAreUnsigned {
@@ -38,19 +40,15 @@ struct SignatureRule: Rule {
         }
         guard let source = compiler.keySource(node) else { return [] }
         let allowed = compiler.tokenSettings.algorithms ?? []
-        if let keys = source.localKeys {
-            for algorithm in allowed where !keys.keys.contains(where: { $0.canVerify(algorithm) }) {
-                compiler.warning(.keySource, "no key from \(source.description) can verify \(algorithm.rawValue)", at: node,
-                                 hint: "tokens signed with \(algorithm.rawValue) will fail with key_unavailable")
-            }
-        }
+        compiler.warnUnverifiable(source, algorithms: allowed, at: node)
         let outer = compiler.tokenSettings.outerLayers
-        return [compiler.finish(SignatureRule(source: source, allowed: allowed, outerSource: outer.keys, outerAllowed: outer.algorithms ?? allowed),
+        return [compiler.finish(SignatureRule(source: source, allowed: allowed, outerSource: outer.keys, outerAllowed: outer.algorithms ?? allowed,
+                                              outerRequired: outer.required ? outer.location : nil),
                                 at: node.location)]
     }
 
     var reportableCodes: [FindingCode] {
-        let codes = Self.codes(source, allowed)
+        let codes = Self.codes(source, allowed) + (outerRequired == nil ? [] : [.layerMissing])
         guard outerSource != nil || outerAllowed != allowed else { return codes }
         let outer = Self.codes(outerSource ?? source, outerAllowed)
         return Self.findingCodes.filter { codes.contains($0) || outer.contains($0) }
@@ -93,6 +91,7 @@ struct SignatureRule: Rule {
                 : "; a token carrying x5c is verified with its leaf key once the chain verifies to \(trust.description)"
         }
         if let outerSource { text += "; a signed token around it, with a key from \(outerSource.description)" }
+        if outerRequired != nil { text += "; the token must be wrapped in one (outer_layers)" }
         return text
     }
 
@@ -103,6 +102,10 @@ struct SignatureRule: Rule {
         }
         let layers = token.outerLayers
         var around: [(layer: Int, verified: Verified)] = []
+        if let required = outerRequired, !layers.contains(where: { $0.signature != nil }) {
+            return .fail(.layerMissing, "the token is not wrapped in a signed token, and outer_layers (\(required)) requires one"
+                         + (outerSource.map { " signed with a key from \($0.description)" } ?? ""))
+        }
         if !layers.isEmpty {
             switch verifyOuterLayers(layers, context) {
             case let .success(verified): around = verified
