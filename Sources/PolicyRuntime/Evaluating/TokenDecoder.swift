@@ -79,21 +79,20 @@ enum TokenDecoder {
         }
         func failing(_ failure: Failure) -> Result<DecodedToken, Failure> { .failure(keyed(failure)) }
         while true {
-            if case let .compact(text) = next {
+            switch next {
+            case let .compact(text):
                 let encrypted = layers.isEmpty ? envelope.format != .jws : looksLikeJWE(text)
                 let parsed = structure { () throws(JOSEError) -> Start in
                     encrypted ? .encrypted([try CompactJWE(text, limits: limits)]) : .signed(try CompactJWS(text, limits: limits))
                 }
                 switch parsed {
-                case let .success(token): next = token
+                case let .success(token):
+                    next = token
+                    continue
                 case var .failure(failure):
                     if let outer = layers.last { failure = nextLayerFailure(failure, text: text, inside: outer, at: layers.count) }
                     return failing(failure)
                 }
-            }
-            switch next {
-            case .compact:
-                preconditionFailure("a compact token is parsed above")
             case let .signed(jws):
                 guard jws.header.holdsJWT else {
                     return claimsToken(jws, byteCount: byteCount, limits: limits, decryptedBy: decryptedBy, layers: layers, otherSignatures: otherSignatures,
