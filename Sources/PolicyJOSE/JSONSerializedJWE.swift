@@ -18,7 +18,7 @@ package enum JSONSerializedJWE {
 
     /// The recipients of `text`, first to last.
     package static func recipients(_ text: some StringProtocol, limits: TokenLimits) throws(JOSEError) -> [CompactJWE] {
-        let document = try JSONSerialization.document(text, what: "JWE", limits: limits)
+        let document = try JSONSerializedJOSE.document(text, what: "JWE", limits: limits)
         guard case let .string(protected)? = document["protected"] else {
             throw JOSEError(document["protected"] == nil ? .invalidHeader : .malformedToken, document["protected"] == nil
                 ? "the JWE JSON serialization has no 'protected' header: its enc would not be integrity-protected"
@@ -26,10 +26,10 @@ package enum JSONSerializedJWE {
         }
         let protectedBytes = try decode(protected, member: "protected")
         let protectedObject = try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(protectedBytes, what: "the JWE protected header")
-        let shared = try JSONSerialization.unprotectedHeader(document["unprotected"], of: "the JWE JSON serialization's shared header", allowed: unprotectedNames)
-        try JSONSerialization.refuseDuplicates(shared, in: protectedObject, of: "the JWE")
+        let shared = try JSONSerializedJOSE.unprotectedHeader(document["unprotected"], of: "the JWE JSON serialization's shared header", allowed: unprotectedNames)
+        try JSONSerializedJOSE.refuseDuplicates(shared, in: protectedObject, of: "the JWE")
 
-        let entries = try JSONSerialization.entries(of: document, what: "JWE", general: "recipients", flattened: ["header", "encrypted_key"],
+        let entries = try JSONSerializedJOSE.entries(of: document, what: "JWE", general: "recipients", flattened: ["header", "encrypted_key"],
                                                     flattenedRequired: nil, most: maxRecipients)
 
         guard document["ciphertext"] != nil else { throw JOSEError(.malformedToken, "the JWE JSON serialization has no 'ciphertext'") }
@@ -46,9 +46,9 @@ package enum JSONSerializedJWE {
         var recipients: [CompactJWE] = []
         for (index, entry) in entries.enumerated() {
             let name = entries.count == 1 ? "the JWE JSON serialization's recipient" : "recipient \(index + 1) of the JWE JSON serialization"
-            let own = try JSONSerialization.unprotectedHeader(entry["header"], of: name, allowed: unprotectedNames)
-            try JSONSerialization.refuseDuplicates(own, in: protectedObject, of: name)
-            if let shared { try JSONSerialization.refuseDuplicates(own, in: shared, of: name) }
+            let own = try JSONSerializedJOSE.unprotectedHeader(entry["header"], of: name, allowed: unprotectedNames)
+            try JSONSerializedJOSE.refuseDuplicates(own, in: protectedObject, of: name)
+            if let shared { try JSONSerializedJOSE.refuseDuplicates(own, in: shared, of: name) }
             var joint = protectedObject
             for member in (shared?.members ?? []) + (own?.members ?? []) { joint.set(member.name, member.value) }
             let header = try JOSEHeader(object: joint)
