@@ -100,6 +100,16 @@ struct RFCExampleTests {
         #expect(try key.thumbprint() == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
     }
 
+    @Test("RFC 7638 §3.1 and RFC 9449 §6.1: the thumbprints of the RSA example key and of the DPoP proof's P-256 key")
+    func thumbprints() throws {
+        // Members beyond the required ones (alg, kid) do not enter the thumbprint.
+        let rsa = try JWK(json: Array(#"{"kty":"RSA","n":"0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw","e":"AQAB","alg":"RS256","kid":"2011-04-29"}"#.utf8))
+        #expect(try rsa.thumbprint() == "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")
+        // The `cnf.jkt` of RFC 9449 §6.1 is the thumbprint of the `jwk` in the §4.1 proof's header.
+        let proofKey = try JWK(json: Array(#"{"kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA","crv":"P-256"}"#.utf8))
+        #expect(try proofKey.thumbprint() == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")
+    }
+
     @Test("RFC 8037 A.4–A.5: Ed25519 signing gives the RFC's signature, which verifies")
     func rfc8037Signature() throws {
         let key = try JWK(json: Array(Self.ed25519Key.utf8))
