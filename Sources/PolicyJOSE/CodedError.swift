@@ -31,6 +31,7 @@ public struct CodedError<Domain: ErrorDomain>: EngineError, Hashable {
             self.rawValue = rawValue
         }
 
+        /// The code as messages and JSON write it.
         public var description: String { rawValue }
     }
 

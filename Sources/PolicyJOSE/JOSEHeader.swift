@@ -44,7 +44,7 @@ public struct JOSEHeader: Sendable, Equatable {
             guard let index = JOSEHeader.registeredTypes.index(forKey: member.name) else { continue }
             let (name, type) = JOSEHeader.registeredTypes[index]
             // Found here, in the pass every header makes, rather than by a lookup per token.
-            if type == "string", name.utf8.count == 3, name == "cty", case let .string(value) = member.value, name.isExactly(member.name) {
+            if name == "cty", case let .string(value) = member.value, name.isExactly(member.name) {
                 holdsJWT = JOSEHeader.normalizedMediaType(value) == "jwt"
             }
             guard member.value.typeName != type, name.isExactly(member.name) else { continue }

@@ -295,7 +295,7 @@ extension Policy {
     /// unless it holds for N signatures by distinct keys, which a compact token never has.
     @inline(__always)
     private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
-        guard let token = prepared.token, !token.otherSignatures.isEmpty || envelope.signatures != .any && envelope.signatures != .all else {
+        guard let token = prepared.token, !token.otherSignatures.isEmpty || envelope.signatures.countsSigners else {
             return judge(prepared, keySets: keySets, request)
         }
         return judgeEachSignature(prepared, token, keySets: keySets, request)

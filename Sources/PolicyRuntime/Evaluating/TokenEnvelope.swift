@@ -26,6 +26,11 @@ package struct TokenEnvelope: Sendable {
         /// The most signers a policy may require: as many signatures as a token may carry.
         package static let mostSigners = JSONSerializedJWS.maxSignatures
 
+        /// Whether it counts signers (`N`), which a token of one signature never satisfies.
+        package var countsSigners: Bool {
+            if case .atLeast = self { true } else { false }
+        }
+
         /// `any`, `all` or a number, as the policy writes it.
         package var description: String {
             switch self {

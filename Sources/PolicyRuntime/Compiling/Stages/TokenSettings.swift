@@ -52,12 +52,12 @@ package struct OuterLayers: Sendable {
             }
         }
         if let node = compiler.section["algorithms"] { settings.algorithms = algorithms(node, &compiler) }
-        if policy == nil, let node = compiler.section["outer_layers"] { settings.outerLayers = outerLayers(node, envelope: settings.envelope, &compiler) }
+        if policy == nil, let node = compiler.section["outer_layers"] { settings.outerLayers = outerLayers(node, envelope: settings.envelope, tokenAlgorithms: settings.algorithms, &compiler) }
         return settings
     }
 
     /// `outer_layers: {keys, algorithms}`, each optional.
-    private static func outerLayers(_ node: YAMLNode, envelope: TokenEnvelope, _ compiler: inout RuleCompiler) -> OuterLayers {
+    private static func outerLayers(_ node: YAMLNode, envelope: TokenEnvelope, tokenAlgorithms: [JWSAlgorithm]?, _ compiler: inout RuleCompiler) -> OuterLayers {
         var layers = OuterLayers(required: true, location: node.location)
         guard compiler.mapping(node, allowed: ["keys", "algorithms", "required"], what: "'outer_layers'") != nil else { return layers }
         if envelope.format == .jwe {
@@ -71,7 +71,7 @@ package struct OuterLayers: Sendable {
                 compiler.error(.wrongType, "'required' must be true or false, found \(flag.shapeDescription)", at: flag)
             }
         }
-        if let keys = layers.keys, let algorithms = layers.algorithms ?? compiler.section["algorithms"].flatMap({ algorithms($0, &compiler, reporting: false) }) {
+        if let keys = layers.keys, let algorithms = layers.algorithms ?? tokenAlgorithms {
             compiler.warnUnverifiable(keys, algorithms: algorithms, at: node["keys"]!)
         }
         if envelope.limits.maxLayers == 1 {
@@ -81,14 +81,8 @@ package struct OuterLayers: Sendable {
         return layers
     }
 
-    /// The listed algorithms, each once; nil after reporting a name that is `none` or unknown
-    /// (or, without `reporting`, after finding one: the list's own reading reports it).
-    private static func algorithms(_ node: YAMLNode, _ compiler: inout RuleCompiler, reporting: Bool = true) -> [JWSAlgorithm]? {
-        guard reporting else {
-            guard let names = node.items?.compactMap(\.scalar?.string), names.count == node.items?.count else { return nil }
-            let parsed = names.compactMap { try? JWSAlgorithm(name: $0) }
-            return parsed.count == names.count ? parsed : nil
-        }
+    /// The listed algorithms, each once; nil after reporting a name that is `none` or unknown.
+    private static func algorithms(_ node: YAMLNode, _ compiler: inout RuleCompiler) -> [JWSAlgorithm]? {
         guard let names = compiler.literalStrings(node, what: "'algorithms'") else { return nil }
         var allowed: [JWSAlgorithm] = []
         var refused = false
