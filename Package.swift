@@ -215,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: [
-                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "KeyServer", "CCurl",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules", "KeyServer", "CCurl",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -239,7 +239,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyHTTPTests",
-            dependencies: ["PolicyHTTP", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["PolicyHTTP", "PolicyAuthoring", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

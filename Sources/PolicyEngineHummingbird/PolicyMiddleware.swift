@@ -59,7 +59,7 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
                 throw HTTPError(.internalServerError, message: "the policy \(policy.name) cannot judge requests: \(error.message)")
             }
         }
-        if case let .judged(verdict, _) = judgement, verdict.valid {
+        if case let .judged(verdict, _, _, _) = judgement, verdict.valid {
             var context = context
             context.policyVerdict = verdict
             return try await next(request, context)

@@ -133,7 +133,8 @@ package struct IncomingRequest: Sendable {
 
     /// The request as a request policy judges it; nil without a target.
     package var subject: RequestSubject? {
-        target.map { RequestSubject(method: method, target: $0, headerFields: fields.map { ($0.name.rawName, $0.value) }) }
+        target.map { RequestSubject(method: method, origin: host.flatMap { RequestOrigin(scheme: scheme, host: $0) }, target: $0,
+                                    headerFields: fields.map { ($0.name.rawName, $0.value) }) }
     }
 
     /// `{method, url, headers}` for a decision log that writes request fields.

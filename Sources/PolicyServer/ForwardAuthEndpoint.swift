@@ -61,7 +61,7 @@ enum ForwardAuthEndpoint {
         do {
             let judgement = try await front.judge(request, inputs: inputs, signatureCache: signatureCache)
             let decision = switch judgement {
-            case let .judged(verdict, claims): Decision(verdict: verdict, claims: claims)
+            case let .judged(verdict, claims, _, _): Decision(verdict: verdict, claims: claims)
             case let .noCredential(problem): Decision(.noCredential, code: problem.code)
             case let .refused(refusal): Decision(.refused, code: refusal.code)
             }

@@ -46,7 +46,7 @@ package enum BuiltinRules {
     /// Rule types of the `request` section: an HTTP request.
     package static let requestRules: [any Rule.Type] = [
         RequestStructureRule.self, MethodRule.self, PathRule.self, RequestHeadersRule.self, QueryRule.self, BodyRule.self,
-        EncryptedFieldsRule.self, BearerRule.self,
+        EncryptedFieldsRule.self, BearerRule.self, DPoPRule.self,
     ]
 
     package static let requestSettings: [String: RuleRegistry.SectionSetting] = [
@@ -70,7 +70,7 @@ package enum BuiltinRules {
     /// Every finding code the engine and the built-in rules report (docs/policy-format.md §8).
     package static let findingCodes: [FindingCode] = FindingCode.engineCodes + FindingCode.tokenHeaderCodes + FindingCode.claimCodes
         + FindingCode.oidcCodes + FindingCode.timeCodes + FindingCode.hashCodes + FindingCode.requestCodes
-        + FindingCode.encryptionCodes + FindingCode.oauthCodes
+        + FindingCode.encryptionCodes + FindingCode.oauthCodes + FindingCode.dpopCodes
 
     /// The JSON Schema of policies using the built-in rules (`policy-run schema`).
     package static var schema: JSONValue { PolicySchema(registry: registry, matcher: Matcher.schema).document }

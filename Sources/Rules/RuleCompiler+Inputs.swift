@@ -10,7 +10,7 @@ extension RuleCompiler {
 
     /// A rule skipped exactly when one of `inputs` is absent, whatever its settings read: for
     /// rules compiled from one shared mapping, such as one rule per encrypted field.
-    mutating func finish(_ rule: some Rule, id: String, at location: SourceLocation, inputs: [String]) -> CompiledRule {
+    mutating func finish(_ rule: some Rule, id: String?, at location: SourceLocation, inputs: [String]) -> CompiledRule {
         finish(rule, id: id, at: location) { _ in inputs }
     }
 

@@ -31,6 +31,23 @@ struct IncomingRequestTests {
         }
     }
 
+    @Test("origins: scheme and host in any case and the default port are one origin; user information or a bad port is no URL")
+    func origins() throws {
+        let origin = { (url: String) in try RequestTarget.parse(url).get().origin?.description }
+        #expect(try origin("HTTPS://API.Example.com:443/x") == "https://api.example.com")
+        #expect(try origin("http://api.example.com.:8080") == "http://api.example.com:8080")
+        #expect(try origin("https://[::1]:8443/a?b") == "https://[::1]:8443")
+        #expect(try origin("/x") == nil)
+        #expect(try RequestTarget.parse("https://a.example/x#f").get().hasQueryOrFragment)
+        #expect(try !RequestTarget.parse("https://a.example/x").get().hasQueryOrFragment)
+        for bad in ["https://user@api.example.com/x", "https://api.example.com:99999/", "https://api.example.com:x/", "https:///x", "https://"] {
+            #expect(throws: RequestTarget.Problem.self, "'\(bad)' was read") { try RequestTarget.parse(bad).get() }
+        }
+        let forwarded = try IncomingRequest.forwarded(Self.head(_: "/", [("X-Forwarded-Uri", "/a"), ("X-Forwarded-Host", "API.example.com:443"),
+                                                                        ("X-Forwarded-Proto", "https")])).get()
+        #expect(forwarded.subject?.origin?.description == "https://api.example.com")
+    }
+
     @Test("forwarded: X-Forwarded-* read once each; the route path is the normalised path the rules read")
     func forwarded() throws {
         let request = try IncomingRequest.forwarded(Self.head(_: "/v1/authz", [("X-Forwarded-Uri", "//%61dmin//users?x=1"), ("X-Forwarded-Host", "App.Example."),

@@ -30,7 +30,7 @@ struct TwoStepEvaluationTests {
             Issue.record("a cold cache must wait for keys")
             return
         }
-        #expect(pending.uncached.description.contains(url))
+        #expect(pending.uncached?.description.contains(url) == true)
         let evaluation = await policy.finish(pending)
         #expect(evaluation.verdict.valid && evaluation.token?.claims["iss"] == .string("https://issuer.example"))
         guard case let .finished(warm) = try policy.start(request) else {

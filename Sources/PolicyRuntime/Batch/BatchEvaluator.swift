@@ -50,7 +50,7 @@ package struct BatchEvaluator: Sendable {
     package func evaluate(_ record: BatchRecord) async -> BatchVerdict {
         switch start(record) {
         case let .judged(verdict): verdict
-        case let .waitingForKeys(pending): await finish(record, pending)
+        case let .waiting(pending): await finish(record, pending)
         }
     }
 
@@ -60,15 +60,15 @@ package struct BatchEvaluator: Sendable {
     package func evaluateNow(_ record: BatchRecord) -> BatchVerdict? {
         switch start(record) {
         case let .judged(verdict): verdict
-        case .waitingForKeys: nil
+        case .waiting: nil
         }
     }
 
     /// How far a record got without suspending.
     enum RecordStart {
         case judged(BatchVerdict)
-        /// Its token is decoded and waits for remote keys.
-        case waitingForKeys(PendingEvaluation)
+        /// Its token is decoded and waits for remote keys, or its verdict for a replay store.
+        case waiting(PendingEvaluation)
     }
 
     /// Judges a record without suspending when its keys are at hand (local keys, a warm cache):
@@ -86,7 +86,7 @@ package struct BatchEvaluator: Sendable {
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation): return .judged(judged(record, evaluation.verdict, evaluation.token))
-                case let .waitingForKeys(pending): return .waitingForKeys(pending)
+                case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
                 }
             } catch {
                 return .judged(refused(record, .recordFieldMissing, error.message))
@@ -171,7 +171,7 @@ package struct BatchEvaluator: Sendable {
                     for record in chunk {
                         switch start(record) {
                         case let .judged(verdict): verdicts.append(verdict)
-                        case let .waitingForKeys(pending): verdicts.append(await finish(record, pending))
+                        case let .waiting(pending): verdicts.append(await finish(record, pending))
                         }
                     }
                     return (index, verdicts, transform(verdicts))

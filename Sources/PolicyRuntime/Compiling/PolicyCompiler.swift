@@ -120,7 +120,9 @@ internal import Foundation
 
     /// A reader for `node` in `section`, whose fragments inherit the policy's section settings.
     func reader(section: String, node: YAMLNode, root: YAMLNode, declaredInputs: Set<String>) -> RuleCompiler {
-        RuleCompiler(sectionName: section, section: node, policySection: root[section], declaredInputs: declaredInputs, inputDeclarations: root["inputs"],
-                     environment: environment, policyCompiler: self)
+        var reader = RuleCompiler(sectionName: section, section: node, policySection: root[section], declaredInputs: declaredInputs,
+                                  inputDeclarations: root["inputs"], environment: environment, policyCompiler: self)
+        reader.policyJudgesToken = root["token"] != nil
+        return reader
     }
 }

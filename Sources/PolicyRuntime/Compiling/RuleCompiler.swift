@@ -19,6 +19,9 @@ internal import Foundation
     public internal(set) var tokenSettings = TokenSettings.standard
     /// The inputs the policy declares.
     public let declaredInputs: Set<String>
+    /// Whether the policy has a `token` section: a request's rules can then rely on its token
+    /// being judged (a DPoP proof's binding to it).
+    package internal(set) var policyJudgesToken = false
     /// The policy's `inputs` declarations, which an inline section (`bearer: {token: …}`) shares.
     let inputDeclarations: YAMLNode?
     let environment: [String: String]

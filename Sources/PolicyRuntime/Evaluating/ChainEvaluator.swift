@@ -25,6 +25,9 @@ struct ChainEvaluator {
     var verifiedKey: VerifiedKey?
     /// Values passing rules handed over, for a valid verdict's `outputs`.
     var outputs: [String: JSONValue] = [:]
+    /// One-time values passing rules handed over, with the rule that found each, for the
+    /// evaluation to record when the verdict is otherwise valid.
+    var oneTimeValues: [(rule: CompiledRule, value: OneTimeValue)] = []
     /// Whether the token's signature failed: from then on no rule after the signature phase
     /// judges it, so no finding about an unverified token quotes what the policy expects.
     var signatureFailed = false
@@ -127,6 +130,7 @@ struct ChainEvaluator {
         case .pass:
             if let key = outcome.verifiedKey { verifiedKey = key }
             if !outcome.outputs.isEmpty { outputs.merge(outcome.outputs) { $1 } }
+            for value in outcome.oneTimeValues { oneTimeValues.append((rule, value)) }
             record(rule, .pass, outcome.detail, nested: outcome.nestedTrace)
             return .pass
         case .fail:

@@ -19,6 +19,10 @@ public struct EvaluationRequest: Sendable {
     /// Remembered signature checks and decoded tokens, for subjects that repeat: the process's
     /// `SignatureCache.shared` unless given another; nil remembers none.
     public var signatureCache: SignatureCache?
+    /// Where values that may be used once (a DPoP proof's `jti`) are recorded: the process's
+    /// `MemoryReplayStore.shared` unless given another (PostgreSQL, for servers that share
+    /// one). Nil records none, and a policy that needs one then refuses as undecided.
+    public var replayStore: (any ReplayStore)?
     /// Tokens the enclosing evaluation decoded already (under standard limits), for the nested
     /// evaluation of a `bearer` or `embedded_tokens` rule: a token inside a request is split once.
     package var decoded: [String: DecodedToken]?
@@ -26,8 +30,10 @@ public struct EvaluationRequest: Sendable {
     /// A request to judge `token` and `subjects` with `inputs` at `now`: the wall clock's time
     /// when nil (and the trace says so), otherwise the `clockSource` given, `caller` by default.
     public init(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: UnixTime? = nil,
-                trace: Bool = false, clockSource: String? = nil, signatureCache: SignatureCache? = .shared) {
+                trace: Bool = false, clockSource: String? = nil, signatureCache: SignatureCache? = .shared,
+                replayStore: (any ReplayStore)? = MemoryReplayStore.shared) {
         self.token = token
+        self.replayStore = replayStore
         self.subjects = subjects
         self.inputs = inputs
         self.now = now ?? .now
@@ -53,14 +59,24 @@ public enum EvaluationStep: Sendable {
     case finished(Evaluation)
     /// A remote key set must be fetched first: `Policy.finish` does.
     case waitingForKeys(PendingEvaluation)
+    /// Every rule held, and the one-time values the request used must be recorded in a replay
+    /// store that must be waited for (a database): `Policy.finish` does.
+    case waitingForReplayStore(PendingEvaluation)
 }
 
-/// An evaluation whose subjects are checked and token decoded (once), waiting for remote keys.
+/// An evaluation whose subjects are checked and token decoded (once), waiting for remote keys
+/// or, once judged, for its replay store.
 public struct PendingEvaluation: Sendable {
-    let prepared: Policy.Prepared
+    enum Stage: Sendable {
+        case keys(Policy.Prepared)
+        case replayStore(Policy.Judged, token: DecodedToken?, store: any ReplayStore)
+    }
+
+    let stage: Stage
     let request: EvaluationRequest
-    /// The first key source the cache could not answer for.
-    public let uncached: RemoteKeySource
+    /// The first key source the cache could not answer for; nil when the evaluation waits for
+    /// its replay store.
+    public let uncached: RemoteKeySource?
 }
 
 /// Evaluating a policy: `start` judges what can be judged at once, `finish` what waits for
@@ -76,7 +92,7 @@ extension Policy {
     public func evaluate(_ request: EvaluationRequest) async throws(EvaluationError) -> Evaluation {
         switch try start(request) {
         case let .finished(evaluation): evaluation
-        case let .waitingForKeys(pending): await finish(pending)
+        case let .waitingForKeys(pending), let .waitingForReplayStore(pending): await finish(pending)
         }
     }
 
@@ -96,7 +112,9 @@ extension Policy {
         case let .finished(evaluation):
             return evaluation
         case let .waitingForKeys(pending):
-            throw EvaluationError(.keysNotCached, "the keys of \(pending.uncached) are not cached yet; await prefetch() or use the async evaluate")
+            throw EvaluationError(.keysNotCached, "the keys of \(pending.uncached.map { "\($0)" } ?? "the policy") are not cached yet; await prefetch() or use the async evaluate")
+        case .waitingForReplayStore:
+            throw EvaluationError(.replayStoreAsync, "the request's one-time values must be recorded in a replay store that cannot answer at once; use the async evaluate")
         }
     }
 
@@ -129,8 +147,8 @@ extension Policy {
         case var .ready(prepared):
             if !prepared.subjects.isEmpty || !tokenEmbeddingRules.isEmpty { prepared.embedded = decodeEmbedded(prepared, request) }
             switch cachedKeySets(for: prepared) {
-            case let .success(keySets): return .finished(Evaluation(verdict: run(prepared, keySets: keySets, request), token: prepared.token))
-            case let .failure(uncached): return .waitingForKeys(PendingEvaluation(prepared: prepared, request: request, uncached: uncached.source))
+            case let .success(keySets): return settle(run(prepared, keySets: keySets, request), token: prepared.token, request)
+            case let .failure(uncached): return .waitingForKeys(PendingEvaluation(stage: .keys(prepared), request: request, uncached: uncached.source))
             }
         }
     }
@@ -138,8 +156,12 @@ extension Policy {
     /// Fetches the keys `pending` waits for (each source at most its `max_wait`), then judges it:
     /// the second step of an evaluation `start` could not finish.
     public func finish(_ pending: PendingEvaluation) async -> Evaluation {
+        let prepared: Prepared
+        switch pending.stage {
+        case let .keys(waiting): prepared = waiting
+        case let .replayStore(judged, token, store): return await record(judged, token: token, in: store, pending.request)
+        }
         var keySets: [RemoteKeySource: KeyResolution] = [:]
-        let prepared = pending.prepared
         if let token = prepared.token, let jws = token.jws {
             // The other signatures first: the set as resolved for the claims' token's `kid` is
             // the one its verdict reports.
@@ -154,7 +176,12 @@ extension Policy {
             let kid = prepared.embedded?[token]?.keyID
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
-        return Evaluation(verdict: run(prepared, keySets: keySets, pending.request), token: prepared.token)
+        switch settle(run(prepared, keySets: keySets, pending.request), token: prepared.token, pending.request) {
+        case let .finished(evaluation): return evaluation
+        case let .waitingForKeys(next), let .waitingForReplayStore(next):
+            guard case let .replayStore(judged, token, store) = next.stage else { preconditionFailure("keys were resolved") }
+            return await record(judged, token: token, in: store, pending.request)
+        }
     }
 
     /// The tokens inside the subjects (a request's bearer token) and inside the token's claims
@@ -231,6 +258,8 @@ extension Policy {
     struct Prepared: Sendable {
         let inputs: [String: JSONValue]
         var token: DecodedToken?
+        /// The token as presented, for rules bound to its exact text (a DPoP proof's `ath`).
+        var tokenText: String?
         let subjects: [String: any PolicySubject]
         /// The tokens inside the subjects and the token's claims that rules will judge with the
         /// policies they name, decoded once: their `kid`s choose the key sets to have at hand,
@@ -245,8 +274,8 @@ extension Policy {
     }
 
     private func prepare(_ request: EvaluationRequest) throws(EvaluationError) -> Preparation {
-        let (token, given, now, tracing, clockSource, signatureCache) = (request.token, request.subjects, request.now, request.trace,
-                                                                         request.clockSource, request.signatureCache)
+        let (given, now, tracing, clockSource, signatureCache) = (request.subjects, request.now, request.trace, request.clockSource, request.signatureCache)
+        let token = request.token ?? (subjects.contains("token") ? given.lazy.compactMap(\.presentedToken).first : nil)
         let inputs = try resolveInputs(request.inputs)
         var bySection: [String: any PolicySubject] = [:]
         for subject in given {
@@ -273,7 +302,7 @@ extension Policy {
         }
         switch decoding {
         case let .success(decoded):
-            return .ready(Prepared(inputs: inputs, token: decoded, subjects: bySection))
+            return .ready(Prepared(inputs: inputs, token: decoded, tokenText: token, subjects: bySection))
         case let .failure(failure):
             var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
             let at = failure.location?.description ?? (files.first ?? name) + ":1:1"
@@ -294,7 +323,7 @@ extension Policy {
     /// hold for (`all`), otherwise of the first signature; with `signatures: N`, a failure
     /// unless it holds for N signatures by distinct keys, which a compact token never has.
     @inline(__always)
-    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Verdict {
+    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Judged {
         guard let token = prepared.token, !token.otherSignatures.isEmpty || envelope.signatures.countsSigners else {
             return judge(prepared, keySets: keySets, request)
         }
@@ -302,24 +331,25 @@ extension Policy {
     }
 
     private func judgeEachSignature(_ prepared: Prepared, _ token: DecodedToken, keySets: [RemoteKeySource: KeyResolution],
-                                    _ request: EvaluationRequest) -> Verdict {
+                                    _ request: EvaluationRequest) -> Judged {
         let candidates = [token] + token.otherSignatures
-        var verdicts: [Verdict] = []
+        var judgements: [Judged] = []
         for (index, candidate) in candidates.enumerated() {
             var alternative = prepared
             alternative.token = candidate
-            let verdict = judge(alternative, keySets: keySets, request, signature: candidates.count > 1 ? (index, candidates.count) : nil)
+            let judged = judge(alternative, keySets: keySets, request, signature: candidates.count > 1 ? (index, candidates.count) : nil)
             switch envelope.signatures {
-            case .any where verdict.valid, .all where !verdict.valid: return verdict
-            default: verdicts.append(verdict)
+            case .any where judged.verdict.valid, .all where !judged.verdict.valid: return judged
+            default: judgements.append(judged)
             }
         }
-        guard case let .atLeast(required) = envelope.signatures else { return verdicts[0] }
+        guard case let .atLeast(required) = envelope.signatures else { return judgements[0] }
+        let verdicts = judgements.map(\.verdict)
         var signers: [VerifiedKey] = []
         for key in verdicts.filter(\.valid).compactMap(\.proof?.key) where !signers.contains(where: { $0.kid == key.kid && $0.source == key.source }) {
             signers.append(key)
         }
-        let best = verdicts.first(where: \.valid) ?? verdicts[0]
+        let best = judgements.first(where: \.verdict.valid) ?? judgements[0]
         guard signers.count < required else { return best }
         let held = signers.map { "\($0.kid.map { "kid '\($0)'" } ?? "a key without kid") from \($0.source)" }
         let finding = Finding(rule: "token.signatures", code: .tooFewSignatures,
@@ -327,18 +357,19 @@ extension Policy {
                                   + (held.isEmpty ? "" : " (\(held.joined(separator: ", ")))"),
                               at: envelope.signaturesLocation?.description ?? (files.first ?? name) + ":1:1")
         let failing = verdicts.first { !$0.valid }
-        return Verdict(policy: name, valid: false, provenBy: best.proof?.key, keyFreshness: best.keyFreshness, findings: [finding] + (failing?.findings ?? []),
-                       skipped: best.skipped, outputs: [:], trace: best.trace)
+        return Judged(verdict: Verdict(policy: name, valid: false, provenBy: best.verdict.proof?.key, keyFreshness: best.verdict.keyFreshness,
+                                       findings: [finding] + (failing?.findings ?? []), skipped: best.verdict.skipped, outputs: [:], trace: best.verdict.trace),
+                      oneTimeValues: [])
     }
 
     /// The verdict of the chain on `prepared`; `signature` is which signature of a general JWS
     /// it judges, for the trace.
     private func judge(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest,
-                       signature: (index: Int, count: Int)? = nil) -> Verdict {
+                       signature: (index: Int, count: Int)? = nil) -> Judged {
         let (now, tracing, clockSource, signatureCache) = (request.now, request.trace, request.clockSource, request.signatureCache)
         var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
         let decoded = prepared.token
-        let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, subjects: prepared.subjects,
+        let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, tokenText: prepared.tokenText, subjects: prepared.subjects,
                                         keySets: keySets, signatureCache: signatureCache, tracing: tracing, embeddedTokens: prepared.embedded)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
@@ -365,11 +396,12 @@ extension Policy {
         trace?.key = provenBy
         // Operators watch this field for outages: a verdict reached with stale keys says so.
         let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
-        return Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
-                       skipped: evaluator.skipped, outputs: valid ? evaluator.outputs.merging(outputValues(decoded)) { $1 } : [:], trace: trace)
+        let verdict = Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
+                              skipped: evaluator.skipped, outputs: valid ? evaluator.outputs.merging(outputValues(decoded)) { $1 } : [:], trace: trace)
+        return Judged(verdict: verdict, oneTimeValues: evaluator.oneTimeValues.map { .init(rule: $0.rule.id, at: $0.rule.location.description, value: $0.value) })
     }
 
-    func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
+    package func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
         let undeclared = supplied.keys.filter { name in !inputs.contains { $0.name == name } }
         if let unknown = undeclared.min() {
             throw EvaluationError(.unknownInput, "the policy declares no input '\(unknown)'"

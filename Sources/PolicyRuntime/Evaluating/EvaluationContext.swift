@@ -12,6 +12,8 @@
     public let inputs: [String: JSONValue]
     /// The decoded token, for token rules.
     public let token: DecodedToken?
+    /// The token as presented, for rules bound to its exact text (a DPoP proof's `ath`).
+    package let tokenText: String?
     /// The non-token subjects of this evaluation, by section.
     public let subjects: [String: any PolicySubject]
     /// The remote key sets this evaluation resolved, for the signature rule.
@@ -27,13 +29,14 @@
 
     /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
     /// sets it resolved and its signature cache.
-    package init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, subjects: [String: any PolicySubject] = [:],
+    package init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, tokenText: String? = nil, subjects: [String: any PolicySubject] = [:],
                 keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false,
                 embeddedTokens: [String: DecodedToken]? = nil) {
         self.embeddedTokens = embeddedTokens
         self.now = now
         self.inputs = inputs
         self.token = token
+        self.tokenText = tokenText
         self.subjects = subjects
         self.signatureCache = signatureCache
         self.keySets = keySets

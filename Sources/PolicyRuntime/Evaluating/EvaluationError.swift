@@ -13,6 +13,8 @@ extension CodedError.Code where Domain == EvaluationFailure {
     public static var unknownInput: Self { Self("unknown_input") }
     /// The synchronous `evaluate` needs a remote key set that is not in the cache.
     public static var keysNotCached: Self { Self("keys_not_cached") }
+    /// The synchronous `evaluate` would have to wait for a replay store that cannot answer at once.
+    public static var replayStoreAsync: Self { Self("replay_store_async") }
     /// A section's subject (token, request, callback) was not given.
     public static var missingSubject: Self { Self("missing_subject") }
     /// A subject was given that no section of the policy checks.

@@ -42,8 +42,8 @@ public struct FindingCode: Sendable, Hashable, Codable, CustomStringConvertible 
         }
     }
 
-    /// Every code the engine itself reports: batch records, token handling, composition.
-    public static var engineCodes: [FindingCode] { batchRecordCodes + tokenHandlingCodes + compositionCodes }
+    /// Every code the engine itself reports: batch records, token handling, composition, replay.
+    public static var engineCodes: [FindingCode] { batchRecordCodes + tokenHandlingCodes + compositionCodes + replayCodes }
 
     /// Whether the finding says the subject could not be judged (`Kind.undecided`).
     public var meansUndecided: Bool { kind == .undecided }

@@ -11,9 +11,15 @@ public protocol PolicySubject: Sendable {
     /// Compact tokens the subject carries that rules may verify with another policy (a
     /// request's bearer token), so remote keys for them are fetched before rules run.
     var embeddedTokens: [String] { get }
+    /// The token the subject presents as the caller's credential (a request's
+    /// `Authorization` token): a policy with a `token` section judges it when the caller gives
+    /// no token of its own, so a request is judged from the one parse of its header.
+    var presentedToken: String? { get }
 }
 
 extension PolicySubject {
     /// By default a subject carries no token.
     public var embeddedTokens: [String] { [] }
+    /// By default a subject presents no token.
+    public var presentedToken: String? { nil }
 }

@@ -21,9 +21,10 @@
         let outputs: [String: JSONValue]
         let nested: [Finding]
         let nestedTrace: [Trace.Entry]
+        let oneTimeValues: [OneTimeValue]
 
         init(code: FindingCode? = nil, message: String? = nil, detail: String?, verifiedKey: VerifiedKey? = nil,
-             outputs: [String: JSONValue] = [:], nested: [Finding] = [], nestedTrace: [Trace.Entry] = []) {
+             outputs: [String: JSONValue] = [:], nested: [Finding] = [], nestedTrace: [Trace.Entry] = [], oneTimeValues: [OneTimeValue] = []) {
             self.code = code
             self.message = message
             self.detail = detail
@@ -31,6 +32,7 @@
             self.outputs = outputs
             self.nested = nested
             self.nestedTrace = nestedTrace
+            self.oneTimeValues = oneTimeValues
         }
     }
 
@@ -53,6 +55,9 @@
     /// For a rule that evaluated another policy with tracing on: that policy's trace, which the
     /// verdict's trace lists under the rule.
     public var nestedTrace: [Trace.Entry] { particulars?.nestedTrace ?? [] }
+    /// Values a passing rule found that may be used once: the evaluation records them in its
+    /// replay store when every rule held, and a value used before makes the verdict invalid.
+    public var oneTimeValues: [OneTimeValue] { particulars?.oneTimeValues ?? [] }
 
     private init(_ status: Status, _ particulars: Particulars?) {
         self.status = status
@@ -66,8 +71,11 @@
     ///     skips the work when no trace is kept).
     ///   - outputs: Values to hand to the verdict's `outputs` when the subject is valid.
     ///   - nestedTrace: The trace of a policy this rule evaluated in turn.
-    public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:], nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
-        RuleOutcome(.pass, detail == nil && outputs.isEmpty && nestedTrace.isEmpty ? nil : Particulars(detail: detail, outputs: outputs, nestedTrace: nestedTrace))
+    ///   - oneTimeValues: Values the request may use only once (a DPoP proof's `jti`).
+    public static func pass(_ detail: String? = nil, outputs: [String: JSONValue] = [:], nestedTrace: [Trace.Entry] = [],
+                            oneTimeValues: [OneTimeValue] = []) -> RuleOutcome {
+        RuleOutcome(.pass, detail == nil && outputs.isEmpty && nestedTrace.isEmpty && oneTimeValues.isEmpty ? nil
+                        : Particulars(detail: detail, outputs: outputs, nestedTrace: nestedTrace, oneTimeValues: oneTimeValues))
     }
 
     /// A failure, reported as a finding.

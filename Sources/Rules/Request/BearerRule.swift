@@ -25,8 +25,9 @@ struct BearerRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let token: String
-        switch context.request.bearer {
-        case let .success(found): token = found
+        switch context.request.credential {
+        case let .success(found) where found.scheme == .bearer: token = found.token
+        case .success: return .fail(.bearerMissing, "the Authorization header presents a DPoP token; 'bearer' judges a Bearer token, and 'dpop' a DPoP-bound one")
         case let .failure(problem): return .fail(.bearerMissing, problem.message)
         }
         let verdict: Verdict
@@ -44,9 +45,15 @@ struct BearerRule: Rule {
 }
 
 extension RequestSubject {
-    /// The bearer token of the `Authorization` header, when it holds exactly one.
+    /// The token of the `Authorization` header, when it holds exactly one.
     public var embeddedTokens: [String] {
-        if case let .success(token) = bearer { return [token] }
+        if case let .success(credential) = credential { return [credential.token] }
         return []
+    }
+
+    /// The token of the `Authorization` header, `Bearer` or `DPoP`, when it holds exactly one.
+    public var presentedToken: String? {
+        if case let .success(credential) = credential { return credential.token }
+        return nil
     }
 }

@@ -30,9 +30,15 @@ public struct RequestSubject: PolicySubject {
     package let body: Body?
     /// What could not be decoded, in request order.
     package let problems: [Problem]
-    /// The `Authorization: Bearer` token, read once when the request is decoded: `bearer` judges
-    /// it, and the evaluation decodes it first for its `kid`.
-    package let bearer: Result<String, BearerCredential.Problem>
+    /// The scheme, host and port the request was sent to: an absolute URL's, or those an HTTP
+    /// front read (`X-Forwarded-Proto` and `-Host`, or the call's own); nil for an origin-form
+    /// URL in a request document.
+    package let origin: RequestOrigin?
+    /// The `Authorization` header's token and scheme, read once when the request is decoded:
+    /// `bearer` and `dpop` judge it, and the evaluation takes it as the policy's token.
+    package let credential: Result<AuthorizationCredential, AuthorizationCredential.Problem>
+    /// The `DPoP` header's proof, read once when the request is decoded; nil without one.
+    package let dpopProof: Result<DPoPProof, DPoPProof.Problem>?
 
     package enum Body: Sendable {
         case json(JSONValue)
@@ -71,7 +77,9 @@ public struct RequestSubject: PolicySubject {
         headers = [:]
         body = nil
         problems = [problem]
-        bearer = .failure(.absent)
+        origin = nil
+        credential = .failure(.absent)
+        dpopProof = nil
     }
 
     /// Decodes a request from its members.
@@ -106,14 +114,16 @@ public struct RequestSubject: PolicySubject {
         }
         let headers = Self.headers(fields, problems: &problems)
         self.headers = headers
-        bearer = BearerCredential.token(in: headers["authorization"] ?? [])
+        credential = AuthorizationCredential.read(headers["authorization"] ?? [])
+        dpopProof = DPoPProof.read(headers["dpop"] ?? [])
 
         var path: String?
         var query: FormParameters?
+        var origin: RequestOrigin?
         switch object["url"] {
         case let .string(url)?:
             switch RequestTarget.parse(url) {
-            case let .success(target): (path, query) = (String(target.rawPath), target.query)
+            case let .success(target): (path, query, origin) = (String(target.rawPath), target.query, target.origin)
             case let .failure(problem): problems.append(Problem(code: .urlInvalid, message: problem.message))
             }
         case nil: malformed("the request has no url")
@@ -121,6 +131,7 @@ public struct RequestSubject: PolicySubject {
         }
         self.path = path
         self.query = query
+        self.origin = origin
 
         switch object["body"] {
         case nil, .null?:
@@ -149,15 +160,17 @@ public struct RequestSubject: PolicySubject {
         self.problems = problems
     }
 
-    /// A request an HTTP front has read: its method, its target (the parse its routing reads
-    /// too) and its header fields in the order sent. The body is not read.
-    package init(method: String, target: RequestTarget, headerFields: [(name: String, value: String)]) {
+    /// A request an HTTP front has read: its method, the origin it was sent to, its target (the
+    /// parse its routing reads too) and its header fields in the order sent. The body is not read.
+    package init(method: String, origin: RequestOrigin?, target: RequestTarget, headerFields: [(name: String, value: String)]) {
         var problems: [Problem] = []
         self.method = method
+        self.origin = target.origin ?? origin
         path = String(target.rawPath)
         query = target.query
         headers = Self.headers(headerFields, problems: &problems)
-        bearer = BearerCredential.token(in: headers["authorization"] ?? [])
+        credential = AuthorizationCredential.read(headers["authorization"] ?? [])
+        dpopProof = DPoPProof.read(headers["dpop"] ?? [])
         body = nil
         self.problems = problems
     }

@@ -8,6 +8,10 @@ package struct RequestTarget: Sendable {
     package let rawPath: Substring
     /// The query, form-decoded.
     package let query: FormParameters
+    /// The scheme, host and port of an absolute URL; nil for an origin-form target.
+    package let origin: RequestOrigin?
+    /// Whether the URL has a query or a fragment, even an empty one (`/path?`).
+    package let hasQueryOrFragment: Bool
 
     /// Why a URL cannot be read.
     package struct Problem: Error, Sendable {
@@ -39,20 +43,26 @@ package struct RequestTarget: Sendable {
         if let problem = URLText.problem(url, what: "the request URL") { return .failure(Problem(message: problem)) }
         let parts = URLText.split(url)
         var rawPath = parts.beforeQuery
+        var origin: RequestOrigin?
         if !rawPath.hasPrefix("/") {
             let lowered = rawPath.lowercased()
             guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
                 return .failure(Problem(message: "the request URL must be an http(s) URL or start with '/'"))
             }
             let afterScheme = rawPath[rawPath.index(rawPath.startIndex, offsetBy: lowered.hasPrefix("https://") ? 8 : 7)...]
-            guard let slash = afterScheme.firstIndex(of: "/") else { return decode(path: "/", query: parts.query) }
-            guard slash > afterScheme.startIndex else { return .failure(Problem(message: "the request URL has no host")) }
-            rawPath = afterScheme[slash...]
+            let slash = afterScheme.firstIndex(of: "/")
+            guard slash != afterScheme.startIndex, !afterScheme.isEmpty else { return .failure(Problem(message: "the request URL has no host")) }
+            guard let named = RequestOrigin(url: rawPath[..<(slash ?? afterScheme.endIndex)]) else {
+                return .failure(Problem(message: "the request URL's host is not a host name, an IPv4 address or an [IPv6] literal with an optional port"))
+            }
+            origin = named
+            rawPath = slash.map { afterScheme[$0...] } ?? "/"
         }
-        return decode(path: rawPath, query: parts.query)
+        let marked = url.utf8.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        return decode(path: rawPath, query: parts.query, origin: origin, hasQueryOrFragment: marked)
     }
 
-    private static func decode(path rawPath: Substring, query rawQuery: Substring) -> Result<RequestTarget, Problem> {
+    private static func decode(path rawPath: Substring, query rawQuery: Substring, origin: RequestOrigin?, hasQueryOrFragment: Bool) -> Result<RequestTarget, Problem> {
         // Escapes that do not decode, NUL and climbing above the root are wrong under every
         // normalisation.
         let lenient = PathNormalization(escapedSlashes: .keep, pathParameters: .strip)
@@ -60,7 +70,8 @@ package struct RequestTarget: Sendable {
             return .failure(Problem(message: refusal.message))
         }
         do {
-            return .success(RequestTarget(rawPath: rawPath, query: try FormParameters(decoding: rawQuery)))
+            return .success(RequestTarget(rawPath: rawPath, query: try FormParameters(decoding: rawQuery), origin: origin,
+                                          hasQueryOrFragment: hasQueryOrFragment))
         } catch {
             return .failure(Problem(message: "in the query, \(error.description)"))
         }

@@ -51,7 +51,7 @@ package struct OuterLayers: Sendable {
                                  hint: "clocks drift seconds, not minutes: keep it at 5m or less")
             }
         }
-        if let node = compiler.section["algorithms"] { settings.algorithms = algorithms(node, &compiler) }
+        if let node = compiler.section["algorithms"] { settings.algorithms = compiler.jwsAlgorithms(node) }
         if policy == nil, let node = compiler.section["outer_layers"] { settings.outerLayers = outerLayers(node, envelope: settings.envelope, tokenAlgorithms: settings.algorithms, &compiler) }
         return settings
     }
@@ -65,7 +65,7 @@ package struct OuterLayers: Sendable {
             return layers
         }
         if let keys = node["keys"] { layers.keys = compiler.keySource(keys, what: "'outer_layers.keys'") }
-        if let list = node["algorithms"] { layers.algorithms = algorithms(list, &compiler) }
+        if let list = node["algorithms"] { layers.algorithms = compiler.jwsAlgorithms(list) }
         if let flag = node["required"] {
             if case let .bool(value)? = flag.scalar?.value { layers.required = value } else {
                 compiler.error(.wrongType, "'required' must be true or false, found \(flag.shapeDescription)", at: flag)
@@ -80,37 +80,38 @@ package struct OuterLayers: Sendable {
         }
         return layers
     }
+}
 
-    /// The listed algorithms, each once; nil after reporting a name that is `none` or unknown.
-    private static func algorithms(_ node: YAMLNode, _ compiler: inout RuleCompiler) -> [JWSAlgorithm]? {
-        guard let names = compiler.literalStrings(node, what: "'algorithms'") else { return nil }
+extension RuleCompiler {
+    /// The JWS algorithms `node` lists, each once; nil after reporting a name that is `none`
+    /// or unknown.
+    package mutating func jwsAlgorithms(_ node: YAMLNode, what: String = "'algorithms'") -> [JWSAlgorithm]? {
+        guard let names = literalStrings(node, what: what) else { return nil }
         var allowed: [JWSAlgorithm] = []
         var refused = false
         for (index, name) in names.enumerated() {
             let item = node.items?[index] ?? node
             if name.lowercased() == "none" {
-                compiler.error(.invalidValue, "'none' is never accepted: an unsigned token proves nothing", at: item)
+                error(.invalidValue, "'none' is never accepted: an unsigned token proves nothing", at: item)
                 refused = true
                 continue
             }
             guard let algorithm = try? JWSAlgorithm(name: name) else {
-                compiler.error(.invalidValue, "unknown algorithm '\(name)'", at: item,
-                               hint: Suggestion.didYouMean(name, among: JWSAlgorithm.allCases.map(\.rawValue))
-                                   ?? "use one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+                error(.invalidValue, "unknown algorithm '\(name)'", at: item,
+                      hint: Suggestion.didYouMean(name, among: JWSAlgorithm.allCases.map(\.rawValue))
+                          ?? "use one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
                 refused = true
                 continue
             }
             if !allowed.contains(algorithm) { allowed.append(algorithm) }
         }
         if !refused, allowed.contains(where: \.isHMAC), let asymmetric = allowed.first(where: { !$0.isHMAC }) {
-            compiler.warning(.hmacWithPublicKeys, "'algorithms' allows HMAC beside \(asymmetric.rawValue): a public key must never serve as an HMAC secret",
-                             at: node, hint: "allow one family; issuers sign with either a shared secret or a key pair, not both")
+            warning(.hmacWithPublicKeys, "\(what) allows HMAC beside \(asymmetric.rawValue): a public key must never serve as an HMAC secret",
+                    at: node, hint: "allow one family; issuers sign with either a shared secret or a key pair, not both")
         }
         return refused ? nil : allowed
     }
-}
 
-extension RuleCompiler {
     /// Whether the section declares `format: jwe`: tokens encrypted, never signed.
     public var tokensAreUnsigned: Bool { tokenSettings.tokensAreUnsigned }
 

@@ -1,18 +1,32 @@
-/// The token of an `Authorization: Bearer` header (RFC 6750 §2.1), read one way by everything
-/// that reads one: forward auth, the Hummingbird middleware and the `bearer` rule.
+/// The token of an `Authorization` header, `Bearer` (RFC 6750 §2.1) or `DPoP` (RFC 9449 §7.1),
+/// read one way by everything that reads one: forward auth, the Hummingbird middleware, the
+/// request rules and an evaluation that takes a request's token as the policy's.
 ///
-/// The grammar is `"Bearer" 1*SP b64token`, the scheme compared as ASCII in any case (RFC 9110
+/// The grammar is `scheme 1*SP b64token`, the scheme compared as ASCII in any case (RFC 9110
 /// §11.1); exactly one `Authorization` header may carry it.
-package enum BearerCredential {
-    /// Why a request carries no usable bearer token.
+package struct AuthorizationCredential: Sendable, Equatable {
+    /// How the token is presented.
+    package enum Scheme: String, Sendable, Equatable {
+        /// Whoever holds the token may use it.
+        case bearer = "Bearer"
+        /// The token is bound to a key, and each request carries a `DPoP` proof made with it.
+        case dpop = "DPoP"
+    }
+
+    /// The scheme the header names.
+    package let scheme: Scheme
+    /// The token after it.
+    package let token: String
+
+    /// Why a request carries no usable credential.
     package enum Problem: Error, Sendable, Equatable {
         /// No `Authorization` header.
         case absent
         /// More than one `Authorization` header (their number).
         case repeated(Int)
-        /// An `Authorization` header of another scheme (`Basic`, `DPoP`, ...).
+        /// An `Authorization` header of another scheme (`Basic`, ...).
         case otherScheme
-        /// `Bearer` without a token of `b64token` syntax.
+        /// `Bearer` or `DPoP` without a token of `b64token` syntax.
         case malformed
 
         /// A stable code for counting and logging the problem: `credential_missing`,
@@ -32,8 +46,8 @@ package enum BearerCredential {
             switch self {
             case .absent: "the request has no Authorization header"
             case let .repeated(count): "the request has \(count) Authorization headers"
-            case .otherScheme: "the Authorization header is not 'Bearer <token>'"
-            case .malformed: "the bearer token is not a b64token (RFC 6750 §2.1)"
+            case .otherScheme: "the Authorization header is neither 'Bearer <token>' nor 'DPoP <token>'"
+            case .malformed: "the token of the Authorization header is not a b64token (RFC 6750 §2.1)"
             }
         }
     }
@@ -50,20 +64,22 @@ package enum BearerCredential {
         }
     }
 
-    /// The token of `values`, every `Authorization` header of a request in order.
-    package static func token(in values: [String]) -> Result<String, Problem> {
+    /// The credential of `values`, every `Authorization` header of a request in order.
+    package static func read(_ values: [String]) -> Result<AuthorizationCredential, Problem> {
         guard let value = values.first else { return .failure(.absent) }
         guard values.count == 1 else { return .failure(.repeated(values.count)) }
         let bytes = value.utf8
         let schemeEnd = bytes.firstIndex(of: UInt8(ascii: " ")) ?? bytes.endIndex
-        guard bytes.distance(from: bytes.startIndex, to: schemeEnd) == 6, zip(bytes[..<schemeEnd], "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
-            return .failure(.otherScheme)
+        let name = bytes[..<schemeEnd]
+        func named(_ scheme: Scheme) -> Bool {
+            name.count == scheme.rawValue.utf8.count && zip(name, scheme.rawValue.utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
         }
+        guard let scheme = named(.bearer) ? Scheme.bearer : named(.dpop) ? .dpop : nil else { return .failure(.otherScheme) }
         let token = bytes[schemeEnd...].drop { $0 == UInt8(ascii: " ") }
         var body = token[...]
         while body.last == UInt8(ascii: "=") { body.removeLast() }
         let characters = body.withContiguousStorageIfAvailable { $0.allSatisfy(isB64TokenCharacter) } ?? body.allSatisfy(isB64TokenCharacter)
         guard !body.isEmpty, characters else { return .failure(.malformed) }
-        return .success(String(Substring(token)))
+        return .success(AuthorizationCredential(scheme: scheme, token: String(Substring(token))))
     }
 }

@@ -44,6 +44,12 @@ package struct RequestHost: Sendable, Equatable {
         self.port = port
     }
 
+    /// A host already normalised.
+    init(name: String, port: Int?) {
+        self.name = name
+        self.port = port
+    }
+
     /// The host as a URL writes it: the name, then `:port` when one was written.
     package var text: String { port.map { "\(name):\($0)" } ?? name }
 }
