@@ -39,10 +39,16 @@ package struct DPoPProofMinter: Sendable {
         if let accessToken { payload.set("ath", .string(DPoPProof.accessTokenHash(accessToken))) }
         if let nonce { payload.set("nonce", .string(nonce)) }
         for member in claims.members { payload.set(member.name, member.value) }
-        var fullHeader = JSONObject(["typ": .string("dpop+jwt"), "alg": .string(algorithm.rawValue), "jwk": .object(try key.publicKey.requiredMembers())])
+        var fullHeader = JSONObject(["typ": .string("dpop+jwt"), "alg": .string(algorithm.rawValue)])
+        // A secret has no public form: an HMAC proof (which policies refuse) carries no jwk.
+        if key.type != .oct { fullHeader.set("jwk", .object(try key.publicKey.requiredMembers())) }
         for member in header.members { fullHeader.set(member.name, member.value) }
-        return try CompactJWS.sign(payload: JSONValue.object(payload.withoutNulls).serializedBytes(), header: fullHeader.withoutNulls,
-                                   algorithm: algorithm, key: key)
+        let bytes = JSONValue.object(payload.withoutNulls).serializedBytes()
+        guard fullHeader["alg"] == .string(algorithm.rawValue) else {
+            // Another alg than the key signs (`none`): an unsigned proof, for a case to show it refused.
+            return Base64URL.encode(JSONValue.object(fullHeader.withoutNulls).serializedBytes()) + "." + Base64URL.encode(bytes) + "."
+        }
+        return try CompactJWS.sign(payload: bytes, header: fullHeader.withoutNulls, algorithm: algorithm, key: key)
     }
 }
 

@@ -32,6 +32,9 @@ package struct PolicyTestCase: Sendable {
     package let request: [UInt8]?
     /// An authorization response URL, used as given.
     package let callback: String?
+    /// A DPoP proof to mint for the request, with the token presented in its `Authorization`
+    /// header; nil for none.
+    package let dpop: MintedProof?
     /// The verdict the case expects.
     package let expect: Expectation
 }
@@ -74,4 +77,29 @@ package struct MintedToken: Sendable {
         self.corruptSignature = corruptSignature
         self.embedded = embedded
     }
+}
+
+/// A DPoP proof the runner mints for a case's request (RFC 9449 §4.2): made with a stand-in
+/// client key for the request's method and URL at the case's `now`, with `ath` of the case's
+/// token, which goes into `Authorization: DPoP <token>` and is bound to the key (`cnf.jkt`).
+package struct MintedProof: Sendable {
+    /// Members replacing the proof's claims (`htm`, `htu`, `iat`, `jti`, `ath`, `nonce`); null
+    /// leaves one out.
+    package var claims = JSONObject()
+    /// Members replacing the proof's header (`typ`, `alg`, `jwk`); null leaves one out.
+    package var header = JSONObject()
+    /// Whether one bit of the proof's signature is flipped.
+    package var corruptSignature = false
+    /// Whether the proof is made with a second client key, not the one the token is bound to.
+    package var otherKey = false
+    /// The scheme the token is presented with: `DPoP`, or `Bearer` for a downgrade.
+    package var scheme = "DPoP"
+    /// Whether the request is judged twice, and the second verdict compared: a replayed proof.
+    package var replay = false
+    /// Whether the minted token gets `cnf.jkt` of the client key: unless the case's token
+    /// writes `cnf` itself (`cnf: null` mints an unbound token).
+    package var bindsToken = true
+
+    /// A proof with every default.
+    package init() {}
 }

@@ -21,10 +21,11 @@ package struct PolicyTestReader: Sendable {
     }
 
     /// The keys at the top of a test file, in the order the docs list them.
-    package static let fileKeys = ["policy", "now", "inputs", "token", "request", "cases"]
+    package static let fileKeys = ["policy", "now", "inputs", "token", "request", "dpop", "cases"]
     /// The keys of a case.
-    package static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "callback", "expect"]
+    package static let caseKeys = ["name", "now", "inputs", "token", "jwt", "request", "dpop", "callback", "expect"]
     static let tokenKeys = ["claims", "header", "corrupt_signature", "embedded"]
+    static let dpopKeys = ["claims", "header", "corrupt_signature", "key", "scheme", "replay"]
     static let expectKeys = ["valid", "codes", "outputs"]
     /// Claims that hold NumericDate values: a case may write them as RFC 3339 or relative to `now`.
     static let timeClaims: Set<String> = ["exp", "nbf", "iat", "auth_time"]
@@ -78,6 +79,10 @@ struct TestFileReading {
             _ = minted(nil, base: baseToken, now: 0)
         }
         if let node = root["request"] { defaults.request = requestObject(node) }
+        if let node = root["dpop"] {
+            defaults.dpop = node
+            _ = proof(layers: [node], now: 0, token: [])
+        }
         var cases: [PolicyTestCase] = []
         if let node = root["cases"] {
             if let items = node.items, !items.isEmpty {
@@ -108,6 +113,8 @@ struct TestFileReading {
         var token: YAMLNode?
         /// The base of requests.
         var request: JSONObject?
+        /// The base of DPoP proofs, read at each case's `now`.
+        var dpop: YAMLNode?
     }
 
     private mutating func testCase(_ node: YAMLNode, defaults: CaseDefaults) -> PolicyTestCase? {
@@ -129,7 +136,9 @@ struct TestFileReading {
             error(.conflict, "a case has 'token' (minted) or 'jwt' (literal), not both", at: node["jwt"]!)
         }
         var token: TestToken?
-        let usesBase = defaults.token != nil && node["jwt"] == nil && node["request"] == nil && node["callback"] == nil
+        // A DPoP proof comes with the token it is bound to, whatever else the case writes.
+        let withProof = (defaults.dpop != nil || node["dpop"] != nil) && node["dpop"]?.scalar?.value != .null
+        let usesBase = defaults.token != nil && node["jwt"] == nil && (withProof || node["request"] == nil && node["callback"] == nil)
         if let now, node["token"] != nil || usesBase {
             token = minted(node["token"], base: defaults.token, now: now)
         }
@@ -142,6 +151,13 @@ struct TestFileReading {
         } else if let base = defaults.request {
             request = JSONValue.object(base).serializedBytes()
         }
+        var dpop: MintedProof?
+        let dpopLayers = [defaults.dpop, node["dpop"]].compactMap { $0 }
+        if let now, withProof {
+            dpop = proof(layers: dpopLayers, now: now, token: [defaults.token, node["token"]].compactMap { $0 })
+            if request == nil { error(.missingKey, "a case with 'dpop' needs a 'request' to make the proof for", at: node["dpop"] ?? node) }
+            if node["jwt"] != nil { error(.conflict, "'dpop' binds a minted token to the proof's key; a literal 'jwt' cannot be bound", at: node["jwt"]!) }
+        }
         var callback: String?
         if let callbackNode = node["callback"] { callback = fixtureText(callbackNode, what: "'callback'")?.trimmingCharacters(in: .whitespacesAndNewlines) }
         var expect: Expectation?
@@ -152,7 +168,48 @@ struct TestFileReading {
         }
         guard diagnostics.count == errorsBefore, let name, let now, let expect else { return nil }
         return PolicyTestCase(name: name, location: node.location, now: now, inputs: inputs, token: token, request: request,
-                              callback: callback, expect: expect)
+                              callback: callback, dpop: dpop, expect: expect)
+    }
+
+    /// A DPoP proof: the file's `dpop` overlaid with the case's, member by member, at `now`;
+    /// `token` are the token layers, which say whether the token is bound (`cnf` unwritten).
+    private mutating func proof(layers: [YAMLNode], now: Double, token: [YAMLNode]) -> MintedProof? {
+        var proof = MintedProof()
+        for layer in layers where layer.scalar?.value != .null {
+            guard checkKeys(layer, allowed: PolicyTestReader.dpopKeys, what: "'dpop'") else { return nil }
+            if let claimsNode = layer["claims"] {
+                guard let object = object(claimsNode, what: "'claims'", now: now) else { return nil }
+                for member in object.members { proof.claims.set(member.name, member.value) }
+            }
+            if let headerNode = layer["header"] {
+                guard let object = object(headerNode, what: "'header'", now: nil) else { return nil }
+                for member in object.members { proof.header.set(member.name, member.value) }
+            }
+            for (key, flag) in [("corrupt_signature", \MintedProof.corruptSignature), ("replay", \MintedProof.replay)] {
+                guard let flagNode = layer[key] else { continue }
+                guard case let .bool(value)? = flagNode.scalar?.value else {
+                    error(.wrongType, "'\(key)' must be true or false, found \(flagNode.shapeDescription)", at: flagNode)
+                    return nil
+                }
+                proof[keyPath: flag] = value
+            }
+            if let keyNode = layer["key"] {
+                guard let name = string(keyNode, what: "'key'"), ["client", "other"].contains(name) else {
+                    error(.invalidValue, "'key' is client (the key the token is bound to, the default) or other (a second client key)", at: keyNode)
+                    return nil
+                }
+                proof.otherKey = name == "other"
+            }
+            if let schemeNode = layer["scheme"] {
+                guard let scheme = string(schemeNode, what: "'scheme'"), ["DPoP", "Bearer"].contains(scheme) else {
+                    error(.invalidValue, "'scheme' is DPoP (the default) or Bearer (a bound token sent as a bearer token)", at: schemeNode)
+                    return nil
+                }
+                proof.scheme = scheme
+            }
+        }
+        proof.bindsToken = !token.contains { $0["claims"]?["cnf"] != nil }
+        return proof
     }
 
     /// A minted token: the file's `token` (the base) overlaid with the case's, member by member;

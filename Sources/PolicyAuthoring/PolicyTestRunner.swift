@@ -85,10 +85,14 @@ package struct PolicyTestRunner: Sendable {
             return PolicyTestCaseResult(name: testCase.name, location: testCase.location, outcome: outcome, verdict: verdict,
                                         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
-        let token: String?
+        let proof = testCase.dpop.map { DPoPCaseProof(proof: $0, keyring: keyring, policy: policy) }
+        var token: String?
         switch testCase.token {
-        case let .minted(minted)?:
+        case var .minted(minted)?:
             do {
+                if let proof, proof.proof.bindsToken {
+                    minted.claims.set("cnf", .object(JSONObject(["jkt": .string(try proof.client.thumbprint())])))
+                }
                 token = try TokenMinter(keyring: keyring).mint(minted, for: policy)
             } catch {
                 return result(.error("the token could not be minted: \(error.message)"))
@@ -96,13 +100,26 @@ package struct PolicyTestRunner: Sendable {
         case let .literal(text)?: token = text
         case nil: token = nil
         }
+        var request = testCase.request
+        if let proof, let bytes = request {
+            do {
+                request = try proof.request(bytes, token: token, now: testCase.now)
+            } catch {
+                return result(.error("the DPoP proof could not be minted: \(error.message)"))
+            }
+            // The token is the request's: the policy takes it from the Authorization header.
+            token = nil
+        }
         var subjects: [any PolicySubject] = []
-        if let request = testCase.request { subjects.append(RequestSubject(json: request)) }
+        if let request { subjects.append(RequestSubject(json: request)) }
         if let callback = testCase.callback { subjects.append(CallbackSubject(url: callback)) }
-        let verdict: Verdict
+        // Each case remembers its own one-time values: cases never see each other's.
+        let evaluation = EvaluationRequest(token: token, subjects: subjects, inputs: testCase.inputs, now: UnixTime(seconds: testCase.now), trace: true,
+                                           clockSource: "the case's now", replayStore: MemoryReplayStore())
+        var verdict: Verdict
         do {
-            verdict = try await policy.evaluate(token: token, subjects: subjects, inputs: testCase.inputs, now: UnixTime(seconds: testCase.now), trace: true,
-                                                clockSource: "the case's now")
+            verdict = try await policy.evaluate(evaluation).verdict
+            if testCase.dpop?.replay == true { verdict = try await policy.evaluate(evaluation).verdict }
         } catch {
             return result(.error(error.message))
         }

@@ -19,6 +19,14 @@ package enum PolicyTestSchema {
         let token = token(embedded: token(embedded: .any))
         // Any members: a case may send a malformed request on purpose.
         let request: ArgumentShape = .anyOf([.string, .mapping([], required: [])])
+        let dpop: ArgumentShape = .mapping([
+            ("claims", .mapping([], required: []), "members over the proof's {jti, htm, htu, iat, ath}; iat may be RFC 3339 or now±DURATION; null leaves one out"),
+            ("header", .mapping([], required: []), "members over the proof's header {typ, alg, jwk}; null leaves one out"),
+            ("corrupt_signature", .boolean, "flip one bit of the proof's signature: a forgery"),
+            ("key", .oneOf(["client", "other"]), "sign with the client key the token is bound to (default) or a second one"),
+            ("scheme", .oneOf(["DPoP", "Bearer"]), "the Authorization scheme the token is sent with (default DPoP)"),
+            ("replay", .boolean, "judge the request twice and compare the second verdict"),
+        ], required: [])
         let expect: ArgumentShape = .mapping([
             ("valid", .boolean, "whether the verdict is valid"),
             ("codes", .list(.string), "the set of finding codes"),
@@ -31,6 +39,7 @@ package enum PolicyTestSchema {
             ("token", token, "a token minted with stand-in keys, over the file's token"),
             ("jwt", .string, "a compact token used as given, or @FILE"),
             ("request", request, "an HTTP request {method, url, headers, body} over the file's, or @FILE used as given"),
+            ("dpop", dpop, "a DPoP proof minted for the request, over the file's"),
             ("callback", .string, "an authorization response URL, or @FILE"),
             ("expect", expect, "the verdict expected"),
         ], required: ["name", "expect"])
@@ -40,6 +49,7 @@ package enum PolicyTestSchema {
             ("inputs", .mapping([], required: []), "input values of every case"),
             ("token", token, "the base of every case's minted token"),
             ("request", request, "the base of every case's request {method, url, headers, body}"),
+            ("dpop", dpop, "a DPoP proof minted for every case's request, with its token bound to the proof's key"),
             ("cases", .list(testCase), "the cases"),
         ], required: ["policy", "cases"])
         guard case var .object(schema) = PolicySchema.schema(file) else { return .null }

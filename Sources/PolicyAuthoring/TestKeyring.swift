@@ -15,6 +15,8 @@ package struct TestKeyring: Sendable {
     package let decryptionKeys: [JWK]
     /// The sets handed to the compiler.
     package let keyOverride: KeyOverride
+    /// A second P-256 client key, for DPoP proofs made with another key than a token is bound to.
+    package let otherClientKey: JWK
 
     /// Generates the keys: two RSA 2048 pairs, the EC, brainpool and Edwards curves (for ECDH-ES
     /// too, and X25519), and the AES and HMAC secrets (about a third of a second, mostly RSA).
@@ -36,6 +38,7 @@ package struct TestKeyring: Sendable {
             decryption.append(JWK(secret: SecureRandom.bytes(bytes), kid: "test-dir-\(bytes * 8)"))
         }
         signingKeys = signing
+        otherClientKey = try JWK.generate(for: .es256, kid: "test-other-client")
         decryptionKeys = decryption
         let publicKeys = try signing.filter { $0.type != .oct }.map { key throws(JOSEError) in try key.publicKey }
         keyOverride = try KeyOverride(publicKeys: try JWKSet(keys: publicKeys), privateKeys: try JWKSet(keys: signing + decryption))

@@ -38,6 +38,38 @@ struct PolicyTestReaderTests {
         #expect(problems[0].message.contains("RFC 3339"))
     }
 
+    @Test("dpop: needs a request, cannot bind a literal jwt, and names its key and scheme from the lists, each problem located")
+    func dpop() throws {
+        let problems = try Self.problems("""
+        policy: p
+        now: 2026-11-21T09:30:00Z
+        token: {claims: {sub: a}}
+        cases:
+          - name: no request
+            dpop: {}
+            expect: {valid: true}
+          - name: literal token
+            request: {method: GET, url: /x}
+            jwt: a.b.c
+            dpop: {}
+            expect: {valid: true}
+          - name: bad key
+            request: {method: GET, url: /x}
+            dpop: {key: mine}
+            expect: {valid: true}
+          - name: bad scheme
+            request: {method: GET, url: /x}
+            dpop: {scheme: Basic}
+            expect: {valid: true}
+          - name: bad flag
+            request: {method: GET, url: /x}
+            dpop: {replay: yes please}
+            expect: {valid: true}
+        """)
+        let summary = problems.map { "\($0.location.line):\($0.location.column) \($0.code.rawValue)" }
+        #expect(summary == ["6:11 missing_key", "10:10 conflict", "15:17 invalid_value", "19:20 invalid_value", "23:20 wrong_type"], "\(problems)")
+    }
+
     @Test("a misspelled key gets a did-you-mean hint, as in a policy file; a key far from any gets the allowed keys")
     func didYouMean() throws {
         let problems = try Self.problems("policy: p\ncase:\n  - {name: a, now: 2026-11-21T09:30:00Z, expect: {valid: true}}\n")
@@ -64,7 +96,7 @@ struct PolicyTestReaderTests {
         """)
         let caseHints = cases.filter { $0.code == .unknownKey }.map { "\($0.location.line) \($0.hint ?? "")" }
         #expect(caseHints == ["5 did you mean 'token'?", "9 did you mean 'claims'?", "13 did you mean 'codes'?",
-                              "17 allowed: name, now, inputs, token, jwt, request, callback, expect"], "\(cases)")
+                              "17 allowed: name, now, inputs, token, jwt, request, dpop, callback, expect"], "\(cases)")
     }
 
     @Test("a case needs a time, an expectation and a unique name")

@@ -61,6 +61,9 @@ package struct DPoPProof: Sendable {
         guard let type = header.type, JOSEHeader.normalizedMediaType(type) == "dpop+jwt" else {
             throw Problem(code: .dpopTypInvalid, message: header.type.map { "the DPoP proof's typ is '\($0)', not 'dpop+jwt'" } ?? "the DPoP proof has no typ; it must be 'dpop+jwt'")
         }
+        guard !jws.algorithm.isSymmetric else {
+            throw Problem(code: .dpopAlgNotAllowed, message: "the DPoP proof is signed with \(jws.algorithm.rawValue): a proof is signed with the client's key pair, never a shared secret")
+        }
         if let critical = header.critical.first {
             throw malformed("the DPoP proof marks '\(critical)' critical, which is not understood")
         }
