@@ -36,6 +36,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Already built for Hummingbird; named for the server's drain (signals, graceful shutdown).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The replay store servers share (PolicyReplayPostgres, linked by the server only). Its
+        // SwiftNIO, swift-nio-ssl and swift-crypto are built for the server already; postgres-nio
+        // itself adds about a minute to a first build on 2 cores.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -124,11 +128,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // One-time values recorded in PostgreSQL, for servers behind one load balancer: a
+        // `ReplayStore` on postgres-nio, kept out of the engine's targets.
+        .target(
+            name: "PolicyReplayPostgres",
+            dependencies: [
+                "PolicyRuntime", "PolicyJOSE",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // `policy-run serve`: the engine behind HTTP (check, forward auth, health), on Hummingbird.
         .target(
             name: "PolicyServer",
             dependencies: [
-                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "PolicyHTTP",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "PolicyHTTP", "PolicyReplayPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -234,7 +250,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyServerTests",
-            dependencies: ["PolicyServer", "PolicyHTTP", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: ["PolicyServer", "PolicyHTTP", "PolicyReplayPostgres", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "KeyServer", .product(name: "FlyingFox", package: "FlyingFox")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

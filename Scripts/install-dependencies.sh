@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, as root on Debian: `main` the C libraries the package links (what the
 # quickstart's check needs to build); `tests` those plus nginx, Caddy and ss for the forward-auth
-# integration, and from PyPI jsonschema and PyYAML (the schema check), cryptography, the Spark
+# integration, PostgreSQL for the shared replay store's, and from PyPI jsonschema and PyYAML (the schema check), cryptography, the Spark
 # package (PySpark 4 with pyarrow and pandas), and django-oauth-toolkit, Authlib and waitress at
 # pinned versions (the OpenID Provider integration). Run by Scripts/quickstart.sh and
 # Scripts/test.sh; does nothing when all is there.
@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-tests}
 packages=(libssl-dev libsodium-dev zlib1g-dev libre2-dev libcurl4-openssl-dev pkg-config)
-[ "$what" = tests ] && packages+=(nginx-light caddy curl iproute2)
+[ "$what" = tests ] && packages+=(nginx-light caddy curl iproute2 postgresql)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

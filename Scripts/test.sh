@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: the Swift test suite, the policy tests of Policies/ with their coverage, lint of
 # every policy and test file, the policies and test files checked against schema/ by an
-# independent validator (Python jsonschema), real nginx and Caddy in front of `policy-run serve`, a
+# independent validator (Python jsonschema), real nginx and Caddy in front of `policy-run serve`, two
+# servers sharing a real PostgreSQL as their replay store, a
 # real OpenID Provider (django-oauth-toolkit) on loopback whose tokens, callbacks and key rotation
 # `policy-run` judges, the example package (a Hummingbird service, a custom rule) built and run
 # against this checkout, and policy_spark on a local[2] Spark against the policy-run built here.
@@ -16,6 +17,7 @@ swift run policy-run test --coverage Policies/
 swift run policy-run lint Policies/*.yaml
 python3 Scripts/validate-schemas.py
 bash Scripts/proxy-integration.sh
+bash Scripts/replay-store-integration.sh
 POLICY_RUN="$(swift build --show-bin-path)/policy-run" bash Scripts/oidc-provider-integration.sh
 POLICY_RUN="$(swift build --show-bin-path)/policy-run" PYTHONPATH=spark:spark/tests \
     python3 -m unittest discover --start-directory spark/tests --top-level-directory spark/tests

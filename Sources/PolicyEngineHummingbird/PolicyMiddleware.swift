@@ -34,12 +34,17 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
     public let signatureCache: SignatureCache
     /// Inputs given to every evaluation (a client ID, an expected audience).
     public var inputs: [String: JSONValue]
+    /// Where one-time values (DPoP proofs' `jti`) are recorded: the process's memory unless
+    /// given a store several instances share.
+    public let replayStore: any ReplayStore
     /// The policy as the front applies it, read once.
     let front: FrontPolicy
 
     /// A middleware checking `policy`, with `inputs` for every request.
-    public init(policy: Policy, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache = .shared) {
+    public init(policy: Policy, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache = .shared,
+                replayStore: any ReplayStore = MemoryReplayStore.shared) {
         self.policy = policy
+        self.replayStore = replayStore
         self.inputs = inputs
         self.signatureCache = signatureCache
         front = FrontPolicy(policy)
@@ -53,7 +58,7 @@ public struct PolicyMiddleware<Context: PolicyRequestContext>: RouterMiddleware 
             judgement = .refused(refusal)
         case let .success(incoming):
             do {
-                judgement = try await front.judge(incoming, inputs: inputs, signatureCache: signatureCache)
+                judgement = try await front.judge(incoming, inputs: inputs, signatureCache: signatureCache, replayStore: replayStore)
             } catch {
                 // A mistake of the service itself (an input the policy requires), not of the client.
                 throw HTTPError(.internalServerError, message: "the policy \(policy.name) cannot judge requests: \(error.message)")

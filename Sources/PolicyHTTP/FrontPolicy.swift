@@ -50,7 +50,7 @@ package struct FrontPolicy: Sendable {
     /// - Throws: `EvaluationError` when the policy cannot judge requests as configured (an
     ///   input it requires and the caller does not give): the service's mistake, not the client's.
     package func judge(_ request: IncomingRequest, inputs: [String: JSONValue] = [:], signatureCache: SignatureCache? = nil,
-                      now: UnixTime = .now) async throws(EvaluationError) -> Judgement {
+                      replayStore: any ReplayStore = MemoryReplayStore.shared, now: UnixTime = .now) async throws(EvaluationError) -> Judgement {
         var token: String?
         var scheme: AuthorizationCredential.Scheme?
         if readsToken {
@@ -71,7 +71,7 @@ package struct FrontPolicy: Sendable {
             subjects.append(CallbackSubject(url: url))
         }
         let evaluation = try await policy.evaluate(EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now,
-                                                                     clockSource: "server clock", signatureCache: signatureCache))
+                                                                     clockSource: "server clock", signatureCache: signatureCache, replayStore: replayStore))
         let verdict = evaluation.verdict
         var nonce: String?
         if let expected = dpop?.nonce, verdict.findings.contains(where: { $0.code == .useDPoPNonce }) {
@@ -105,6 +105,9 @@ package struct FrontPolicy: Sendable {
             return FrontAnswer(status: .ok, headers: verdict.outputs.keys.sorted().compactMap { name in
                 names[name].flatMap { OutputHeader.field($0, verdict.outputs[name]!) }
             })
+        case let .judged(verdict, _, _, _) where verdict.findings.contains(where: { $0.code == .replayStoreUnavailable }):
+            // The server cannot tell whether a value was used before: its failure, not the client's.
+            return FrontAnswer(status: .serviceUnavailable, headers: [(.retryAfter, "1")])
         case let .judged(verdict, _, scheme, nonce):
             guard authenticates else { return FrontAnswer(status: .forbidden, headers: []) }
             let authentic = verdict.verified && !verdict.findings.contains { notAuthenticatedRules.contains($0.rule) }

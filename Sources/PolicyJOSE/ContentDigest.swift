@@ -22,6 +22,17 @@ package struct ContentDigest: Hashable, Sendable {
         self = bytes.withUnsafeBytes { ContentDigest(of: $0) }
     }
 
+    /// The 32 bytes of the digest, for a store outside the process.
+    package var bytes: [UInt8] { withUnsafeBytes(of: words) { Array($0) } }
+
+    /// The digest whose bytes are `bytes`; nil unless there are 32.
+    package init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 32 else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
+        self.words = words
+    }
+
     /// 64 bits of the digest other than those a hash table reads: a frequency sketch's hash.
     package var sketchHash: UInt64 { words.1 }
 

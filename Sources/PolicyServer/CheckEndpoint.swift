@@ -7,7 +7,8 @@ internal import PolicyJOSE
 /// says; 400 only for a call that cannot be judged.
 enum CheckEndpoint {
     /// The answer, and its decision: the verdict, or why the call could not be judged.
-    static func answer(policy: Policy, body: [UInt8], signatureCache: SignatureCache? = nil) async -> (Response, Decision) {
+    static func answer(policy: Policy, body: [UInt8], signatureCache: SignatureCache? = nil,
+                       replayStore: any ReplayStore = MemoryReplayStore.shared) async -> (Response, Decision) {
         let call: CheckCall
         do {
             call = try CheckCall(json: body)
@@ -18,7 +19,7 @@ enum CheckEndpoint {
             let evaluation = try await policy.evaluate(EvaluationRequest(token: call.token, subjects: call.subjects, inputs: call.inputs,
                                                                          now: call.now,
                                                                          clockSource: call.now == nil ? "server clock" : "the call's now",
-                                                                         signatureCache: signatureCache))
+                                                                         signatureCache: signatureCache, replayStore: replayStore))
             let verdict = evaluation.verdict
             return (ServerResponses.json(verdict.jsonText()), Decision(verdict: verdict, claims: evaluation.token?.claims, request: call.request))
         } catch {

@@ -57,9 +57,9 @@ enum ForwardAuthEndpoint {
     /// The answer to `request` under `front`, and its decision: the verdict, no credential, or
     /// a refusal.
     static func answer(_ front: FrontPolicy, request: IncomingRequest, inputs: [String: JSONValue] = [:], outputHeaders: [String: String]? = nil,
-                       signatureCache: SignatureCache) async -> (Response, Decision) {
+                       signatureCache: SignatureCache, replayStore: any ReplayStore) async -> (Response, Decision) {
         do {
-            let judgement = try await front.judge(request, inputs: inputs, signatureCache: signatureCache)
+            let judgement = try await front.judge(request, inputs: inputs, signatureCache: signatureCache, replayStore: replayStore)
             let decision = switch judgement {
             case let .judged(verdict, claims, _, _): Decision(verdict: verdict, claims: claims)
             case let .noCredential(problem): Decision(.noCredential, code: problem.code)

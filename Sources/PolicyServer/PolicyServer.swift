@@ -77,12 +77,18 @@ public struct PolicyServer: Sendable {
     /// a token presented again (a session's every request) is not verified again. Safe to
     /// share, since a check is keyed by the key's material, not its name.
     public let signatureCache: SignatureCache
+    /// Where one-time values (DPoP proofs' `jti`) are recorded: the process's memory unless
+    /// given a store the servers behind one load balancer share. A store that is a `Service`
+    /// (PostgreSQL) runs with the server.
+    public let replayStore: any ReplayStore
     /// Set by the first SIGTERM or SIGINT.
     let drain = ServerDrain()
 
     /// A server for `policies`; decisions are not logged unless `decisionLog` says so.
-    public init(policies: ServedPolicies, configuration: Configuration = Configuration(), decisionLog: DecisionLog = DecisionLog(level: .none)) {
+    public init(policies: ServedPolicies, configuration: Configuration = Configuration(), decisionLog: DecisionLog = DecisionLog(level: .none),
+                replayStore: any ReplayStore = MemoryReplayStore.shared) {
         self.policies = policies
+        self.replayStore = replayStore
         self.configuration = configuration
         self.decisionLog = decisionLog
         signatureCache = SignatureCache(memoryLimit: configuration.signatureCacheBytes)
@@ -168,7 +174,8 @@ public struct PolicyServer: Sendable {
             listening.withLock { $0 = true }
             await onRunning(port)
         }
-        let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [],
+        let store = (replayStore as? any Service).map { [$0] } ?? []
+        let services = ServiceGroup(configuration: .init(services: store + [application], gracefulShutdownSignals: [],
                                                          cancellationSignals: [], logger: logger))
         // Every part is a child, so that whichever ends the server (the services stopping, a
         // second signal, the caller's cancellation) ends the others through the group.
@@ -269,7 +276,7 @@ public struct PolicyServer: Sendable {
                      Decision(.refused, code: "body_too_large"))
                 }
             }
-            return await self.judged(policy, endpoint: "check") { await CheckEndpoint.answer(policy: policy, body: Array(buffer: body), signatureCache: self.signatureCache) }
+            return await self.judged(policy, endpoint: "check") { await CheckEndpoint.answer(policy: policy, body: Array(buffer: body), signatureCache: self.signatureCache, replayStore: self.replayStore) }
         }
         let routes = configuration.routes
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
@@ -288,7 +295,8 @@ public struct PolicyServer: Sendable {
                     return await self.refused(FrontRefusal(.forbidden, code: "no_route", "no route takes this request"), endpoint: "authz")
                 }
                 return await self.judged(front.policy, endpoint: "authz", request: incoming.document, route: "\(route.location.file):\(route.location.line)") {
-                    await ForwardAuthEndpoint.answer(front, request: incoming, inputs: inputs, outputHeaders: route.outputHeaders, signatureCache: self.signatureCache)
+                    await ForwardAuthEndpoint.answer(front, request: incoming, inputs: inputs, outputHeaders: route.outputHeaders, signatureCache: self.signatureCache,
+                                                    replayStore: self.replayStore)
                 }
             }
             for path in ["/v1/authz/{policy}", "/v1/authz/{policy}/**"] { router.on(RouterPath(path), method: method) { request, _ in
@@ -303,7 +311,7 @@ public struct PolicyServer: Sendable {
                 case let .failure(refusal): return await self.refused(refusal, endpoint: "authz", policy: front.policy)
                 }
                 return await self.judged(front.policy, endpoint: "authz", request: incoming.document) {
-                    await ForwardAuthEndpoint.answer(front, request: incoming, signatureCache: self.signatureCache)
+                    await ForwardAuthEndpoint.answer(front, request: incoming, signatureCache: self.signatureCache, replayStore: self.replayStore)
                 }
             } }
         }

@@ -79,7 +79,10 @@ public struct ServeConfiguration: Sendable {
     /// How often the policy directory is checked for changes; nil: never (SIGHUP still reloads).
     public var watchEvery: Duration? = .seconds(1)
 
-    static let keys = ["listen", "policies", "limits", "decision_log", "watch", "drain", "signature_cache", "routes"]
+    /// Where one-time values (DPoP proofs' `jti`) are recorded: in memory by default.
+    public var replayStore = ReplayStoreSetting.memory(capacity: 1_000_000)
+
+    static let keys = ["listen", "policies", "limits", "decision_log", "watch", "drain", "signature_cache", "replay_store", "routes"]
 
     /// A duration as the file and the command line write it: `30`, `30s` or `2m`.
     public static func duration(_ text: String) -> Duration? {
@@ -167,6 +170,9 @@ public struct ServeConfiguration: Sendable {
                 reading.error(.wrongType, "'signature_cache' is \(ByteSize.syntax), found \(node.shapeDescription)", at: node)
             }
         }
+        if let node = root["replay_store"], let setting = reading.replayStore(node) {
+            replayStore = setting
+        }
         if let node = root["routes"] {
             if let items = node.items {
                 server.routes = items.compactMap { reading.route($0) }
@@ -224,7 +230,7 @@ public struct ServeConfiguration: Sendable {
 }
 
 /// One pass over a configuration's YAML, collecting located diagnostics.
-private struct ConfigurationReading {
+struct ConfigurationReading {
     var diagnostics: [Diagnostic] = []
 
     mutating func error(_ code: DiagnosticCode, _ message: String, at node: YAMLNode, hint: String? = nil) {

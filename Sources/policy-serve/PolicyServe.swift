@@ -109,9 +109,15 @@ struct PolicyServe: AsyncParsableCommand {
         } else {
             log = DecisionLog(level: level, sampleValid: sample, fields: fields)
         }
-        let server = PolicyServer(policies: set, configuration: configuration, decisionLog: log)
         var logger = Logger(label: "policy-engine.serve")
         logger.logLevel = .info
+        let replayStore: any ReplayStore
+        do {
+            replayStore = try (file?.replayStore ?? .memory(capacity: 1_000_000)).store(environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let server = PolicyServer(policies: set, configuration: configuration, decisionLog: log, replayStore: replayStore)
         // SIGHUP reopens the decision log and reloads the policies, as daemons do.
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP)

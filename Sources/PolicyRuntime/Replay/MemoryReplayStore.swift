@@ -33,10 +33,12 @@ public final class MemoryReplayStore: ReplayStore {
     /// The number of values held, expired ones not yet swept included.
     public var count: Int { state.withLock { $0.expiries.count } }
 
+    /// Records each of `values` until it expires unless held already; never suspends.
     public func record(_ values: [OneTimeValue], now: UnixTime) async throws(ReplayStoreError) -> [Bool] {
         try recordNow(values, now: now)!.get()
     }
 
+    /// Records each of `values` at once: a memory store always answers.
     public func recordNow(_ values: [OneTimeValue], now: UnixTime) -> Result<[Bool], ReplayStoreError>? {
         let capacity = self.capacity
         return state.withLock { state in

@@ -1,4 +1,4 @@
-@_spi(RuleAuthoring) public import PolicyJOSE
+@_spi(RuleAuthoring) package import PolicyJOSE
 
 /// A value a request may use once while it is valid (a DPoP proof's `jti`, a one-time token's
 /// `jti`): a rule that passes hands it over, and the evaluation records it in a `ReplayStore`
