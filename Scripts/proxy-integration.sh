@@ -17,6 +17,8 @@ cleanup() {
     [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
     [ -f "$work/routed-nginx.pid" ] && kill "$(cat "$work/routed-nginx.pid")" 2>/dev/null || true
     [ -n "${routed_pid:-}" ] && kill "$routed_pid" 2>/dev/null || true
+    [ -f "$work/bound-nginx.pid" ] && kill "$(cat "$work/bound-nginx.pid")" 2>/dev/null || true
+    [ -n "${bound_pid:-}" ] && kill "$bound_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -256,6 +258,189 @@ for spelling in /admin/users /orders/1 /public/x /%61dmin/users //admin/users /.
     fi
 done
 kill "$(cat "$work/routed-nginx.pid")" "$routed_pid" 2>/dev/null || true
+
+# Sender-constrained tokens through nginx: a DPoP-bound request (RFC 9449) and a
+# certificate-bound one over a client-certificate listener (RFC 8705), each with its tampered
+# variants. Keys, certificates, tokens and proofs are made by openssl and Python's cryptography.
+bound_proxy_port=$(free_port)
+bound_tls_port=$(free_port)
+bound_upstream_port=$(free_port)
+bound_port=$(free_port)
+mkdir -p "$work/bound" "$work/bound-policies"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-client-ca \
+    -keyout "$work/bound/ca.key" -out "$work/bound/ca.pem" 2>/dev/null
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$work/bound/server.key" -out "$work/bound/server.pem" 2>/dev/null
+for client in alice mallory; do
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$client" \
+        -keyout "$work/bound/$client.key" -out "$work/bound/$client.csr" 2>/dev/null
+    openssl x509 -req -in "$work/bound/$client.csr" -CA "$work/bound/ca.pem" -CAkey "$work/bound/ca.key" -CAcreateserial -days 2 \
+        -out "$work/bound/$client.pem" 2>/dev/null
+done
+cat > "$work/bound/mint.py" <<'PY'
+import base64, hashlib, hmac, json, os, sys, time, uuid
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+work, what = sys.argv[1], sys.argv[2]
+key = base64.urlsafe_b64decode(os.environ["NGINX_TEST_KEY"] + "==")
+def token(cnf):
+    now = int(time.time())
+    claims = {"iss": "https://issuer.example", "aud": "api", "sub": "alice", "iat": now - 60, "exp": now + 600, "cnf": cnf}
+    signing_input = b64(json.dumps({"alg": "HS256", "typ": "at+jwt"}).encode()) + "." + b64(json.dumps(claims).encode())
+    return signing_input + "." + b64(hmac.new(key, signing_input.encode(), hashlib.sha256).digest())
+client_path = os.path.join(work, "dpop-client.pem")
+if not os.path.exists(client_path):
+    open(client_path, "wb").write(ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+client = serialization.load_pem_private_key(open(client_path, "rb").read(), None)
+numbers = client.public_key().public_numbers()
+jwk = {"crv": "P-256", "kty": "EC", "x": b64(numbers.x.to_bytes(32, "big")), "y": b64(numbers.y.to_bytes(32, "big"))}
+jkt = b64(hashlib.sha256(json.dumps(jwk, separators=(",", ":"), sort_keys=True).encode()).digest())
+if what == "dpop-token":
+    print(token({"jkt": jkt}))
+elif what == "certificate-token":
+    der = x509.load_pem_x509_certificate(open(sys.argv[3], "rb").read()).public_bytes(serialization.Encoding.DER)
+    print(token({"x5t#S256": b64(hashlib.sha256(der).digest())}))
+else:
+    method, url, access_token = sys.argv[3], sys.argv[4], sys.argv[5]
+    claims = {"jti": str(uuid.uuid4()), "htm": method, "htu": url, "iat": int(time.time()),
+              "ath": b64(hashlib.sha256(access_token.encode()).digest())}
+    signing_input = b64(json.dumps({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk}).encode()) + "." + b64(json.dumps(claims).encode())
+    r, s = decode_dss_signature(client.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    print(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
+PY
+mint() { python3 "$work/bound/mint.py" "$work/bound" "$@"; }
+cat > "$work/bound-policies/dpop-orders.yaml" <<YAML
+policy: dpop-orders
+token:
+  algorithms: [HS256]
+  keys: {secret: '\${env:NGINX_TEST_KEY}'}
+  issuer: https://issuer.example
+  audience: api
+request:
+  dpop: {algorithms: [ES256], origins: ['http://127.0.0.1:$bound_proxy_port']}
+outputs:
+  user: claims.sub
+YAML
+cat > "$work/bound-policies/mtls-orders.yaml" <<'YAML'
+policy: mtls-orders
+token:
+  algorithms: [HS256]
+  keys: {secret: '${env:NGINX_TEST_KEY}'}
+  issuer: https://issuer.example
+  audience: api
+request:
+  certificate_binding: {header: X-Client-Cert}
+outputs:
+  user: claims.sub
+YAML
+"$run" serve --policies "$work/bound-policies" --listen "127.0.0.1:$bound_port" 2> "$work/bound-serve.log" &
+bound_pid=$!
+for _ in $(seq 1 100); do grep -q "serving " "$work/bound-serve.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving " "$work/bound-serve.log" || { cat "$work/bound-serve.log" >&2; exit 1; }
+authz_location() {
+    cat <<CONF
+        location = /_authz {
+            internal;
+            proxy_pass http://127.0.0.1:$bound_port/v1/authz/$1;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header X-Forwarded-Method \$request_method;
+            proxy_set_header X-Forwarded-Proto \$scheme;
+            proxy_set_header X-Forwarded-Uri \$request_uri;
+            proxy_set_header X-Forwarded-Host \$host;
+            proxy_set_header X-Client-Cert \$ssl_client_escaped_cert;
+        }
+        location / {
+            auth_request /_authz;
+            auth_request_set \$user \$upstream_http_x_auth_user;
+            auth_request_set \$challenge \$upstream_http_www_authenticate;
+            add_header WWW-Authenticate \$challenge always;
+            proxy_set_header X-User \$user;
+            proxy_pass http://127.0.0.1:$bound_upstream_port;
+        }
+CONF
+}
+cat > "$work/bound-nginx.conf" <<CONF
+daemon on;
+master_process off;
+pid $work/bound-nginx.pid;
+error_log $work/bound-error.log;
+events {}
+http {
+    access_log $work/bound-access.log;
+    $temp_paths
+    server {
+        listen 127.0.0.1:$bound_proxy_port;
+$(authz_location dpop-orders)
+        location /plain/ {
+            auth_request /_mtls;
+            proxy_pass http://127.0.0.1:$bound_upstream_port;
+        }
+        location = /_mtls {
+            internal;
+            proxy_pass http://127.0.0.1:$bound_port/v1/authz/mtls-orders;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header X-Forwarded-Uri \$request_uri;
+            proxy_set_header X-Client-Cert \$ssl_client_escaped_cert;
+        }
+    }
+    server {
+        listen 127.0.0.1:$bound_tls_port ssl;
+        ssl_certificate $work/bound/server.pem;
+        ssl_certificate_key $work/bound/server.key;
+        ssl_client_certificate $work/bound/ca.pem;
+        ssl_verify_client on;
+$(authz_location mtls-orders)
+    }
+    server {
+        listen 127.0.0.1:$bound_upstream_port;
+        location / { return 200 "upstream: \$request_method \$request_uri for user \$http_x_user\n"; }
+    }
+}
+CONF
+nginx -c "$work/bound-nginx.conf" -p "$work"
+for _ in $(seq 1 50); do [ -f "$work/bound-nginx.pid" ] && break; sleep 0.1; done
+# bound NAME EXPECTED_STATUS EXPECTED_TEXT URL [curl arguments...]
+bound() {
+    local name=$1 status=$2 text=$3 url=$4; shift 4
+    local answer got
+    answer=$(curl -s -i "$@" "$url")
+    got=$(printf '%s' "$answer" | head -1 | awk '{print $2}')
+    if [ "$got" = "$status" ] && printf '%s' "$answer" | grep -q -- "$text"; then
+        passed=$((passed + 1)); printf 'ok    %-34s %s  %s\n' "$name" "$got" "$(printf '%s' "$answer" | grep -- "$text" | head -1 | tr -d '\r')"
+    else
+        failed=$((failed + 1)); printf 'FAIL  %-34s expected %s with "%s", got:\n%s\n' "$name" "$status" "$text" "$answer"
+    fi
+}
+dpop_url="http://127.0.0.1:$bound_proxy_port/orders/42"
+dpop_token=$(mint dpop-token)
+proof=$(mint proof GET "$dpop_url" "$dpop_token")
+bound "DPoP-bound request" 200 "for user alice" "$dpop_url?view=full" -H "Authorization: DPoP $dpop_token" -H "DPoP: $proof"
+bound "DPoP proof replayed" 401 'error="invalid_dpop_proof", error_description="dpop_proof_replayed"' "$dpop_url" \
+    -H "Authorization: DPoP $dpop_token" -H "DPoP: $proof"
+bound "DPoP proof for another method" 401 'dpop_htm_mismatch' "$dpop_url" -X DELETE \
+    -H "Authorization: DPoP $dpop_token" -H "DPoP: $(mint proof GET "$dpop_url" "$dpop_token")"
+bound "DPoP proof for another URL" 401 'dpop_htu_mismatch' "$dpop_url" \
+    -H "Authorization: DPoP $dpop_token" -H "DPoP: $(mint proof GET "http://127.0.0.1:$bound_proxy_port/admin" "$dpop_token")"
+bound "DPoP-bound token as a bearer token" 401 'dpop_proof_missing' "$dpop_url" -H "Authorization: Bearer $dpop_token"
+bound "DPoP token without a proof" 401 'DPoP error="invalid_dpop_proof", error_description="dpop_proof_missing"' "$dpop_url" \
+    -H "Authorization: DPoP $dpop_token"
+mtls_url="https://127.0.0.1:$bound_tls_port/orders/42"
+certificate_token=$(mint certificate-token "$work/bound/alice.pem")
+bound "certificate-bound request" 200 "for user alice" "$mtls_url" --cacert "$work/bound/server.pem" \
+    --cert "$work/bound/alice.pem" --key "$work/bound/alice.key" -H "Authorization: Bearer $certificate_token"
+bound "bound token, another certificate" 401 'certificate_binding_mismatch' "$mtls_url" --cacert "$work/bound/server.pem" \
+    --cert "$work/bound/mallory.pem" --key "$work/bound/mallory.key" -H "Authorization: Bearer $certificate_token"
+bound "no client certificate at all" 400 "" "$mtls_url" --cacert "$work/bound/server.pem" -H "Authorization: Bearer $certificate_token"
+forged=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(open(sys.argv[1]).read(), safe=""))' "$work/bound/alice.pem")
+bound "a forged X-Client-Cert over plain HTTP" 401 'client_certificate_missing' "http://127.0.0.1:$bound_proxy_port/plain/x" \
+    -H "Authorization: Bearer $certificate_token" -H "X-Client-Cert: $forged"
+kill "$(cat "$work/bound-nginx.pid")" "$bound_pid" 2>/dev/null || true
 
 echo "proxy integration: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -136,9 +136,9 @@ struct TestFileReading {
             error(.conflict, "a case has 'token' (minted) or 'jwt' (literal), not both", at: node["jwt"]!)
         }
         var token: TestToken?
-        // A DPoP proof comes with the token it is bound to, whatever else the case writes.
+        // A request comes with the file's token (a policy judging both binds them: DPoP, mTLS).
         let withProof = (defaults.dpop != nil || node["dpop"] != nil) && node["dpop"]?.scalar?.value != .null
-        let usesBase = defaults.token != nil && node["jwt"] == nil && (withProof || node["request"] == nil && node["callback"] == nil)
+        let usesBase = defaults.token != nil && node["jwt"] == nil && (withProof || node["callback"] == nil)
         if let now, node["token"] != nil || usesBase {
             token = minted(node["token"], base: defaults.token, now: now)
         }

@@ -46,7 +46,7 @@ package enum BuiltinRules {
     /// Rule types of the `request` section: an HTTP request.
     package static let requestRules: [any Rule.Type] = [
         RequestStructureRule.self, MethodRule.self, PathRule.self, RequestHeadersRule.self, QueryRule.self, BodyRule.self,
-        EncryptedFieldsRule.self, BearerRule.self, DPoPRule.self,
+        EncryptedFieldsRule.self, BearerRule.self, DPoPRule.self, CertificateBindingRule.self,
     ]
 
     package static let requestSettings: [String: RuleRegistry.SectionSetting] = [

@@ -32,10 +32,20 @@ extension FindingCode {
     /// The path holds `;` (a path parameter) and `path_normalization.path_parameters` is `reject`.
     package static let pathParameter = FindingCode("path_parameter", .undecided)
 
+    /// `certificate_binding` and the request has no client certificate header.
+    package static let clientCertificateMissing = FindingCode("client_certificate_missing", .absent)
+    /// The client certificate header is repeated or holds no readable certificate.
+    package static let clientCertificateMalformed = FindingCode("client_certificate_malformed", .undecided)
+    /// The token names no certificate it is bound to (`cnf.x5t#S256`).
+    package static let certificateBindingMissing = FindingCode("certificate_binding_missing", .absent)
+    /// The token's `cnf.x5t#S256` is not the client certificate's thumbprint.
+    package static let certificateBindingMismatch = FindingCode("certificate_binding_mismatch", .mismatch)
+
     /// Every code of the request rules.
     package static let requestCodes: [FindingCode] = [
         .requestMalformed, .urlInvalid, .headerInvalid, .bodyTooLarge, .bodyNotJSON, .methodNotAllowed,
         .pathMismatch, .queryMismatch, .bodyMismatch, .fieldMissing, .bearerMissing, .bearerInvalid,
-        .parameterRepeated, .pathParameter,
+        .parameterRepeated, .pathParameter, .clientCertificateMissing, .clientCertificateMalformed, .certificateBindingMissing,
+        .certificateBindingMismatch,
     ]
 }
