@@ -10,7 +10,7 @@ package enum BuiltinRules {
         RegisteredClaimTypesRule.self, IssuerRule.self, AudienceRule.self, TrustedAudiencesRule.self,
         AuthorizedPartyRule.self, SubjectRule.self, NonceRule.self,
         ExpiresRule.self, NotBeforeRule.self, IssuedAtRule.self, MaxLifetimeRule.self,
-        CHashRule.self, AtHashRule.self, RequireRule.self, ClaimsRule.self, EmbeddedTokensRule.self,
+        CHashRule.self, AtHashRule.self, RequireRule.self, ClaimsRule.self, OnceRule.self, EmbeddedTokensRule.self,
     ]
 
     /// Keys of the `token` section that configure it rather than check something.

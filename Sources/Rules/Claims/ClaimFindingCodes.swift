@@ -18,8 +18,11 @@ extension FindingCode {
     /// The token in a claim fails the policy `embedded_tokens` names; its findings are nested.
     package static let embeddedTokenInvalid = FindingCode("embedded_token_invalid", .mismatch)
 
+    /// A value `once` names was used before within its lifetime.
+    package static let valueReplayed = FindingCode("value_replayed", .mismatch)
+
     /// Every code of the claim rules.
     package static let claimCodes: [FindingCode] = [
-        .issuerMismatch, .audienceMismatch, .subjectMismatch, .claimMissing, .claimType, .claimMismatch, .embeddedTokenInvalid,
+        .issuerMismatch, .audienceMismatch, .subjectMismatch, .claimMissing, .claimType, .claimMismatch, .embeddedTokenInvalid, .valueReplayed,
     ]
 }
