@@ -29,6 +29,18 @@ struct BatchSummaryText {
         lines += table(summary.issuers.counts, notListed: summary.issuers.notListed)
         lines.append("kids:")
         lines += table(summary.kids.counts, notListed: summary.kids.notListed)
+        if let replays = summary.replays {
+            lines.append("replays: \(Grouped(replays.count)) token\(replays.count == 1 ? "" : "s") presented again within their lifetime")
+            for replay in replays.examples {
+                let place = { (sighting: BatchReplayDetector.Sighting) in "line \(sighting.line)" + (sighting.input.map { " of \(InertText.escaped($0))" } ?? "") }
+                lines.append("  \(InertText.escaped(replay.label)): \(place(replay.first)), again at \(place(replay.again))")
+            }
+            if replays.forgotten > 0 {
+                lines.append("  \(Grouped(replays.forgotten)) tokens were forgotten before they expired, to hold at most \(Grouped(replays.capacity)) "
+                             + "(replays of them were not seen): --replay-capacity \(replays.peak + replays.forgotten) would hold every one, about "
+                             + "\((replays.peak + replays.forgotten) * 80 / 1_000_000 + 1) MB")
+            }
+        }
         if let cache {
             let rate = cache.hitRate.map { " (hit rate \(String(format: "%.1f", $0 * 100))%)" } ?? ""
             let evicted = "\(Grouped(cache.evictions)) evicted" + (cache.evictions > 0 ? ": a larger --cache-size keeps more" : "")

@@ -244,3 +244,27 @@ final class BatchTests {
         }
     }
 }
+
+/// The replay detector's memory: bounded, forgetting the soonest to expire and saying so.
+@Suite("Batch replay detector")
+struct BatchReplayDetectorTests {
+    @Test("at capacity, expired tokens go first, then the tenth that expire soonest, counted as forgotten")
+    func capacity() throws {
+        let fixture = TokenFixture.shared
+        var detector = BatchReplayDetector(capacity: 10)
+        let policy = try fixture.policy("expires: optional")
+        func key(_ jti: String, exp: Int64, at time: Double) throws -> BatchReplayKey {
+            let token = try fixture.token(["jti": .string(jti), "exp": .number(.integer(exp))])
+            return BatchReplayKey(try #require(try policy.evaluateNow(EvaluationRequest(token: token, signatureCache: nil)).token), time: time)
+        }
+        for index in 0..<10 { #expect(try detector.check(key("j\(index)", exp: 1000 + Int64(index), at: 0), line: index + 1, input: nil) == nil) }
+        #expect(try detector.check(key("j3", exp: 1003, at: 5), line: 11, input: nil)?.line == 4)
+        // The eleventh forgets the one expiring soonest (j0) and keeps the rest.
+        #expect(try detector.check(key("k", exp: 5000, at: 6), line: 12, input: nil) == nil)
+        #expect(detector.forgotten == 1 && detector.peak == 10)
+        #expect(try detector.check(key("j0", exp: 1000, at: 7), line: 13, input: nil) == nil)
+        #expect(try detector.check(key("j9", exp: 1009, at: 8), line: 14, input: nil)?.line == 10)
+        // Past their expiry, tokens are not replays, and are swept before anything is forgotten.
+        #expect(try detector.check(key("j9", exp: 1009, at: 2000), line: 15, input: nil) == nil)
+    }
+}

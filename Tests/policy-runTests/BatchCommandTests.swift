@@ -55,6 +55,31 @@ final class BatchCommandTests {
         #expect(cache?["hits"] as? Int == 3 && cache?["misses"] as? Int == 1 && cache?["hit_rate"] as? Double == 0.75 && cache?["evictions"] as? Int == 0)
     }
 
+    @Test("--detect-replay: a verified token presented again within its lifetime is marked with both lines, in the verdict and the summary; after exp it is not")
+    func detectReplay() throws {
+        // The sample token has no jti: it is known by its signed bytes. It expires at 1795255200.
+        let input = try log([Self.record(), Self.record(ts: "1795253460"), "garbage", Self.record(nonce: "other"), Self.record(ts: "1795255900"),
+                             Self.record(ts: "1795255901")])
+        let summaryFile = folder.appendingPathComponent("summary-\(UUID().uuidString).json").path
+        let run = try DecodeCommandTests.run(Self.policy + ["--detect-replay", "--jobs", "2", "--summary-json", summaryFile, input])
+        #expect(run.status == 1)
+        let lines = run.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let codes = lines.map { (($0["findings"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String } }
+        #expect(codes == [[], ["token_replayed"], ["record_malformed"], ["nonce_mismatch", "token_replayed"], ["token_expired", "token_too_old"], ["token_expired", "token_too_old"]])
+        let message = (lines[1]["findings"] as? [[String: Any]])?.first?["message"] as? String
+        #expect(message?.contains("a token without jti was presented before, at line 1") == true, "\(message ?? "")")
+        #expect(run.stderr.contains("replays: 2 tokens presented again within their lifetime"))
+        #expect(run.stderr.contains("a token without jti: line 1, again at line 2"))
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile))) as! [String: Any]
+        let replays = summary["replays"] as? [String: Any]
+        #expect(replays?["count"] as? Int == 2 && replays?["forgotten_before_expiry"] as? Int == 0)
+        let example = (replays?["examples"] as? [[String: Any]])?.first
+        #expect((example?["first"] as? [String: Any])?["line"] as? Int == 1 && (example?["again"] as? [String: Any])?["line"] as? Int == 2)
+        // Without the flag nothing is marked.
+        let plain = try DecodeCommandTests.run(Self.policy + [input])
+        #expect(!plain.stdout.contains("token_replayed") && !plain.stderr.contains("replays:"))
+    }
+
     @Test("--cache-size sets the cache's memory in binary units; a size that is not one, one out of range, or one beside --no-cache is a usage error that says so")
     func cacheSize() throws {
         let input = try log([Self.record(), Self.record(), Self.record()])

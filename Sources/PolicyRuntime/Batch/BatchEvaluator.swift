@@ -20,6 +20,11 @@ package struct BatchEvaluator: Sendable {
     package var includeClaims: Bool
     /// Nil disables remembering signature checks.
     package var signatureCache: SignatureCache?
+    /// Whether each verified token's verdict carries a `replayKey`, for `--detect-replay`.
+    package var detectReplay = false
+    /// Where a policy's one-time values (`once`) are recorded: this run's own memory, so a log
+    /// judged twice does not find its values used by the first run.
+    let replayStore = MemoryReplayStore()
 
     /// Records per unit of parallel work: large enough to amortise scheduling, small enough
     /// to keep the read-ahead small.
@@ -82,10 +87,10 @@ package struct BatchEvaluator: Sendable {
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
             let request = EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                            now: time ?? defaultTime, signatureCache: signatureCache)
+                                            now: time ?? defaultTime, signatureCache: signatureCache, replayStore: replayStore)
             do throws(EvaluationError) {
                 switch try policy.start(request) {
-                case let .finished(evaluation): return .judged(judged(record, evaluation.verdict, evaluation.token))
+                case let .finished(evaluation): return .judged(judged(record, evaluation, at: request.now))
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
                 }
             } catch {
@@ -96,13 +101,15 @@ package struct BatchEvaluator: Sendable {
 
     /// The verdict on a record that waited for its keys.
     private func finish(_ record: BatchRecord, _ pending: PendingEvaluation) async -> BatchVerdict {
-        let evaluation = await policy.finish(pending)
-        return judged(record, evaluation.verdict, evaluation.token)
+        judged(record, await policy.finish(pending), at: pending.request.now)
     }
 
-    private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?) -> BatchVerdict {
-        BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims["iss"]?.stringValue,
-                     kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
+    private func judged(_ record: BatchRecord, _ evaluation: Evaluation, at time: UnixTime) -> BatchVerdict {
+        let decoded = evaluation.token
+        var verdict = BatchVerdict(line: record.line, input: record.input, verdict: evaluation.verdict, issuer: decoded?.claims["iss"]?.stringValue,
+                                   kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
+        if detectReplay, evaluation.verdict.verified, let decoded { verdict.replayKey = BatchReplayKey(decoded, time: time.seconds) }
+        return verdict
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {

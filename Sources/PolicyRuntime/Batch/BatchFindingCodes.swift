@@ -10,8 +10,11 @@ extension FindingCode {
     /// A record's time field is neither unix seconds nor RFC 3339.
     package static let recordTimeInvalid = FindingCode("record_time_invalid", .undecided)
 
+    /// `--detect-replay`: the token was presented before in the log, within its lifetime.
+    package static let tokenReplayed = FindingCode("token_replayed", .mismatch)
+
     /// Every code of batch records.
     package static let batchRecordCodes: [FindingCode] = [
-        .recordMalformed, .recordFieldMissing, .recordTimeInvalid,
+        .recordMalformed, .recordFieldMissing, .recordTimeInvalid, .tokenReplayed,
     ]
 }

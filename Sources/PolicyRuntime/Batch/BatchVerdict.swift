@@ -7,13 +7,30 @@ package struct BatchVerdict: Sendable {
     /// The input file, when there are several (nil for standard input).
     package let input: String?
     /// The verdict on the record.
-    package let verdict: Verdict
+    package private(set) var verdict: Verdict
+    /// What identifies a verified token for replay detection; nil unless the run detects
+    /// replays and the token verified.
+    package var replayKey: BatchReplayKey?
     /// The token's `iss`, unverified, for summaries; nil when it did not decode.
     package let issuer: String?
     /// The token's header `kid`, unverified; nil when it did not decode.
     package let kid: String?
     /// The token's claims, when the run includes them.
     package let claims: JSONObject?
+
+    /// The verdict with a `token_replayed` finding: the token was presented at `earlier` and
+    /// is presented again within its lifetime.
+    package mutating func markReplayed(of earlier: BatchReplayDetector.Sighting) {
+        guard let key = replayKey else { return }
+        let place = "line \(earlier.line)" + (earlier.input.map { " of \($0)" } ?? "")
+        let until = key.expires.map { " (it expires at \(UnixTime.iso8601($0)))" } ?? " (it has no exp)"
+        let finding = Finding(rule: "batch.replay", code: .tokenReplayed,
+                              message: "\(key.label) was presented before, at \(place), and again within its lifetime\(until)",
+                              at: "\(input ?? "input"):\(line)")
+        verdict = Verdict(policy: verdict.policy, valid: false, verified: verdict.verified, keyFreshness: verdict.keyFreshness,
+                          keySnapshot: verdict.keySnapshot, findings: verdict.findings + [finding], skipped: verdict.skipped, outputs: [:],
+                          trace: verdict.trace)
+    }
 
     /// The verdict's JSON line, ending in a newline, appended to `writer`: `line` (and
     /// `input`), the token's `iss` and `kid` as it states them (unverified; left out when it has
@@ -51,6 +68,41 @@ package struct BatchSummary: Sendable {
     package private(set) var kids = BoundedCounts()
     /// The input limits the run applied, stated with its totals.
     package var limits: BatchInputLimits?
+    /// With `--detect-replay`: the replays found (the first ten as examples), and how the
+    /// detector's memory held up.
+    package var replays: Replays?
+
+    /// Replays found in a run.
+    package struct Replays: Sendable {
+        package var count = 0
+        /// The first ten replays found.
+        package var examples: [BatchReplayDetector.Replay] = []
+        package var capacity = 0
+        package var peak = 0
+        package var forgotten = 0
+
+        package init() {}
+
+        /// Counts `found`, keeping the first ten as examples.
+        package mutating func add(_ found: [BatchReplayDetector.Replay]) {
+            count += found.count
+            examples += found.prefix(max(0, 10 - examples.count))
+        }
+
+        package var json: JSONValue {
+            func place(_ sighting: BatchReplayDetector.Sighting) -> JSONValue {
+                var object = JSONObject(["line": .number(.integer(Int64(sighting.line)))])
+                if let input = sighting.input { object.set("input", .string(input)) }
+                return .object(object)
+            }
+            return .object(JSONObject([
+                "count": .number(.integer(Int64(count))),
+                "examples": .array(examples.map { .object(JSONObject(["token": .string($0.label), "first": place($0.first), "again": place($0.again)])) }),
+                "capacity": .number(.integer(Int64(capacity))), "peak_remembered": .number(.integer(Int64(peak))),
+                "forgotten_before_expiry": .number(.integer(Int64(forgotten))),
+            ]))
+        }
+    }
 
     /// An empty summary.
     package init() {}
@@ -93,6 +145,7 @@ package struct BatchSummary: Sendable {
             "records_per_second": .number(.integer(seconds > 0 ? Int64(Double(records) / seconds) : 0)),
         ])
         if let limits { object.set("limits", limits.json) }
+        if let replays { object.set("replays", replays.json) }
         if let peakMemoryBytes { object.set("max_rss_bytes", .number(.integer(Int64(peakMemoryBytes)))) }
         if let cache {
             var counts = JSONObject([

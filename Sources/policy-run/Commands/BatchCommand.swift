@@ -35,6 +35,12 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also write the summary as JSON to FILE ('-' for standard output, after the verdicts).", valueName: "FILE"))
     var summaryJSON: String?
 
+    @Flag(help: "Report a verified token presented again within its lifetime (same iss and jti, or the same token without jti), with both lines.")
+    var detectReplay = false
+
+    @Option(help: ArgumentHelp("With --detect-replay: the most tokens remembered at once (default 1000000, about 80 MB).", valueName: "N"))
+    var replayCapacity = 1_000_000
+
     @Option(help: "Records evaluated in parallel, in chunks (default: all cores).")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
@@ -63,6 +69,7 @@ struct BatchCommand: AsyncParsableCommand {
             throw ValidationError("--max-line-bytes, --max-decompressed-bytes and --max-gzip-ratio must be positive")
         }
         guard !noCache || cacheSize == nil else { throw ValidationError("give --no-cache or --cache-size, not both") }
+        guard (1...100_000_000).contains(replayCapacity) else { throw ValidationError("--replay-capacity must be from 1 to 100000000, got \(replayCapacity)") }
         _ = try cacheBytes()
     }
 
@@ -81,8 +88,10 @@ struct BatchCommand: AsyncParsableCommand {
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
         let cache = noCache ? nil : SignatureCache(memoryLimit: try cacheBytes())
         let now = try options.time()
-        let evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
+        var evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
                                        includeClaims: includeClaims, signatureCache: cache)
+        evaluator.detectReplay = detectReplay
+        var replays = detectReplay ? BatchReplayDetector(capacity: replayCapacity) : nil
         let sources = inputs.isEmpty ? ["-"] : inputs
         // Every input is opened before a verdict is written: a missing second file is a
         // mistake on the command line, not something to find after the first is judged.
@@ -92,6 +101,7 @@ struct BatchCommand: AsyncParsableCommand {
         let limits = BatchInputLimits(maxLineBytes: maxLineBytes, maxDecompressedBytes: maxDecompressedBytes, maxCompressionRatio: maxGzipRatio)
         var summary = BatchSummary()
         summary.limits = limits
+        if detectReplay { summary.replays = BatchSummary.Replays() }
         let started = ContinuousClock.now
         for (source, handle) in zip(sources, handles) {
             let reader = LineReader(handle: handle, limits: limits)
@@ -99,14 +109,20 @@ struct BatchCommand: AsyncParsableCommand {
             let bytesBefore = progress.bytesDone
             do {
                 try await evaluator.run(records, transform: { [onlyInvalid] verdicts in
-                    var counts = BatchSummary()
-                    var lines = JSONWriter(capacity: verdicts.count * 160)
-                    for verdict in verdicts {
-                        counts.add(verdict)
-                        if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
+                    Self.written(verdicts, onlyInvalid: onlyInvalid)
+                }) { verdicts, chunk in
+                    var chunk = chunk
+                    // Replays are found in input order, on the one task that emits: a chunk with
+                    // one is counted and written again with its verdicts marked.
+                    if var detector = replays {
+                        var marked = verdicts
+                        let found = detector.mark(&marked)
+                        replays = detector
+                        if !found.isEmpty {
+                            summary.replays?.add(found)
+                            chunk = Self.written(marked, onlyInvalid: onlyInvalid)
+                        }
                     }
-                    return (counts, lines.bytes)
-                }) { _, chunk in
                     summary.merge(chunk.0)
                     try writer.write(chunk.1)
                     // A live input that has nothing more yet: its verdicts so far are due now.
@@ -123,6 +139,11 @@ struct BatchCommand: AsyncParsableCommand {
         }
         try writer.finish()
         progress.finish()
+        if let detector = replays {
+            summary.replays?.capacity = detector.capacity
+            summary.replays?.peak = detector.peak
+            summary.replays?.forgotten = detector.forgotten
+        }
         let seconds = (ContinuousClock.now - started).seconds
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
         if let summaryJSON {
@@ -134,6 +155,17 @@ struct BatchCommand: AsyncParsableCommand {
             }
         }
         if summary.invalid > 0 { throw ExitCode(1) }
+    }
+
+    /// The counts and JSON lines of `verdicts`.
+    private static func written(_ verdicts: [BatchVerdict], onlyInvalid: Bool) -> (BatchSummary, [UInt8]) {
+        var counts = BatchSummary()
+        var lines = JSONWriter(capacity: verdicts.count * 160)
+        for verdict in verdicts {
+            counts.add(verdict)
+            if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
+        }
+        return (counts, lines.bytes)
     }
 
     /// The process's peak resident memory: `VmHWM` of /proc/self/status, which (unlike
