@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "policy-serve", targets: ["policy-serve"]),
         // Hummingbird middleware: a policy checked before every route (brings Hummingbird in).
         .library(name: "PolicyEngineHummingbird", targets: ["PolicyEngineHummingbird"]),
+        // A replay store in PostgreSQL that several instances share (brings postgres-nio in).
+        .library(name: "PolicyReplayPostgres", targets: ["PolicyReplayPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -198,9 +200,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules", "COpenSSL", "CSodium"],
+            dependencies: ["PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyReplayPostgres", "COpenSSL", "CSodium",
+                           .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks",
-            exclude: ["RESULTS.md", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh"],
+            exclude: ["RESULTS.md", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh", "dpop-load.sh"],
             swiftSettings: swiftSettings
         ),
         // Every surface that reads untrusted bytes as a function of one input: driven by libFuzzer

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | cache [DISTINCT...] | instructions [RECORDS] | startup | spark [RECORDS]]`:
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | cache [DISTINCT...] | instructions [RECORDS] | startup | spark [RECORDS] | dpop]`:
 /// prints a Markdown table of rates and ratios. `batch`, `cache`, `startup` and `spark` run the release `policy-run` built
 /// beside it (`swift build -c release`), or the one `POLICY_RUN` names.
 let arguments = CommandLine.arguments.dropFirst()
@@ -61,6 +61,14 @@ case "spark":
     benchmark("spark", "Spark benchmark: policy_spark on local[2] against policy-run batch --jobs 2, \(started)") {
         print(SparkBenchmark.table(try SparkBenchmark.run(records: records)))
     }
+case "dpop":
+    print("DPoP and replay-store benchmark: decisions through the evaluation forward auth runs, one core, \(started)")
+    do {
+        print(benchmarkTable(try await DPoPBenchmark.run()))
+    } catch {
+        FileHandle.standardError.write(Data("dpop benchmark: \(error)\n".utf8))
+        exit(1)
+    }
 case "startup":
     benchmark("startup", "Start-up, 40 runs each, \(started)") { print(StartupBenchmark.table(try StartupBenchmark.run())) }
 case "records":
@@ -77,6 +85,6 @@ case "records":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, cache, instructions, startup, spark\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, cache, instructions, startup, spark, dpop\n".utf8))
     exit(2)
 }

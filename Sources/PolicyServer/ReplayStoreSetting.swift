@@ -7,24 +7,37 @@ public import Logging
 public enum ReplayStoreSetting: Sendable {
     /// At most `capacity` unexpired values in this process.
     case memory(capacity: Int)
-    /// A PostgreSQL table; the password, if any, is read from the environment variable named.
-    case postgres(PostgresReplayStore.Configuration, passwordVariable: String?)
+    /// A PostgreSQL table; the password, if any, is read from the environment variable named,
+    /// which is written at `location`.
+    case postgres(PostgresReplayStore.Configuration, passwordVariable: String?, location: SourceLocation?)
 
-    /// The store this setting describes, the password read from `environment`.
+    /// The store this setting describes, the password read from `environment`; nothing
+    /// connects until the store runs.
     ///
-    /// - Throws: `ReplayStoreError` when the password variable is named and not set.
-    public func store(environment: [String: String], logger: Logger) throws(ReplayStoreError) -> any ReplayStore {
+    /// - Throws: `PolicyDiagnostics` when the password variable is named and not set, at the
+    ///   line that names it.
+    public func store(environment: [String: String], logger: Logger) throws(PolicyDiagnostics) -> any ReplayStore {
         switch self {
         case let .memory(capacity):
             return MemoryReplayStore(capacity: capacity)
-        case .postgres(var configuration, let variable):
+        case .postgres(var configuration, let variable, let location):
             if let variable {
                 guard let password = environment[variable] else {
-                    throw ReplayStoreError("replay_store.postgres.password_env names \(variable), which is not set")
+                    throw PolicyDiagnostics([Diagnostic(.error, .missingKey, "'password_env' names \(variable), which is not set in the environment",
+                                                        at: location ?? SourceLocation(file: "replay_store", line: 1, column: 1),
+                                                        hint: "export \(variable) before starting the server")])
                 }
                 configuration.password = password
             }
-            return try PostgresReplayStore(configuration: configuration, logger: logger)
+            // The PostgreSQL client retries a connection every second or so while the database
+            // is down: its own lines are for a warning and worse, the store's refusals say why.
+            var quiet = logger
+            quiet.logLevel = max(logger.logLevel, .warning)
+            do {
+                return try PostgresReplayStore(configuration: configuration, logger: quiet)
+            } catch {
+                throw PolicyDiagnostics([Diagnostic(.error, .invalidValue, error.message, at: location ?? SourceLocation(file: "replay_store", line: 1, column: 1))])
+            }
         }
     }
 }
@@ -42,6 +55,8 @@ extension ConfigurationReading {
             return nil
         }
         let settings = kind.value
+        // An unknown store is reported by the mapping above; its settings are not read as another's.
+        guard ["memory", "postgres"].contains(kind.name) else { return nil }
         if kind.name == "memory" {
             guard mapping(settings, allowed: ["capacity"], what: "'replay_store.memory'") != nil else { return nil }
             return .memory(capacity: count(settings["capacity"], in: 1...100_000_000, what: "'capacity' is a number of values") ?? 1_000_000)
@@ -70,6 +85,6 @@ extension ConfigurationReading {
         }
         let variable = settings["password_env"].flatMap { string($0, what: "'password_env'") }
         guard diagnostics.count == errors else { return nil }
-        return .postgres(configuration, passwordVariable: variable)
+        return .postgres(configuration, passwordVariable: variable, location: settings["password_env"]?.location ?? settings.location)
     }
 }

@@ -36,9 +36,9 @@ struct BatchSummaryText {
                 lines.append("  \(InertText.escaped(replay.label)): \(place(replay.first)), again at \(place(replay.again))")
             }
             if replays.forgotten > 0 {
-                lines.append("  \(Grouped(replays.forgotten)) tokens were forgotten before they expired, to hold at most \(Grouped(replays.capacity)) "
-                             + "(replays of them were not seen): --replay-capacity \(replays.peak + replays.forgotten) would hold every one, about "
-                             + "\((replays.peak + replays.forgotten) * 80 / 1_000_000 + 1) MB")
+                lines.append("  at most \(Grouped(replays.capacity)) tokens were held, and a token was forgotten \(Grouped(replays.forgotten)) times before it expired "
+                             + "(a replay of it then was not seen): a --replay-capacity of at most \(replays.peak + replays.forgotten) holds every one, "
+                             + "about \((replays.peak + replays.forgotten) * 80 / 1_000_000 + 1) MB")
             }
         }
         if let cache {

@@ -93,6 +93,16 @@ struct PolicyServe: AsyncParsableCommand {
             Diagnostics.print(problems)
             guard !problems.contains(where: { $0.severity == .error }) else { throw ExitCode(2) }
         }
+        var logger = Logger(label: "policy-engine.serve")
+        logger.logLevel = .info
+        // Made before --check returns: a password variable that is not set is the file's mistake.
+        let replayStore: any ReplayStore
+        do {
+            replayStore = try (file?.replayStore ?? .memory(capacity: 1_000_000)).store(environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            Diagnostics.print(error.sorted)
+            throw ExitCode(2)
+        }
         let names = set.current.policies.keys.sorted().joined(separator: ", ")
         if options.check {
             print("ok: \(options.config ?? options.policies!) serves \(names)\(configuration.routes.isEmpty ? "" : " (\(configuration.routes.count) route\(configuration.routes.count == 1 ? "" : "s"))")")
@@ -108,14 +118,6 @@ struct PolicyServe: AsyncParsableCommand {
             }
         } else {
             log = DecisionLog(level: level, sampleValid: sample, fields: fields)
-        }
-        var logger = Logger(label: "policy-engine.serve")
-        logger.logLevel = .info
-        let replayStore: any ReplayStore
-        do {
-            replayStore = try (file?.replayStore ?? .memory(capacity: 1_000_000)).store(environment: ProcessInfo.processInfo.environment, logger: logger)
-        } catch {
-            throw ValidationError(error.message)
         }
         let server = PolicyServer(policies: set, configuration: configuration, decisionLog: log, replayStore: replayStore)
         // SIGHUP reopens the decision log and reloads the policies, as daemons do.

@@ -33,10 +33,11 @@ struct ReplayStoreSettingTests {
         replay_store:
           postgres: {host: db.internal, database: policy, user: policy, password_env: PG_SECRET, timeout: 3s, tls: require}
         """).replayStore
-        guard case let .postgres(postgres, variable) = setting else { Issue.record("not postgres"); return }
+        guard case let .postgres(postgres, variable, location) = setting else { Issue.record("not postgres"); return }
+        #expect(location?.line == 3)
         #expect(postgres.host == "db.internal" && postgres.port == 5432 && postgres.database == "policy" && postgres.username == "policy")
         #expect(postgres.timeout == .seconds(3) && postgres.tls == .require && postgres.table == "policy_engine_replay" && variable == "PG_SECRET")
-        #expect(throws: ReplayStoreError.self) { try setting.store(environment: [:], logger: .init(label: "test")) }
+        #expect(throws: PolicyDiagnostics.self) { try setting.store(environment: [:], logger: .init(label: "test")) }
         let store = try setting.store(environment: ["PG_SECRET": "s"], logger: .init(label: "test"))
         #expect((store as? PostgresReplayStore)?.configuration.password == "s")
     }
@@ -54,6 +55,8 @@ struct ReplayStoreSettingTests {
         replay_store:
           postgres: {user: policy, colour: blue}
         """) == ["3:13 missing_key", "3:28 unknown_key"])
+        // An unknown store is reported once, its settings not read as another store's.
+        #expect(try Self.problems("policies: p\nreplay_store: {redis: {host: x}}\n") == ["2:16 unknown_key"])
         #expect(try Self.problems("""
         policies: p
         replay_store:

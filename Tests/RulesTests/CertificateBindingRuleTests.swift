@@ -23,6 +23,11 @@ struct CertificateBindingRuleTests {
         let xfcc = "By=spiffe://cluster.local/ns/default/sa/api;Hash=\(Self.hex);Subject=\"CN=client s6BhdRkqt3,O=Example Client\";URI="
         #expect(try ClientCertificate.thumbprint(xfcc, format: .xfcc).get() == Self.thumbprint)
         #expect(try ClientCertificate.thumbprint("Hash=\(Self.hex.uppercased())", format: .xfcc).get() == Self.thumbprint)
+        // Go's servers (Caddy) write a header's newlines as spaces.
+        #expect(try ClientCertificate.thumbprint(Self.pem.replacingOccurrences(of: "\n", with: " "), format: .pem).get() == Self.thumbprint)
+        // A quoted value may hold ';', ',' and '=' (and an escaped quote): none of them is a field.
+        let quoted = #"hash=\#(Self.hex);Subject="CN=a\",b;Hash=00";URI=spiffe://x"#
+        #expect(try ClientCertificate.thumbprint(quoted, format: .xfcc).get() == Self.thumbprint)
     }
 
     @Test("no certificate, two, a chain of proxies, a short or repeated Hash: each refused, never a guess")
@@ -40,6 +45,9 @@ struct CertificateBindingRuleTests {
         #expect(refused("Hash=\(Self.hex.dropLast(2))", .xfcc))
         #expect(refused("Hash=\(Self.hex.dropLast(1))g", .xfcc))
         #expect(refused("By=a", .xfcc))
+        #expect(refused(#"Subject="abc;Hash=\#(Self.hex)"#, .xfcc))
+        #expect(refused(Self.pem + "trailing text", .pem))
+        #expect(refused(Self.pem.replacingOccurrences(of: "-----END CERTIFICATE-----", with: ""), .pem))
     }
 
     @Test("the policy must judge a token, and name a header; a format is pem or xfcc")

@@ -147,7 +147,13 @@ extension Policy {
         case var .ready(prepared):
             if !prepared.subjects.isEmpty || !tokenEmbeddingRules.isEmpty { prepared.embedded = decodeEmbedded(prepared, request) }
             switch cachedKeySets(for: prepared) {
-            case let .success(keySets): return settle(run(prepared, keySets: keySets, request), token: prepared.token, request)
+            case let .success(keySets):
+                let judged = run(prepared, keySets: keySets, request)
+                switch settle(judged, token: prepared.token, request) {
+                case let .finished(evaluation): return .finished(evaluation)
+                case let .waiting(store):
+                    return .waitingForReplayStore(PendingEvaluation(stage: .replayStore(judged, token: prepared.token, store: store), request: request, uncached: nil))
+                }
             case let .failure(uncached): return .waitingForKeys(PendingEvaluation(stage: .keys(prepared), request: request, uncached: uncached.source))
             }
         }
@@ -176,11 +182,10 @@ extension Policy {
             let kid = prepared.embedded?[token]?.keyID
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
-        switch settle(run(prepared, keySets: keySets, pending.request), token: prepared.token, pending.request) {
+        let judged = run(prepared, keySets: keySets, pending.request)
+        switch settle(judged, token: prepared.token, pending.request) {
         case let .finished(evaluation): return evaluation
-        case let .waitingForKeys(next), let .waitingForReplayStore(next):
-            guard case let .replayStore(judged, token, store) = next.stage else { preconditionFailure("keys were resolved") }
-            return await record(judged, token: token, in: store, pending.request)
+        case let .waiting(store): return await record(judged, token: prepared.token, in: store, pending.request)
         }
     }
 

@@ -17,17 +17,22 @@ extension Policy {
         let oneTimeValues: [UsedValue]
     }
 
+    /// How far `settle` got.
+    enum Settlement {
+        case finished(Evaluation)
+        /// The values must be recorded in a store that must be waited for.
+        case waiting(any ReplayStore)
+    }
+
     /// The evaluation of `judged` when its values can be recorded at once (or it has none);
-    /// otherwise the step that waits for the store.
-    func settle(_ judged: Judged, token: DecodedToken?, _ request: EvaluationRequest) -> EvaluationStep {
+    /// otherwise the store to wait for (`record`).
+    func settle(_ judged: Judged, token: DecodedToken?, _ request: EvaluationRequest) -> Settlement {
         guard judged.verdict.valid, !judged.oneTimeValues.isEmpty else { return .finished(Evaluation(verdict: judged.verdict, token: token)) }
         guard let store = request.replayStore else {
             let refusal = ReplayStoreError("the evaluation was given no replay store to record them in")
             return .finished(Evaluation(verdict: verdict(judged, .failure(refusal), request), token: token))
         }
-        guard let answer = store.recordNow(judged.oneTimeValues.map(\.value), now: request.now) else {
-            return .waitingForReplayStore(PendingEvaluation(stage: .replayStore(judged, token: token, store: store), request: request, uncached: nil))
-        }
+        guard let answer = store.recordNow(judged.oneTimeValues.map(\.value), now: request.now) else { return .waiting(store) }
         return .finished(Evaluation(verdict: verdict(judged, answer, request), token: token))
     }
 

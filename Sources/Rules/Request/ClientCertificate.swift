@@ -28,30 +28,81 @@ enum ClientCertificate {
             // nginx escapes spaces, newlines, `+`, `/` and `=` but not `-`: "-----BEGIN%20...". A PEM
             // itself never holds `%`.
             let text = value.contains("%") ? URLText.percentDecoded(Substring(value)) ?? "" : value
-            guard text.hasPrefix("-----BEGIN CERTIFICATE-----") else {
-                return .failure(Unreadable(reason: "it is not a PEM certificate, plain or URL-escaped"))
-            }
-            do {
-                let certificates = try CertificateChainVerifier.certificates(pem: text)
-                guard certificates.count == 1 else { return .failure(Unreadable(reason: "it holds \(certificates.count) certificates, not the client's one")) }
-                return .success(Base64URL.encode(DigestAlgorithm.sha256.hash(certificates[0].der)))
-            } catch {
-                return .failure(Unreadable(reason: "it is not a readable certificate: \(error.message)"))
+            return der(pem: Array(text.utf8)).flatMap { der in
+                do throws(CryptoError) {
+                    // Parsed whole (nothing after its DER), then hashed as sent.
+                    _ = try X509Certificate(der: der)
+                    return .success(Base64URL.encode(DigestAlgorithm.sha256.hash(der)))
+                } catch {
+                    return .failure(Unreadable(reason: "it is not a readable certificate: \(error.message)"))
+                }
             }
         case .xfcc:
-            // Elements are separated by ',', fields by ';'; a quoted value may hold either.
-            guard !value.contains(",") || value.split(separator: "\"").enumerated().allSatisfy({ $0.offset % 2 == 1 || !$0.element.contains(",") }) else {
-                return .failure(Unreadable(reason: "it has several elements (a chain of proxies); the proxy in front must set it, not append to it"))
+            guard let fields = xfccFields(value) else {
+                return .failure(Unreadable(reason: "it has several elements (a chain of proxies) or an unterminated quote; the proxy in front must set it, not append to it"))
             }
-            let hashes = value.split(separator: ";").compactMap { field -> Substring? in
-                let pair = field.split(separator: "=", maxSplits: 1)
-                return pair.count == 2 && pair[0].lowercased() == "hash" ? pair[1] : nil
-            }
-            guard hashes.count == 1, let hash = hashes.first, hash.utf8.count == 64, let bytes = hexBytes(hash) else {
+            let hashes = fields.filter { $0.name.lowercased() == "hash" }.map(\.value)
+            guard hashes.count == 1, let hash = hashes.first, hash.utf8.count == 64, let bytes = hexBytes(Substring(hash)) else {
                 return .failure(Unreadable(reason: "it has no single Hash=<64 hex digits> field"))
             }
             return .success(Base64URL.encode(bytes))
         }
+    }
+
+    /// The DER of the one certificate of a PEM: its base64 body between the markers, line
+    /// breaks or spaces (Go's servers, Caddy among them, write a header's newlines as spaces)
+    /// left out, and nothing but white space after the end marker.
+    private static func der(pem bytes: [UInt8]) -> Result<[UInt8], Unreadable> {
+        let begin = Array("-----BEGIN CERTIFICATE-----".utf8), end = Array("-----END CERTIFICATE-----".utf8)
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard bytes.starts(with: begin) else { return .failure(Unreadable(reason: "it is not a PEM certificate, plain or URL-escaped")) }
+        guard let close = (begin.count...max(begin.count, bytes.count - end.count)).first(where: { bytes[$0...].starts(with: end) }) else {
+            return .failure(Unreadable(reason: "its PEM has no END CERTIFICATE line"))
+        }
+        guard bytes[(close + end.count)...].allSatisfy(isSpace) else {
+            return .failure(Unreadable(reason: "it holds more than the client's one certificate"))
+        }
+        do {
+            return .success(try StandardBase64.decode(String(decoding: bytes[begin.count..<close].filter { !isSpace($0) }, as: UTF8.self)))
+        } catch {
+            return .failure(Unreadable(reason: "its PEM body is not base64: \(error.message)"))
+        }
+    }
+
+    /// The fields of an XFCC value's one element, read as Envoy writes them: `;` between fields,
+    /// a value in double quotes when it holds `,`, `;` or `=` (with `\"` inside); nil when the
+    /// value holds several elements or an unterminated quote.
+    static func xfccFields(_ value: String) -> [(name: String, value: String)]? {
+        var fields: [(name: String, value: String)] = []
+        var name = "", text = "", inName = true, quoted = false, escaped = false
+        for character in value {
+            if quoted {
+                if escaped {
+                    text.append(character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                } else {
+                    text.append(character)
+                }
+            } else if character == "," {
+                return nil
+            } else if character == ";" {
+                fields.append((name, text))
+                (name, text, inName) = ("", "", true)
+            } else if inName {
+                if character == "=" { inName = false } else { name.append(character) }
+            } else if character == "\"", text.isEmpty {
+                quoted = true
+            } else {
+                text.append(character)
+            }
+        }
+        guard !quoted else { return nil }
+        fields.append((name, text))
+        return fields
     }
 
     private static func hexBytes(_ text: Substring) -> [UInt8]? {
