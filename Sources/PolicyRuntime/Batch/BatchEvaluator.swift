@@ -90,7 +90,7 @@ package struct BatchEvaluator: Sendable {
                                             now: time ?? defaultTime, signatureCache: signatureCache, replayStore: replayStore)
             do throws(EvaluationError) {
                 switch try policy.start(request) {
-                case let .finished(evaluation): return .judged(judged(record, evaluation, at: request.now))
+                case let .finished(evaluation): return .judged(judged(record, evaluation.verdict, evaluation.token, at: request.now))
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
                 }
             } catch {
@@ -101,15 +101,14 @@ package struct BatchEvaluator: Sendable {
 
     /// The verdict on a record that waited for its keys.
     private func finish(_ record: BatchRecord, _ pending: PendingEvaluation) async -> BatchVerdict {
-        judged(record, await policy.finish(pending), at: pending.request.now)
+        let evaluation = await policy.finish(pending)
+        return judged(record, evaluation.verdict, evaluation.token, at: pending.request.now)
     }
 
-    private func judged(_ record: BatchRecord, _ evaluation: Evaluation, at time: UnixTime) -> BatchVerdict {
-        let decoded = evaluation.token
-        var verdict = BatchVerdict(line: record.line, input: record.input, verdict: evaluation.verdict, issuer: decoded?.claims["iss"]?.stringValue,
-                                   kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
-        if detectReplay, evaluation.verdict.verified, let decoded { verdict.replayKey = BatchReplayKey(decoded, time: time.seconds) }
-        return verdict
+    private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchVerdict {
+        let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
+        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims["iss"]?.stringValue,
+                            kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey)
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {

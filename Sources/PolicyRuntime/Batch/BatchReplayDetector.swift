@@ -86,7 +86,7 @@ package struct BatchReplayDetector: Sendable {
         for index in verdicts.indices {
             guard let key = verdicts[index].replayKey,
                   let first = check(key, line: verdicts[index].line, input: verdicts[index].input) else { continue }
-            verdicts[index].markReplayed(of: first)
+            verdicts[index] = verdicts[index].replayed(of: first)
             found.append(Replay(label: key.label, first: first, again: Sighting(line: verdicts[index].line, input: verdicts[index].input)))
         }
         return found

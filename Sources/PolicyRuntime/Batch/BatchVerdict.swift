@@ -7,29 +7,41 @@ package struct BatchVerdict: Sendable {
     /// The input file, when there are several (nil for standard input).
     package let input: String?
     /// The verdict on the record.
-    package private(set) var verdict: Verdict
-    /// What identifies a verified token for replay detection; nil unless the run detects
-    /// replays and the token verified.
-    package var replayKey: BatchReplayKey?
+    package let verdict: Verdict
     /// The token's `iss`, unverified, for summaries; nil when it did not decode.
     package let issuer: String?
     /// The token's header `kid`, unverified; nil when it did not decode.
     package let kid: String?
     /// The token's claims, when the run includes them.
     package let claims: JSONObject?
+    /// What identifies a verified token for replay detection; nil unless the run detects
+    /// replays and the token verified.
+    package let replayKey: BatchReplayKey?
 
-    /// The verdict with a `token_replayed` finding: the token was presented at `earlier` and
+    /// A verdict line for a record.
+    package init(line: Int, input: String?, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, replayKey: BatchReplayKey? = nil) {
+        self.line = line
+        self.input = input
+        self.verdict = verdict
+        self.issuer = issuer
+        self.kid = kid
+        self.claims = claims
+        self.replayKey = replayKey
+    }
+
+    /// This verdict with a `token_replayed` finding: the token was presented at `earlier` and
     /// is presented again within its lifetime.
-    package mutating func markReplayed(of earlier: BatchReplayDetector.Sighting) {
-        guard let key = replayKey else { return }
+    package func replayed(of earlier: BatchReplayDetector.Sighting) -> BatchVerdict {
+        guard let key = replayKey else { return self }
         let place = "line \(earlier.line)" + (earlier.input.map { " of \($0)" } ?? "")
         let until = key.expires.map { " (it expires at \(UnixTime.iso8601($0)))" } ?? " (it has no exp)"
         let finding = Finding(rule: "batch.replay", code: .tokenReplayed,
                               message: "\(key.label) was presented before, at \(place), and again within its lifetime\(until)",
                               at: "\(input ?? "input"):\(line)")
-        verdict = Verdict(policy: verdict.policy, valid: false, verified: verdict.verified, keyFreshness: verdict.keyFreshness,
-                          keySnapshot: verdict.keySnapshot, findings: verdict.findings + [finding], skipped: verdict.skipped, outputs: [:],
-                          trace: verdict.trace)
+        let marked = Verdict(policy: verdict.policy, valid: false, verified: verdict.verified, keyFreshness: verdict.keyFreshness,
+                             keySnapshot: verdict.keySnapshot, findings: verdict.findings + [finding], skipped: verdict.skipped, outputs: [:],
+                             trace: verdict.trace)
+        return BatchVerdict(line: line, input: input, verdict: marked, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey)
     }
 
     /// The verdict's JSON line, ending in a newline, appended to `writer`: `line` (and
