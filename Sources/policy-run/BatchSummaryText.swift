@@ -38,7 +38,7 @@ struct BatchSummaryText {
             if replays.forgotten > 0 {
                 lines.append("  at most \(Grouped(replays.capacity)) tokens were held, and a token was forgotten \(Grouped(replays.forgotten)) times before it expired "
                              + "(a replay of it then was not seen): a --replay-capacity of at most \(replays.peak + replays.forgotten) holds every one, "
-                             + "about \((replays.peak + replays.forgotten) * 80 / 1_000_000 + 1) MB")
+                             + "about \((replays.peak + replays.forgotten) * 70 / 1_000_000 + 1) MB")
             }
         }
         if let cache {
