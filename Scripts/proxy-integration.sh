@@ -116,18 +116,22 @@ nginx -c "$work/nginx.conf" -p "$work"
 for _ in $(seq 1 50); do [ -f "$work/nginx.pid" ] && break; sleep 0.1; done
 
 passed=0 failed=0
-# check NAME EXPECTED_STATUS EXPECTED_TEXT [curl arguments...], against $proxy_port
-check() {
-    local name=$1 status=$2 text=$3; shift 3
-    local answer
-    answer=$(curl -s -i "$@" "http://127.0.0.1:$proxy_port/orders/42?view=full")
-    local got
+# answer NAME EXPECTED_STATUS EXPECTED_TEXT URL [curl arguments...]
+answer() {
+    local name=$1 status=$2 text=$3 url=$4; shift 4
+    local answer got
+    answer=$(curl -s -i "$@" "$url")
     got=$(printf '%s' "$answer" | head -1 | awk '{print $2}')
     if [ "$got" = "$status" ] && printf '%s' "$answer" | grep -q -- "$text"; then
         passed=$((passed + 1)); printf 'ok    %-34s %s  %s\n' "$name" "$got" "$(printf '%s' "$answer" | grep -- "$text" | head -1 | tr -d '\r')"
     else
         failed=$((failed + 1)); printf 'FAIL  %-34s expected %s with "%s", got:\n%s\n' "$name" "$status" "$text" "$answer"
     fi
+}
+# check NAME EXPECTED_STATUS EXPECTED_TEXT [curl arguments...], against $proxy_port
+check() {
+    local name=$1 status=$2 text=$3; shift 3
+    answer "$name" "$status" "$text" "http://127.0.0.1:$proxy_port/orders/42?view=full" "$@"
 }
 check "valid token reaches the upstream" 200 "for user alice" -H "Authorization: Bearer $valid"
 check "expired token" 401 'error="invalid_token", error_description="token_expired"' -H "Authorization: Bearer $expired"
@@ -405,40 +409,28 @@ $(authz_location mtls-orders)
 CONF
 nginx -c "$work/bound-nginx.conf" -p "$work"
 for _ in $(seq 1 50); do [ -f "$work/bound-nginx.pid" ] && break; sleep 0.1; done
-# bound NAME EXPECTED_STATUS EXPECTED_TEXT URL [curl arguments...]
-bound() {
-    local name=$1 status=$2 text=$3 url=$4; shift 4
-    local answer got
-    answer=$(curl -s -i "$@" "$url")
-    got=$(printf '%s' "$answer" | head -1 | awk '{print $2}')
-    if [ "$got" = "$status" ] && printf '%s' "$answer" | grep -q -- "$text"; then
-        passed=$((passed + 1)); printf 'ok    %-34s %s  %s\n' "$name" "$got" "$(printf '%s' "$answer" | grep -- "$text" | head -1 | tr -d '\r')"
-    else
-        failed=$((failed + 1)); printf 'FAIL  %-34s expected %s with "%s", got:\n%s\n' "$name" "$status" "$text" "$answer"
-    fi
-}
 dpop_url="http://127.0.0.1:$bound_proxy_port/orders/42"
 dpop_token=$(mint dpop-token)
 proof=$(mint proof GET "$dpop_url" "$dpop_token")
-bound "DPoP-bound request" 200 "for user alice" "$dpop_url?view=full" -H "Authorization: DPoP $dpop_token" -H "DPoP: $proof"
-bound "DPoP proof replayed" 401 'error="invalid_dpop_proof", error_description="dpop_proof_replayed"' "$dpop_url" \
+answer "DPoP-bound request" 200 "for user alice" "$dpop_url?view=full" -H "Authorization: DPoP $dpop_token" -H "DPoP: $proof"
+answer "DPoP proof replayed" 401 'error="invalid_dpop_proof", error_description="dpop_proof_replayed"' "$dpop_url" \
     -H "Authorization: DPoP $dpop_token" -H "DPoP: $proof"
-bound "DPoP proof for another method" 401 'dpop_htm_mismatch' "$dpop_url" -X DELETE \
+answer "DPoP proof for another method" 401 'dpop_htm_mismatch' "$dpop_url" -X DELETE \
     -H "Authorization: DPoP $dpop_token" -H "DPoP: $(mint proof GET "$dpop_url" "$dpop_token")"
-bound "DPoP proof for another URL" 401 'dpop_htu_mismatch' "$dpop_url" \
+answer "DPoP proof for another URL" 401 'dpop_htu_mismatch' "$dpop_url" \
     -H "Authorization: DPoP $dpop_token" -H "DPoP: $(mint proof GET "http://127.0.0.1:$bound_proxy_port/admin" "$dpop_token")"
-bound "DPoP-bound token as a bearer token" 401 'dpop_proof_missing' "$dpop_url" -H "Authorization: Bearer $dpop_token"
-bound "DPoP token without a proof" 401 'DPoP error="invalid_dpop_proof", error_description="dpop_proof_missing"' "$dpop_url" \
+answer "DPoP-bound token as a bearer token" 401 'dpop_proof_missing' "$dpop_url" -H "Authorization: Bearer $dpop_token"
+answer "DPoP token without a proof" 401 'DPoP error="invalid_dpop_proof", error_description="dpop_proof_missing"' "$dpop_url" \
     -H "Authorization: DPoP $dpop_token"
 mtls_url="https://127.0.0.1:$bound_tls_port/orders/42"
 certificate_token=$(mint certificate-token "$work/bound/alice.pem")
-bound "certificate-bound request" 200 "for user alice" "$mtls_url" --cacert "$work/bound/server.pem" \
+answer "certificate-bound request" 200 "for user alice" "$mtls_url" --cacert "$work/bound/server.pem" \
     --cert "$work/bound/alice.pem" --key "$work/bound/alice.key" -H "Authorization: Bearer $certificate_token"
-bound "bound token, another certificate" 401 'certificate_binding_mismatch' "$mtls_url" --cacert "$work/bound/server.pem" \
+answer "bound token, another certificate" 401 'certificate_binding_mismatch' "$mtls_url" --cacert "$work/bound/server.pem" \
     --cert "$work/bound/mallory.pem" --key "$work/bound/mallory.key" -H "Authorization: Bearer $certificate_token"
-bound "no client certificate at all" 400 "" "$mtls_url" --cacert "$work/bound/server.pem" -H "Authorization: Bearer $certificate_token"
+answer "no client certificate at all" 400 "" "$mtls_url" --cacert "$work/bound/server.pem" -H "Authorization: Bearer $certificate_token"
 forged=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(open(sys.argv[1]).read(), safe=""))' "$work/bound/alice.pem")
-bound "a forged X-Client-Cert over plain HTTP" 401 'client_certificate_missing' "http://127.0.0.1:$bound_proxy_port/plain/x" \
+answer "a forged X-Client-Cert over plain HTTP" 401 'client_certificate_missing' "http://127.0.0.1:$bound_proxy_port/plain/x" \
     -H "Authorization: Bearer $certificate_token" -H "X-Client-Cert: $forged"
 kill "$(cat "$work/bound-nginx.pid")" "$bound_pid" 2>/dev/null || true
 
