@@ -23,6 +23,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# start_nginx CONF PIDFILE: nginx on CONF, once its pid file is written.
+start_nginx() {
+    nginx -c "$1" -p "$work"
+    for _ in $(seq 1 50); do [ -f "$2" ] && break; sleep 0.1; done
+}
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 secret_and_tokens() {
     python3 - "$@" <<'PY'
@@ -112,8 +117,7 @@ http {
     }
 }
 CONF
-nginx -c "$work/nginx.conf" -p "$work"
-for _ in $(seq 1 50); do [ -f "$work/nginx.pid" ] && break; sleep 0.1; done
+start_nginx "$work/nginx.conf" "$work/nginx.pid"
 
 passed=0 failed=0
 # answer NAME EXPECTED_STATUS EXPECTED_TEXT URL [curl arguments...]
@@ -240,8 +244,7 @@ http {
     }
 }
 CONF
-nginx -c "$work/routed-nginx.conf" -p "$work"
-for _ in $(seq 1 50); do [ -f "$work/routed-nginx.pid" ] && break; sleep 0.1; done
+start_nginx "$work/routed-nginx.conf" "$work/routed-nginx.pid"
 for spelling in /admin/users /orders/1 /public/x /%61dmin/users //admin/users /./admin/users /public/../admin/users \
                 /public/%2e%2e/admin/users /public/%2E%2E/admin/users /admin/%2e/users /admin//users /admin%2Fusers \
                 /public%2F..%2Fadmin/users /admin\;x/users "/admin;jsessionid=1" "/public/..;/admin/users" "/.;/admin/users" \
@@ -407,8 +410,7 @@ $(authz_location mtls-orders)
     }
 }
 CONF
-nginx -c "$work/bound-nginx.conf" -p "$work"
-for _ in $(seq 1 50); do [ -f "$work/bound-nginx.pid" ] && break; sleep 0.1; done
+start_nginx "$work/bound-nginx.conf" "$work/bound-nginx.pid"
 dpop_url="http://127.0.0.1:$bound_proxy_port/orders/42"
 dpop_token=$(mint dpop-token)
 proof=$(mint proof GET "$dpop_url" "$dpop_token")

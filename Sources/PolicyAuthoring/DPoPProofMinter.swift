@@ -51,8 +51,3 @@ package struct DPoPProofMinter: Sendable {
         return try CompactJWS.sign(payload: bytes, header: fullHeader.withoutNulls, algorithm: algorithm, key: key)
     }
 }
-
-extension JSONObject {
-    /// The object without the members whose value is null: what a test case's `null` means.
-    var withoutNulls: JSONObject { JSONObject(members: members.filter { $0.value != .null }) }
-}

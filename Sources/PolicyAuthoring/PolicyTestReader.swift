@@ -265,7 +265,7 @@ struct TestFileReading {
                 }
             }
         }
-        token.claims = JSONObject(members: token.claims.members.filter { $0.value != .null })
+        token.claims = token.claims.withoutNulls
         for (path, layers) in embeddedLayers {
             guard let embedded = mintedToken(layers: layers, now: now) else { return nil }
             token.embedded[path] = embedded
@@ -325,12 +325,12 @@ struct TestFileReading {
         for member in overlay.members {
             if ["headers", "body"].contains(member.name), case var .object(merged)? = request[member.name], case let .object(changes) = member.value {
                 for change in changes.members { merged.set(change.name, change.value) }
-                request.set(member.name, .object(JSONObject(members: merged.members.filter { $0.value != .null })))
+                request.set(member.name, .object(merged.withoutNulls))
             } else {
                 request.set(member.name, member.value)
             }
         }
-        return JSONValue.object(JSONObject(members: request.members.filter { $0.value != .null })).serializedBytes()
+        return JSONValue.object(request.withoutNulls).serializedBytes()
     }
 
     /// The file's request, the base of its cases': a mapping, or `@FILE` holding a JSON object.

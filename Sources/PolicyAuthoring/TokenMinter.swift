@@ -76,7 +76,7 @@ package struct TokenMinter: Sendable {
         var header = JSONObject(["alg": .string(algorithmName), "typ": .string("JWT")])
         if let algorithm, let kid = keyring.signingKey(for: algorithm).kid { header.set("kid", .string(kid)) }
         for member in extra.members { header.set(member.name, member.value) }
-        header = JSONObject(members: header.members.filter { $0.value != .null })
+        header = header.withoutNulls
         guard let algorithm else {
             let signingInput = Base64URL.encode(JSONValue.object(header).serializedBytes()) + "." + Base64URL.encode(payload)
             return signingInput + "."

@@ -22,7 +22,7 @@ extension JWK {
 
     /// The RFC 7638 thumbprint: base64url(SHA-256(the required members as compact JSON)).
     package func thumbprint() throws(JOSEError) -> String {
-        Base64URL.encode(DigestAlgorithm.sha256.hash(JSONValue.object(try requiredMembers()).serializedBytes()))
+        Base64URL.sha256(JSONValue.object(try requiredMembers()).serializedBytes())
     }
 
     /// The public JWK with its `kid`, `use`, `key_ops` and `alg`; never private parts

@@ -9,7 +9,7 @@ public enum ReplayStoreSetting: Sendable {
     case memory(capacity: Int)
     /// A PostgreSQL table; the password, if any, is read from the environment variable named,
     /// which is written at `location`.
-    case postgres(PostgresReplayStore.Configuration, passwordVariable: String?, location: SourceLocation?)
+    case postgres(PostgresReplayStore.Configuration, passwordVariable: String?, location: SourceLocation)
 
     /// The store this setting describes, the password read from `environment`; nothing
     /// connects until the store runs.
@@ -24,7 +24,7 @@ public enum ReplayStoreSetting: Sendable {
             if let variable {
                 guard let password = environment[variable] else {
                     throw PolicyDiagnostics([Diagnostic(.error, .missingKey, "'password_env' names \(variable), which is not set in the environment",
-                                                        at: location ?? SourceLocation(file: "replay_store", line: 1, column: 1),
+                                                        at: location,
                                                         hint: "export \(variable) before starting the server")])
                 }
                 configuration.password = password
@@ -36,7 +36,7 @@ public enum ReplayStoreSetting: Sendable {
             do {
                 return try PostgresReplayStore(configuration: configuration, logger: quiet)
             } catch {
-                throw PolicyDiagnostics([Diagnostic(.error, .invalidValue, error.message, at: location ?? SourceLocation(file: "replay_store", line: 1, column: 1))])
+                throw PolicyDiagnostics([Diagnostic(.error, .invalidValue, error.message, at: location)])
             }
         }
     }

@@ -34,7 +34,7 @@ struct ReplayStoreSettingTests {
           postgres: {host: db.internal, database: policy, user: policy, password_env: PG_SECRET, timeout: 3s, tls: require}
         """).replayStore
         guard case let .postgres(postgres, variable, location) = setting else { Issue.record("not postgres"); return }
-        #expect(location?.line == 3)
+        #expect(location.line == 3)
         #expect(postgres.host == "db.internal" && postgres.port == 5432 && postgres.database == "policy" && postgres.username == "policy")
         #expect(postgres.timeout == .seconds(3) && postgres.tls == .require && postgres.table == "policy_engine_replay" && variable == "PG_SECRET")
         #expect(throws: PolicyDiagnostics.self) { try setting.store(environment: [:], logger: .init(label: "test")) }

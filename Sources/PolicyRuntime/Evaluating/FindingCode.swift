@@ -48,11 +48,15 @@ public struct FindingCode: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Whether the finding says the subject could not be judged (`Kind.undecided`).
     public var meansUndecided: Bool { kind == .undecided }
 
+    /// The snake_case name.
     public var description: String { rawValue }
 
+    /// Codes are equal by name: a code read back from JSON equals the declared one whatever its kind.
     public static func == (lhs: FindingCode, rhs: FindingCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    /// Hashes the name, as equality compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
+    /// Reads a code from its name; a name that is not snake_case is refused.
     public init(from decoder: any Decoder) throws {
         let name = try decoder.singleValueContainer().decode(String.self)
         guard FindingCode.isWellFormed(name) else {
@@ -61,6 +65,7 @@ public struct FindingCode: Sendable, Hashable, Codable, CustomStringConvertible 
         self.init(name)
     }
 
+    /// Writes the code as its name.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

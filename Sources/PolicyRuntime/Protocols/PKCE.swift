@@ -5,7 +5,7 @@ internal import PolicyCrypto
 public enum PKCE {
     /// The `S256` challenge: BASE64URL(SHA-256(ASCII(verifier))) without padding.
     public static func s256Challenge(verifier: String) -> String {
-        Base64URL.encode(DigestAlgorithm.sha256.hash(Array(verifier.utf8)))
+        Base64URL.sha256(Array(verifier.utf8))
     }
 
     /// A fresh verifier of `length` characters (43...128) from `byteCount` secure random bytes,

@@ -1,6 +1,5 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
 @_spi(RuleAuthoring) package import PolicyJOSE
-internal import PolicyCrypto
 
 /// A request's `DPoP` proof (RFC 9449 §4.2), read once when the request is decoded: its JWS,
 /// the public key its header carries and that key's RFC 7638 thumbprint, and the claims the
@@ -111,6 +110,6 @@ package struct DPoPProof: Sendable {
 
     /// `ath` for `token`: the base64url SHA-256 of its ASCII bytes (RFC 9449 §4.2).
     package static func accessTokenHash(_ token: String) -> String {
-        Base64URL.encode(DigestAlgorithm.sha256.hash(Array(token.utf8)))
+        Base64URL.sha256(Array(token.utf8))
     }
 }

@@ -32,7 +32,7 @@ enum ClientCertificate {
                 do throws(CryptoError) {
                     // Parsed whole (nothing after its DER), then hashed as sent.
                     _ = try X509Certificate(der: der)
-                    return .success(Base64URL.encode(DigestAlgorithm.sha256.hash(der)))
+                    return .success(Base64URL.sha256(der))
                 } catch {
                     return .failure(Unreadable(reason: "it is not a readable certificate: \(error.message)"))
                 }
