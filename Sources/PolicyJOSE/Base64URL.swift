@@ -69,12 +69,17 @@ package enum Base64URL {
     static func decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         let count = input.count
         let remainder = count % 4
+        precondition(out.count == count / 4 * 3 + max(remainder - 1, 0), "the output must hold exactly the decoded bytes")
+        guard count > 0, let text = input.baseAddress, let bytes = out.baseAddress else { return true }
         var invalid: UInt32 = 0
-        decodeTable.withUnsafeBufferPointer { table in
+        decodeTable.withUnsafeBufferPointer { tableBuffer in
+            let table = tableBuffer.baseAddress!
             // Invalid characters map to 0xFF; OR-ing every looked-up value keeps the loop
-            // branch-free and reveals any of them at the end (bit 0x80 set).
+            // branch-free and reveals any of them at the end (bit 0x80 set). Pointers, not
+            // subscripts: the lengths were checked once above, and this loop runs over every
+            // byte of every token.
             @inline(__always) func sextet(_ i: Int) -> UInt32 {
-                let value = UInt32(table[Int(input[i])])
+                let value = UInt32(table[Int(text[i])])
                 invalid |= value
                 return value & 0x3F
             }
@@ -82,21 +87,21 @@ package enum Base64URL {
             let fullEnd = count - remainder
             while index < fullEnd {
                 let word = sextet(index) << 18 | sextet(index + 1) << 12 | sextet(index + 2) << 6 | sextet(index + 3)
-                out[position] = UInt8(truncatingIfNeeded: word >> 16)
-                out[position + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                out[position + 2] = UInt8(truncatingIfNeeded: word)
+                bytes[position] = UInt8(truncatingIfNeeded: word >> 16)
+                bytes[position + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                bytes[position + 2] = UInt8(truncatingIfNeeded: word)
                 index += 4
                 position += 3
             }
             if remainder == 2 {
                 let s1 = sextet(index + 1)
-                out[position] = UInt8(truncatingIfNeeded: sextet(index) << 2 | s1 >> 4)
+                bytes[position] = UInt8(truncatingIfNeeded: sextet(index) << 2 | s1 >> 4)
                 if s1 & 0x0F != 0 { invalid |= 0x100 }
             } else if remainder == 3 {
                 let s2 = sextet(index + 2)
                 let word = sextet(index) << 10 | sextet(index + 1) << 4 | s2 >> 2
-                out[position] = UInt8(truncatingIfNeeded: word >> 8)
-                out[position + 1] = UInt8(truncatingIfNeeded: word)
+                bytes[position] = UInt8(truncatingIfNeeded: word >> 8)
+                bytes[position + 1] = UInt8(truncatingIfNeeded: word)
                 if s2 & 0x03 != 0 { invalid |= 0x100 }
             }
         }

@@ -36,13 +36,15 @@ package struct CompactJWS: Sendable {
     package var signedBytes: [UInt8] { storage }
 
     /// Parses a compact JWS from text.
-    package init(_ token: some StringProtocol, limits: TokenLimits = .standard) throws(JOSEError) {
-        self = try ContiguousBytes.with(token.utf8) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits) }
+    ///
+    /// - Parameter headers: headers decoded before, which answer for a header text they hold.
+    package init(_ token: some StringProtocol, limits: TokenLimits = .standard, headers: JOSEHeaderCache? = nil) throws(JOSEError) {
+        self = try ContiguousBytes.with(token.utf8) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits, headers: headers) }
     }
 
     /// Parses a compact JWS from its ASCII bytes.
-    package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard) throws(JOSEError) {
-        let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits)
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard, headers: JOSEHeaderCache? = nil) throws(JOSEError) {
+        let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits, headers: headers)
         self.header = header
         algorithm = try JWSAlgorithm(name: header.algorithmName)
         if let b64 = header.object["b64"], b64 != .bool(true) {
@@ -117,7 +119,8 @@ package struct CompactJWS: Sendable {
 enum CompactSerialization {
     /// Checks the size cap and the part count, and decodes and parses the protected header:
     /// the steps JWS and JWE share before their own parts.
-    static func split(_ bytes: UnsafeBufferPointer<UInt8>, parts: Int, what: String, limits: TokenLimits) throws(JOSEError) -> (dots: DotPositions, header: JOSEHeader) {
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>, parts: Int, what: String, limits: TokenLimits,
+                      headers: JOSEHeaderCache? = nil) throws(JOSEError) -> (dots: DotPositions, header: JOSEHeader) {
         guard bytes.count <= limits.maxTokenBytes else {
             throw JOSEError(.tokenTooLarge, "token of \(bytes.count) bytes exceeds the limit of \(limits.maxTokenBytes)")
         }
@@ -132,12 +135,18 @@ enum CompactSerialization {
         }
         guard dots[0] > 0 else { throw JOSEError(.malformedToken, "the \(what) header part is empty") }
         let headerText = UnsafeBufferPointer(rebasing: bytes[..<dots[0]])
-        let headerCount = try decodedCount(headerText, part: "header")
+        guard let headers else { return (dots, try header(headerText, what: what, limits: limits)) }
+        return (dots, try headers.header(headerText, maxDepth: limits.maxJSONDepth) { () throws(JOSEError) in try header(headerText, what: what, limits: limits) })
+    }
+
+    /// The protected header whose base64url text is `text`.
+    private static func header(_ text: UnsafeBufferPointer<UInt8>, what: String, limits: TokenLimits) throws(JOSEError) -> JOSEHeader {
+        let headerCount = try decodedCount(text, part: "header")
         let object = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: headerCount) { buffer throws(JOSEError) in
-            guard Base64URL.decode(headerText, into: buffer) else { throw invalid(headerText, part: "header") }
+            guard Base64URL.decode(text, into: buffer) else { throw invalid(text, part: "header") }
             return try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(UnsafeBufferPointer(buffer), what: "the \(what) header")
         }
-        return (dots, try JOSEHeader(object: object))
+        return try JOSEHeader(object: object)
     }
 
     static func partCountMessage(found: Int, expected: Int, what: String) -> String {

@@ -20,6 +20,9 @@ internal import Darwin
         /// The whole value, quotes and brackets included.
         let valueStart: Int32, valueEnd: Int32
         let kind: JSONKind
+        /// A plain name's first eight bytes as a little-endian word, zero beyond its end: most
+        /// names are found, and told apart, by this word and their length alone.
+        let nameWord: UInt64
         /// Whether the name, and for a string the value, has no escapes: its bytes are its text.
         let plainName: Bool, plainValue: Bool
         /// A number's value when it is an integer that fits, read while indexing: numeric dates
@@ -64,13 +67,14 @@ internal import Darwin
     @usableFromInline package func position(of name: String) -> Int? {
         var name = name
         return name.withUTF8 { wanted in
-            bytes.withUnsafeBufferPointer { buffer in
+            let word = NameWord(wanted)
+            return bytes.withUnsafeBufferPointer { buffer in
                 members.withUnsafeBufferPointer { members in
                     for position in members.indices {
                         let member = members[position]
-                        let start = Int(member.nameStart), count = Int(member.nameEnd) - start
                         if member.plainName {
-                            if count == wanted.count, count == 0 || (buffer[start] == wanted[0] && memcmp(buffer.baseAddress! + start, wanted.baseAddress!, count) == 0) {
+                            if member.nameWord == word.value, Int(member.nameEnd - member.nameStart) == wanted.count,
+                               NameWord.restEqual(buffer.baseAddress! + Int(member.nameStart), wanted.baseAddress, count: wanted.count) {
                                 return position
                             }
                         } else if escapedNames[position].map({ Array($0.utf8).elementsEqual(wanted) }) == true {
@@ -81,6 +85,22 @@ internal import Darwin
                 }
             }
         }
+    }
+
+    /// The position of the member named `name`, compared by word and length first.
+    @usableFromInline package func position(of name: JSONMemberName) -> Int? {
+        let count = name.count
+        guard count <= 8 else { return position(of: name.text) }
+        let found: Int? = members.withUnsafeBufferPointer { members in
+            for position in members.indices {
+                let member = members[position]
+                if member.plainName, member.nameWord == name.word, Int(member.nameEnd - member.nameStart) == count { return position }
+            }
+            return nil
+        }
+        guard found == nil, !escapedNames.isEmpty else { return found }
+        // A name written with escapes is found by its text: as rare as it is slow.
+        return position(of: name.text)
     }
 
     /// The kind of the member at `position`.
@@ -125,6 +145,38 @@ internal import Darwin
                 return count == wanted.count && (count == 0 || memcmp(buffer.baseAddress! + start, wanted.baseAddress!, count) == 0)
             }
         }
+    }
+}
+
+/// The first eight bytes of a member name as a little-endian word, zero beyond its end.
+struct NameWord {
+    let value: UInt64
+
+    /// The word of the name whose bytes are `name`.
+    init(_ name: UnsafeBufferPointer<UInt8>) {
+        var value: UInt64 = 0
+        if let base = name.baseAddress { memcpy(&value, base, min(8, name.count)) }
+        self.init(value: UInt64(littleEndian: value))
+    }
+
+    /// The word of the name of `count` bytes at `offset` of `text`, which has at least eight
+    /// bytes from `offset` on whenever the name has a closing quote and a value after it.
+    init(_ text: UnsafeBufferPointer<UInt8>, at offset: Int, count: Int) {
+        guard offset + 8 <= text.count, let base = text.baseAddress else {
+            self.init(UnsafeBufferPointer(rebasing: text[offset..<offset + count]))
+            return
+        }
+        let word = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+        self.init(value: count >= 8 ? word : word & ((1 << (8 * UInt64(count))) - 1))
+    }
+
+    private init(value: UInt64) {
+        self.value = value
+    }
+
+    /// Whether two names of `count` bytes whose words are equal are equal past their eighth byte.
+    @inline(__always) static func restEqual(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>?, count: Int) -> Bool {
+        count <= 8 || memcmp(lhs + 8, rhs! + 8, count - 8) == 0
     }
 }
 
@@ -205,14 +257,15 @@ extension JSONCursor {
             func nameBytes(_ member: JSONObjectIndex.Member, _ position: Int) -> [UInt8] {
                 member.plainName ? Array(bytes[Int(member.nameStart)..<Int(member.nameEnd)]) : Array((escapedNames[position] ?? "").utf8)
             }
+            let nameWord = plainName ? NameWord(bytes, at: nameRange.lowerBound, count: nameRange.count).value : 0
             let count = members.count - first
             if count < 16 {
                 for position in first..<members.count {
                     let other = members[position]
                     let equal: Bool
                     if plainName, other.plainName {
-                        equal = Int(other.nameEnd - other.nameStart) == nameRange.count
-                            && bytes[Int(other.nameStart)..<Int(other.nameEnd)].elementsEqual(bytes[nameRange])
+                        equal = other.nameWord == nameWord && Int(other.nameEnd - other.nameStart) == nameRange.count
+                            && NameWord.restEqual(bytes.baseAddress! + Int(other.nameStart), bytes.baseAddress! + nameRange.lowerBound, count: nameRange.count)
                     } else {
                         equal = nameBytes(other, position).elementsEqual(decodedName.map { Array($0.utf8) } ?? Array(bytes[nameRange]))
                     }
@@ -233,7 +286,7 @@ extension JSONCursor {
             if let decodedName { escapedNames[members.count] = decodedName }
             members.append(JSONObjectIndex.Member(nameStart: Int32(nameRange.lowerBound), nameEnd: Int32(nameRange.upperBound),
                                                   valueStart: Int32(valueStart), valueEnd: Int32(index),
-                                                  kind: kind, plainName: plainName, plainValue: plainValue, integer: integer))
+                                                  kind: kind, nameWord: nameWord, plainName: plainName, plainValue: plainValue, integer: integer))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of JSON inside an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

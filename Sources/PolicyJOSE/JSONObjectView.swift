@@ -64,6 +64,30 @@ public struct JSONObjectView: Sendable {
         }
     }
 
+    /// The value of the member named `name`, if present.
+    @inlinable public subscript(name: JSONMemberName) -> JSONValue? {
+        switch storage {
+        case let .indexed(index): index.position(of: name).map(index.value(at:))
+        case let .object(object): object[name.text]
+        }
+    }
+
+    /// The kind of the member named `name`, without building its value; nil when absent.
+    public func kind(of name: JSONMemberName) -> JSONKind? {
+        switch storage {
+        case let .indexed(index): index.position(of: name).map(index.kind(at:))
+        case let .object(object): object[name.text]?.kind
+        }
+    }
+
+    /// Whether the member named `name` is a string equal to `text`, code point for code point.
+    public func string(_ name: JSONMemberName, equals text: String) -> Bool {
+        switch storage {
+        case let .indexed(index): index.position(of: name).map { index.string(at: $0, equals: text) } ?? false
+        case let .object(object): object[name.text]?.stringValue?.isExactly(text) == true
+        }
+    }
+
     /// Every member, built: for outputs, traces and `--include-claims`.
     public var object: JSONObject {
         switch storage {

@@ -39,6 +39,20 @@ struct VerdictSerializationTests {
         #expect(empty.jsonText(pretty: true) == "{\n  \"policy\": \"p\",\n  \"valid\": true,\n  \"verified\": true,\n  \"findings\": [],\n  \"skipped\": [],\n  \"outputs\": {}\n}")
     }
 
+    /// A verdict with nothing past its flags is written from fixed text: it must be the text
+    /// the writer writes member by member, which the indented text still is.
+    @Test("a verdict with no findings, skipped rules, outputs or trace is written as every other verdict")
+    func plainVerdicts() throws {
+        for (valid, verified) in [(true, true), (true, false), (false, true), (false, false)] {
+            let verdict = Verdict(policy: "p\"q", valid: valid, verified: verified, findings: [], skipped: [], outputs: [:], trace: nil)
+            #expect(verdict.jsonText() == #"{"policy":"p\"q","valid":\#(valid),"verified":\#(verified),"findings":[],"skipped":[],"outputs":{}}"#)
+            #expect(try JSONParser().parse(Array(verdict.jsonText().utf8)) == JSONParser().parse(Array(verdict.jsonText(pretty: true).utf8)))
+            var writer = JSONWriter()
+            BatchVerdict(line: 7, input: "a.jsonl", verdict: verdict, issuer: "https://i", kid: "k\n1", claims: nil).writeJSONLine(to: &writer)
+            #expect(writer.text == #"{"line":7,"input":"a.jsonl","iss":"https://i","kid":"k\n1","policy":"p\"q","valid":\#(valid),"verified":\#(verified),"findings":[],"skipped":[],"outputs":{}}"# + "\n")
+        }
+    }
+
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Golden/verdict-lines.jsonl")
 

@@ -49,11 +49,20 @@ package struct BatchVerdict: Sendable {
     /// none), the verdict's members, and `claims` when included.
     package func writeJSONLine(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("line")
+        writer.key(plain: "line")
         writer.integer(Int64(line))
-        if let input { writer.member("input", input) }
-        if let issuer { writer.member("iss", issuer) }
-        if let kid { writer.member("kid", kid) }
+        if let input {
+            writer.key(plain: "input")
+            writer.string(input)
+        }
+        if let issuer {
+            writer.key(plain: "iss")
+            writer.string(issuer)
+        }
+        if let kid {
+            writer.key(plain: "kid")
+            writer.string(kid)
+        }
         verdict.writeMembers(to: &writer)
         if let claims {
             writer.key("claims")

@@ -301,9 +301,9 @@ extension Policy {
         if let known = request.decoded?[token], envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
             decoding = .success(Self.remembered(known, as: token, request))
         } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
-            decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope, digesting: true) }
+            decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders) }
         } else {
-            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil)
+            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil, headers: recentHeaders)
         }
         switch decoding {
         case let .success(decoded):

@@ -40,6 +40,9 @@ public struct Policy: Sendable {
     public let subjects: [String]
     /// The rules that check tokens inside the token, found once.
     let tokenEmbeddingRules: [any TokenEmbeddingRule]
+    /// The protected headers of this policy's tokens decoded lately: an issuer's tokens share a
+    /// few, decoded once each.
+    let recentHeaders = JOSEHeaderCache()
 
     /// The policy the token in `claim` must satisfy (`embedded_tokens`), if the policy names one:
     /// what a test runner mints that token for.

@@ -16,7 +16,8 @@ enum TokenDecoder {
     }
 
     /// `token` decoded under `envelope`; with `digesting`, its signed bytes are hashed for the
-    /// signature cache (`DecodedToken.signedBytesDigest`).
+    /// signature cache (`DecodedToken.signedBytesDigest`); `headers` answers for a compact
+    /// JWS's header text it holds.
     ///
     /// A token may nest others (RFC 7519 §7.2 step 8): a JWS whose `cty` is `JWT`, and any JWE
     /// of `format: nested`, holds the next token, up to `limits.maxLayers` in all. The claims
@@ -26,12 +27,12 @@ enum TokenDecoder {
     /// The token presented may be in JSON serialization (RFC 7515 §7.2, RFC 7516 §7.2): a JWS
     /// is decoded once per signature, the first carrying the others (`otherSignatures`); a JWE
     /// decrypts with the first recipient a policy key opens.
-    static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool) -> Result<DecodedToken, Failure> {
+    static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool, headers: JOSEHeaderCache? = nil) -> Result<DecodedToken, Failure> {
         let byteCount = token.utf8.count
         guard JSONSerializedJWS.isJSON(token) else {
             guard envelope.format == .jws else { return decode(.compact(token), byteCount: byteCount, envelope: envelope, digesting: digesting) }
             // The common case without the layer loop: a compact JWS that nests no other token.
-            switch structure({ () throws(JOSEError) in try CompactJWS(token, limits: envelope.limits) }) {
+            switch structure({ () throws(JOSEError) in try CompactJWS(token, limits: envelope.limits, headers: headers) }) {
             case let .success(jws) where !jws.header.holdsJWT:
                 return claimsToken(jws, byteCount: byteCount, limits: envelope.limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting)
             case let .success(jws): return decode(.signed(jws), byteCount: byteCount, envelope: envelope, digesting: digesting)

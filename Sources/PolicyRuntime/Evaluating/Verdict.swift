@@ -86,7 +86,18 @@ public struct Verdict: Sendable, Codable {
     /// Writes the verdict's members in section 8 order, so that a batch line can put its own
     /// members (line, input, claims) around them without building a JSON tree.
     package func writeMembers(to writer: inout JSONWriter) {
-        writer.member("policy", policy)
+        writer.key(plain: "policy")
+        writer.string(policy)
+        // Most verdicts of a log have nothing past their flags: their tail is fixed text.
+        if !writer.isPretty, keyFreshness == nil, keySnapshot == nil, findings.isEmpty, skipped.isEmpty, outputs.isEmpty, trace == nil {
+            switch (valid, verified) {
+            case (true, true): writer.members(compact: #""valid":true,"verified":true,"findings":[],"skipped":[],"outputs":{}"#)
+            case (true, false): writer.members(compact: #""valid":true,"verified":false,"findings":[],"skipped":[],"outputs":{}"#)
+            case (false, true): writer.members(compact: #""valid":false,"verified":true,"findings":[],"skipped":[],"outputs":{}"#)
+            case (false, false): writer.members(compact: #""valid":false,"verified":false,"findings":[],"skipped":[],"outputs":{}"#)
+            }
+            return
+        }
         writer.member("valid", valid)
         writer.member("verified", verified)
         if let keyFreshness { writer.member("key_freshness", keyFreshness.rawValue) }

@@ -1,6 +1,19 @@
 @_spi(RuleAuthoring) import PolicyRuntime
 @_spi(RuleAuthoring) import PolicyJOSE
 
+/// The names of the claims rules read on every token, prepared once for lookups.
+enum ClaimName {
+    static let iss = JSONMemberName("iss")
+    static let sub = JSONMemberName("sub")
+    static let aud = JSONMemberName("aud")
+    static let exp = JSONMemberName("exp")
+    static let nbf = JSONMemberName("nbf")
+    static let iat = JSONMemberName("iat")
+    static let jti = JSONMemberName("jti")
+    static let azp = JSONMemberName("azp")
+    static let nonce = JSONMemberName("nonce")
+}
+
 /// Readings of the token that several rules share.
 enum TokenClaims {
     /// A numeric date claim (`exp`, `nbf`, `iat`) as RFC 7519 defines it.
@@ -11,7 +24,7 @@ enum TokenClaims {
         case unusable(String)
     }
 
-    static func numericDate(_ name: String, in claims: JSONObjectView) -> NumericDate {
+    static func numericDate(_ name: JSONMemberName, in claims: JSONObjectView) -> NumericDate {
         guard let value = claims[name] else { return .absent }
         guard case let .number(number) = value else { return .unusable("'\(name)' is \(value.typeName), not a number") }
         let seconds = number.doubleValue
@@ -24,7 +37,7 @@ enum TokenClaims {
 
     /// `aud` as a list: a string is a one-element audience (RFC 7519 §4.1.3).
     static func audiences(_ claims: JSONObjectView) -> [String]? {
-        switch claims["aud"] {
+        switch claims[ClaimName.aud] {
         case let .string(single)?: [single]
         case let .array(items)?:
             items.allSatisfy { $0.stringValue != nil } ? items.compactMap(\.stringValue) : nil

@@ -38,6 +38,36 @@ struct JSONObjectIndexTests {
             #expect(index.kind(at: position) == member.value.kind)
         }
         #expect(index.position(of: "absent") == nil)
+        #expect(index.position(of: JSONMemberName("absent")) == nil)
+    }
+
+    /// Names alike in their first eight bytes and length, names of eight bytes or fewer ending
+    /// the text's names, names with escapes, and the empty name: found by their words where
+    /// those decide, and by their bytes where they do not.
+    @Test("members are found and told apart by their first eight bytes, then the rest")
+    func nameWords() throws {
+        let text = #"{"abcdefgh1":1,"abcdefgh2":2,"abcdefgh":3,"abcdefg":4,"":5,"iss":6,"abcdefghij":7,"x":8}"#
+        let index = try JSONObjectIndex(Array(text.utf8), maxDepth: 4)
+        let expected = ["abcdefgh1": 0, "abcdefgh2": 1, "abcdefgh": 2, "abcdefg": 3, "": 4, "iss": 5, "abcdefghij": 6, "x": 7]
+        for (name, position) in expected {
+            #expect(index.position(of: name) == position, "\(name)")
+            #expect(index.position(of: JSONMemberName(name)) == position, "\(name)")
+        }
+        for absent in ["abcdefgh3", "abcdefghi", "abcdef", "abcdefghijk", "i", "issx", "X"] {
+            #expect(index.position(of: absent) == nil, "\(absent)")
+            #expect(index.position(of: JSONMemberName(absent)) == nil, "\(absent)")
+        }
+        // Duplicates that differ from other names only past their eighth byte, or not at all.
+        for duplicate in [#"{"abcdefghij":1,"abcdefghik":2,"abcdefghij":3}"#, #"{"abcdefgh":1,"abcdefgh":2}"#, #"{"":1,"":2}"#,
+                          #"{"iss":1,"iss":2}"#] {
+            #expect(throws: JOSEError.self, "\(duplicate)") { try JSONObjectIndex(Array(duplicate.utf8), maxDepth: 4) }
+        }
+        let view = try JSONObjectView(claimsPayload: Array(text.utf8), limits: .standard, what: "the JWS payload")
+        #expect(view[JSONMemberName("abcdefgh2")] == .number(.integer(2)))
+        #expect(view.kind(of: JSONMemberName("iss")) == .number)
+        #expect(!view.string(JSONMemberName("x"), equals: "8"))
+        let built = JSONObjectView(try CompactJWS.claimsSet(Array(text.utf8), limits: .standard, what: "x"))
+        #expect(built[JSONMemberName("abcdefghij")] == .number(.integer(7)) && built.kind(of: JSONMemberName("abcdefg")) == .number)
     }
 
     @Test("a claims payload is refused with the parser's message, and read without building it")
