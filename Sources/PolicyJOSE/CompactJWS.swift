@@ -46,8 +46,12 @@ package struct CompactJWS: Sendable {
     package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard, headers: JOSEHeaderCache? = nil) throws(JOSEError) {
         let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits, headers: headers)
         self.header = header
-        algorithm = try JWSAlgorithm(name: header.algorithmName)
-        if let b64 = header.object["b64"], b64 != .bool(true) {
+        if let known = header.signatureAlgorithm {
+            algorithm = known
+        } else {
+            algorithm = try JWSAlgorithm(name: header.algorithmName)
+        }
+        if !header.encodesPayload {
             throw JOSEError(.unsupportedHeader, "unencoded payloads (b64: false, RFC 7797) are not accepted")
         }
         payload = try CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "payload")

@@ -10,6 +10,13 @@ public struct JOSEHeader: Sendable, Equatable {
     public let critical: [String]
     /// Whether the payload is itself a JWT (`cty: JWT`, RFC 7519 §5.2): the token nests another.
     package let holdsJWT: Bool
+    /// The key ID (`kid`). Read once with the header, as the next two: a header is decoded once
+    /// for the many tokens that carry its text (`JOSEHeaderCache`), and read for each of them.
+    public let kid: String?
+    /// The JWS algorithm `alg` names exactly, if it names one.
+    package let signatureAlgorithm: JWSAlgorithm?
+    /// Whether a JWS payload is base64url-encoded: `b64` absent or true (RFC 7797).
+    package let encodesPayload: Bool
 
     /// Header parameters registered by RFC 7515, 7516 and 7518, which `crit` may not name.
     static let registeredNames: Set<String> = [
@@ -53,6 +60,9 @@ public struct JOSEHeader: Sendable, Equatable {
         self.holdsJWT = holdsJWT
         self.algorithmName = algorithmName
         critical = try JOSEHeader.readCritical(object)
+        kid = object["kid"]?.stringValue
+        signatureAlgorithm = JWSAlgorithm.exactly(algorithmName)
+        encodesPayload = object["b64"].map { $0 == .bool(true) } ?? true
     }
 
     private static func readCritical(_ object: JSONObject) throws(JOSEError) -> [String] {
@@ -78,8 +88,6 @@ public struct JOSEHeader: Sendable, Equatable {
     /// A string parameter, or nil when absent or not a string.
     public func string(_ name: String) -> String? { object[name]?.stringValue }
 
-    /// The key ID (`kid`).
-    public var kid: String? { string("kid") }
     /// The media type (`typ`).
     public var type: String? { string("typ") }
     /// The content type (`cty`).

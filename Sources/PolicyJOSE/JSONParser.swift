@@ -204,20 +204,26 @@ struct JSONCursor {
     }
 
     /// Skips printable ASCII other than `"` and `\\` eight bytes at a time: tokens in log
-    /// records are long strings of exactly such bytes. Stops at the first word holding a byte
-    /// the per-byte loop must look at.
+    /// records are long strings of exactly such bytes, and names short ones. Stops at the first
+    /// byte the per-byte loop must look at, or within the last eight bytes.
     mutating func skipPlainASCII() {
         guard let base = bytes.baseAddress else { return }
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
             // A zero byte in `x` shows as a high bit in (x - 1s) & ~x; high bits of `word` itself
-            // mark non-ASCII bytes, and those of (word - 0x20s) & ~word mark control bytes.
+            // mark non-ASCII bytes, and those of (word - 0x20s) & ~word mark control bytes. A
+            // borrow can only mark bytes after a marked one, so the lowest mark is exact: the
+            // first byte to look at.
             func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
             let quote = zeroBytes(word ^ (ones &* 0x22))
             let backslash = zeroBytes(word ^ (ones &* 0x5C))
             let control = (word &- ones &* 0x20) & ~word & highs
-            guard (quote | backslash | control | (word & highs)) == 0 else { return }
+            let marks = quote | backslash | control | (word & highs)
+            guard marks == 0 else {
+                index += marks.trailingZeroBitCount / 8
+                return
+            }
             index += 8
         }
     }

@@ -84,11 +84,16 @@ package struct JWKSet: Sendable {
     /// only keys carrying that exact `kid` are — a token never falls back to some other key.
     package func candidates(for algorithm: JWSAlgorithm, kid: String?, requireKid: Bool = false) throws(JOSEError) -> [JWK] {
         if let kid {
-            let named = keys.filter { $0.kid?.isExactly(kid) == true }
-            guard !named.isEmpty else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }
-            let usable = named.filter { $0.canVerify(algorithm) }
+            // One pass and one array: this runs for every token.
+            var usable: [JWK] = []
+            var firstNamed: Int?
+            for index in keys.indices where keys[index].kid?.isExactly(kid) == true {
+                if firstNamed == nil { firstNamed = index }
+                if keys[index].canVerify(algorithm) { usable.append(keys[index]) }
+            }
+            guard let firstNamed else { throw JOSEError(.keyNotFound, "no key with kid '\(kid)'") }
             guard !usable.isEmpty else {
-                throw named[0].restriction(for: algorithm, operation: "verify")
+                throw keys[firstNamed].restriction(for: algorithm, operation: "verify")
                     ?? JOSEError(.keyMismatch, "key '\(kid)' cannot verify \(algorithm.rawValue)")
             }
             return usable

@@ -13,9 +13,16 @@ package struct BatchRecordFormat: Sendable {
     /// JSON lines or bare tokens.
     package var layout: Layout
     /// The field holding the token (JSON lines).
-    package var tokenField: String
+    package var tokenField: String {
+        didSet { tokenName = JSONMemberName(tokenField) }
+    }
     /// The field holding the record's time: unix seconds or RFC 3339 (JSON lines).
-    package var timeField: String?
+    package var timeField: String? {
+        didSet { timeName = timeField.map(JSONMemberName.init) }
+    }
+    /// The two fields' names, prepared once for every line's lookups.
+    private var tokenName: JSONMemberName
+    private var timeName: JSONMemberName?
     /// Policy inputs taken from record fields: input name → field name.
     package var inputFields: [String: String]
 
@@ -24,6 +31,8 @@ package struct BatchRecordFormat: Sendable {
         self.layout = layout
         self.tokenField = tokenField
         self.timeField = timeField
+        tokenName = JSONMemberName(tokenField)
+        timeName = timeField.map(JSONMemberName.init)
         self.inputFields = inputFields
     }
 
@@ -84,7 +93,7 @@ package struct BatchRecordFormat: Sendable {
                 return malformed(.recordMalformed, "the line is not a JSON object: \(error.message)")
             }
             let token: String
-            switch object[tokenField] {
+            switch object[tokenName] {
             case let .string(text)?:
                 token = text
             case let .object(serialized)?:
@@ -96,7 +105,7 @@ package struct BatchRecordFormat: Sendable {
                                                      ?? "the record has no '\(tokenField)' field")
             }
             var time: UnixTime?
-            if let timeField, let value = object[timeField], value != .null {
+            if let timeField, let timeName, let value = object[timeName], value != .null {
                 switch value {
                 case let .number(number): time = UnixTime.checked(number.doubleValue)
                 case let .string(text): time = UnixTime(parsing: text)

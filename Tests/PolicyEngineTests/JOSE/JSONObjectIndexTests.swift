@@ -18,6 +18,8 @@ struct JSONObjectIndexTests {
         #"{"n":01}"#, #"{"n":1e400}"#, #"{"n":-0}"#, #"{"n":123456789012345678901234567890}"#, #"{"n":-9223372036854775808}"#, #"{"n":1.5e3}"#,
         #"{"a":1} x"#, #"  {"a":1}  "#, "\u{FEFF}{}", #"{}"#, #"[]"#, #""a""#, #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":tru}"#, #"{"a":1"#, "",
         #"{"iss":"https://issuer.example","aud":["a","b"],"exp":1795256400,"nested":{"k":[null,false,true]},"e":"x\"y"}"#,
+        // A byte the string scan must stop at, in the middle of an eight-byte word.
+        #"{"ab\"c":"abc\\defghijklmnop","é":"ünïcödé ok","t":"abcdefg\u0001hij"}"#, "{\"s\":\"abcdefghij\u{1}kl\"}",
     ]
 
     @Test("the index refuses what the parser refuses and reads what it reads", arguments: texts)
