@@ -5,7 +5,7 @@
 /// The claims every token is checked for (`iss`, `exp`, …) are looked up a score of times per
 /// token; preparing their names once, instead of reading a `String`'s bytes per lookup, makes a
 /// lookup a few word comparisons.
-public struct JSONMemberName: Sendable, CustomStringConvertible {
+@_spi(RuleAuthoring) public struct JSONMemberName: Sendable, CustomStringConvertible {
     /// The name.
     public let text: String
     let word: UInt64
@@ -18,5 +18,6 @@ public struct JSONMemberName: Sendable, CustomStringConvertible {
         self.text = text
     }
 
+    /// The name, as messages quote it.
     public var description: String { text }
 }

@@ -88,7 +88,7 @@ internal import Darwin
     }
 
     /// The position of the member named `name`, compared by word and length first.
-    @usableFromInline package func position(of name: JSONMemberName) -> Int? {
+    @_spi(RuleAuthoring) @usableFromInline package func position(of name: JSONMemberName) -> Int? {
         let count = name.count
         guard count <= 8 else { return position(of: name.text) }
         let found: Int? = members.withUnsafeBufferPointer { members in

@@ -1,5 +1,5 @@
 @testable import PolicyRuntime
-@testable import PolicyJOSE
+@_spi(RuleAuthoring) @testable import PolicyJOSE
 import Testing
 
 @Suite("JSON objects read in place")
