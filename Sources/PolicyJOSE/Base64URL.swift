@@ -13,6 +13,17 @@ package enum Base64URL {
         return table
     }()
 
+    /// For each of the four positions of a quantum, each byte's sextet already shifted to where
+    /// it lands in the quantum's 24 bits, and bit 31 set for a byte outside the alphabet: four
+    /// loads and three ORs make a quantum's bits and say whether any byte was invalid.
+    private static let quantumTables: [UInt32] = {
+        var tables = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
+        for (index, byte) in alphabet.enumerated() {
+            for position in 0..<4 { tables[position * 256 + Int(byte)] = UInt32(index) << (18 - 6 * position) }
+        }
+        return tables
+    }()
+
     /// Encodes bytes as unpadded base64url text.
     package static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         String(decoding: encodeBytes(bytes), as: UTF8.self)
@@ -72,26 +83,31 @@ package enum Base64URL {
         precondition(out.count == count / 4 * 3 + max(remainder - 1, 0), "the output must hold exactly the decoded bytes")
         guard count > 0, let text = input.baseAddress, let bytes = out.baseAddress else { return true }
         var invalid: UInt32 = 0
-        decodeTable.withUnsafeBufferPointer { tableBuffer in
-            let table = tableBuffer.baseAddress!
-            // Invalid characters map to 0xFF; OR-ing every looked-up value keeps the loop
-            // branch-free and reveals any of them at the end (bit 0x80 set). Pointers, not
-            // subscripts: the lengths were checked once above, and this loop runs over every
-            // byte of every token.
-            @inline(__always) func sextet(_ i: Int) -> UInt32 {
-                let value = UInt32(table[Int(text[i])])
-                invalid |= value
-                return value & 0x3F
-            }
-            var index = 0, position = 0
-            let fullEnd = count - remainder
+        var index = 0, position = 0
+        let fullEnd = count - remainder
+        // Pointers, not subscripts: the lengths were checked once above, and this loop runs over
+        // every byte of every token. Invalid bytes set bit 31; OR-ing every quantum keeps the
+        // loop branch-free and reveals any of them at the end.
+        quantumTables.withUnsafeBufferPointer { tables in
+            let t0 = tables.baseAddress!, t1 = t0 + 256, t2 = t0 + 512, t3 = t0 + 768
             while index < fullEnd {
-                let word = sextet(index) << 18 | sextet(index + 1) << 12 | sextet(index + 2) << 6 | sextet(index + 3)
+                let word = t0[Int(text[index])] | t1[Int(text[index + 1])] | t2[Int(text[index + 2])] | t3[Int(text[index + 3])]
+                invalid |= word
                 bytes[position] = UInt8(truncatingIfNeeded: word >> 16)
                 bytes[position + 1] = UInt8(truncatingIfNeeded: word >> 8)
                 bytes[position + 2] = UInt8(truncatingIfNeeded: word)
                 index += 4
                 position += 3
+            }
+        }
+        invalid = invalid & 0x8000_0000 == 0 ? 0 : 0x80
+        guard remainder != 0 else { return invalid == 0 }
+        decodeTable.withUnsafeBufferPointer { tableBuffer in
+            let table = tableBuffer.baseAddress!
+            @inline(__always) func sextet(_ i: Int) -> UInt32 {
+                let value = UInt32(table[Int(text[i])])
+                invalid |= value
+                return value & 0x3F
             }
             if remainder == 2 {
                 let s1 = sextet(index + 1)

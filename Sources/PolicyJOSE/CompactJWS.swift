@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 internal import PolicyCrypto
 
 /// A JWS in compact serialization (RFC 7515 §7.1), split and decoded once.
@@ -7,16 +12,35 @@ internal import PolicyCrypto
 /// original bytes, so verification hashes exactly what was signed. Whether the signature is
 /// valid is a separate question, answered by `verify`.
 package struct CompactJWS: Sendable {
+    /// What the token decoded to, shared by every copy: a token goes from the decoder to each
+    /// rule that reads it, and a copy retains this one object instead of its arrays and strings.
+    private final class Parts: Sendable {
+        let header: JOSEHeader
+        let algorithm: JWSAlgorithm
+        let payload: [UInt8]
+        /// The signing input followed by the decoded signature: one allocation for both, since
+        /// per-token allocations, not parsing, dominate the cost of a fast signature check.
+        let storage: [UInt8]
+        let signingInputCount: Int
+
+        init(header: JOSEHeader, algorithm: JWSAlgorithm, payload: [UInt8], storage: [UInt8], signingInputCount: Int) {
+            self.header = header
+            self.algorithm = algorithm
+            self.payload = payload
+            self.storage = storage
+            self.signingInputCount = signingInputCount
+        }
+    }
+
+    private let parts: Parts
     /// The protected header.
-    package let header: JOSEHeader
+    package var header: JOSEHeader { parts.header }
     /// The algorithm named by the header.
-    package let algorithm: JWSAlgorithm
+    package var algorithm: JWSAlgorithm { parts.algorithm }
     /// The decoded payload bytes.
-    package let payload: [UInt8]
-    /// The signing input followed by the decoded signature: one allocation for both, since
-    /// per-token allocations, not parsing, dominate the cost of a fast signature check.
-    private let storage: [UInt8]
-    private let signingInputCount: Int
+    package var payload: [UInt8] { parts.payload }
+    private var storage: [UInt8] { parts.storage }
+    private var signingInputCount: Int { parts.signingInputCount }
     /// The `kid` of the signature's unprotected header, in a JWS JSON serialization
     /// (`JSONSerializedJWS`): it chooses the key, which the signature then proves.
     package var unprotectedKid: String? {
@@ -45,7 +69,7 @@ package struct CompactJWS: Sendable {
     /// Parses a compact JWS from its ASCII bytes.
     package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard, headers: JOSEHeaderCache? = nil) throws(JOSEError) {
         let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits, headers: headers)
-        self.header = header
+        let algorithm: JWSAlgorithm
         if let known = header.signatureAlgorithm {
             algorithm = known
         } else {
@@ -54,18 +78,18 @@ package struct CompactJWS: Sendable {
         if !header.encodesPayload {
             throw JOSEError(.unsupportedHeader, "unencoded payloads (b64: false, RFC 7797) are not accepted")
         }
-        payload = try CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "payload")
+        let payload = try CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "payload")
         let signatureText = UnsafeBufferPointer(rebasing: bytes[(dots[1] + 1)...])
         let signatureCount = try CompactSerialization.decodedCount(signatureText, part: "signature")
         let prefix = UnsafeBufferPointer(rebasing: bytes[..<dots[1]])
         var canonical = false
-        storage = [UInt8](unsafeUninitializedCapacity: prefix.count + signatureCount) { out, written in
+        let storage = [UInt8](unsafeUninitializedCapacity: prefix.count + signatureCount) { out, written in
             _ = UnsafeMutableBufferPointer(rebasing: out[..<prefix.count]).initialize(fromContentsOf: prefix)
             canonical = Base64URL.decode(signatureText, into: UnsafeMutableBufferPointer(rebasing: out[prefix.count...]))
             written = out.count
         }
         guard canonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
-        signingInputCount = prefix.count
+        parts = Parts(header: header, algorithm: algorithm, payload: payload, storage: storage, signingInputCount: prefix.count)
         keyID = header.kid
     }
 
@@ -192,25 +216,20 @@ struct DotPositions {
     init(_ bytes: UnsafeBufferPointer<UInt8>, expected: Int) {
         precondition(expected <= 4, "compact serializations have at most 5 parts")
         guard let base = bytes.baseAddress else { return }
-        // Sixteen bytes at a time: tokens run to kilobytes and hold only two to four dots.
-        let dot = SIMD16<UInt8>(repeating: UInt8(ascii: "."))
+        // memchr, which reads a vector at a time: tokens run to kilobytes and hold only two to
+        // four dots.
         var index = 0
-        while index < bytes.count {
-            if index + 16 <= bytes.count {
-                let chunk = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)
-                guard any(chunk .== dot) else { index += 16; continue }
+        while index < bytes.count, let found = memchr(base + index, Int32(UInt8(ascii: ".")), bytes.count - index) {
+            let offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            if count == expected { count += 1; return }
+            switch count {
+            case 0: offsets.0 = offset
+            case 1: offsets.1 = offset
+            case 2: offsets.2 = offset
+            default: offsets.3 = offset
             }
-            if bytes[index] == UInt8(ascii: ".") {
-                if count == expected { count += 1; return }
-                switch count {
-                case 0: offsets.0 = index
-                case 1: offsets.1 = index
-                case 2: offsets.2 = index
-                default: offsets.3 = index
-                }
-                count += 1
-            }
-            index += 1
+            count += 1
+            index = offset + 1
         }
     }
 

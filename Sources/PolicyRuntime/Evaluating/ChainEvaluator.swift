@@ -126,6 +126,10 @@ struct ChainEvaluator {
             return .fail([], undecided: true)
         }
         let outcome = rule.rule.evaluate(context)
+        if outcome.isPlainPass {
+            record(rule, .pass, nil)
+            return .pass
+        }
         switch outcome.status {
         case .pass:
             if let key = outcome.verifiedKey { verifiedKey = key }

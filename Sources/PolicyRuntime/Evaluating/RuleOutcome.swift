@@ -59,6 +59,10 @@
     /// replay store when every rule held, and a value used before makes the verdict invalid.
     public var oneTimeValues: [OneTimeValue] { particulars?.oneTimeValues ?? [] }
 
+    /// Whether this is a pass with nothing beyond its status: what most rules of most
+    /// evaluations return, which the chain then takes without reading any particular.
+    var isPlainPass: Bool { status == .pass && particulars == nil }
+
     private init(_ status: Status, _ particulars: Particulars?) {
         self.status = status
         self.particulars = particulars

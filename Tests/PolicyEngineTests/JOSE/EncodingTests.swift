@@ -1,3 +1,4 @@
+import Foundation
 @testable import PolicyRuntime
 @testable import PolicyJOSE
 import Testing
@@ -17,6 +18,36 @@ struct EncodingTests {
     ])
     func base64Rejects(text: String) {
         #expect(throws: JOSEError.self) { try Base64URL.decode(text) }
+    }
+
+    /// Foundation's base64 decoder, after translating the alphabet and padding, is the
+    /// reference: text decodes only if every byte is of the alphabet, its length is not 4n+1 and
+    /// it is the canonical encoding of what it decodes to (no stray trailing bits).
+    @Test("base64url decoding agrees with Foundation's decoder on every byte at every position of a quantum")
+    func base64AgainstFoundation() throws {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        func reference(_ text: [UInt8]) -> [UInt8]? {
+            guard text.allSatisfy(alphabet.contains), text.count % 4 != 1 else { return nil }
+            var standard = String(decoding: text.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }, as: UTF8.self)
+            standard += String(repeating: "=", count: (4 - text.count % 4) % 4)
+            guard let data = Data(base64Encoded: standard), Base64URL.encode(Array(data)) == String(decoding: text, as: UTF8.self) else { return nil }
+            return Array(data)
+        }
+        var generator = SystemRandomNumberGenerator()
+        var texts: [[UInt8]] = []
+        for length in 1...11 {
+            for position in 0..<length {
+                for byte in UInt8.min...UInt8.max where byte % 3 == 0 || alphabet.contains(byte) {
+                    var text = (0..<length).map { _ in alphabet[Int.random(in: 0..<64, using: &generator)] }
+                    text[position] = byte
+                    texts.append(text)
+                }
+            }
+        }
+        for text in texts {
+            let ours = text.withUnsafeBufferPointer { buffer in try? Base64URL.decode(buffer) }
+            #expect(ours == reference(text), "\(text)")
+        }
     }
 
     @Test("base64url error names the offending character and the fix")
