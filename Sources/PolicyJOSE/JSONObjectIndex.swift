@@ -104,7 +104,7 @@ internal import Darwin
     }
 
     /// The kind of the member at `position`.
-    package func kind(at position: Int) -> JSONKind { members[position].kind }
+    @usableFromInline package func kind(at position: Int) -> JSONKind { members[position].kind }
 
     /// The name of the member at `position`.
     package func name(at position: Int) -> String {
@@ -134,7 +134,7 @@ internal import Darwin
 
     /// Whether the member at `position` is a string equal, code point for code point, to `text`,
     /// compared without building the member's string when it has no escapes.
-    package func string(at position: Int, equals text: String) -> Bool {
+    @usableFromInline package func string(at position: Int, equals text: String) -> Bool {
         let member = members[position]
         guard member.kind == .string else { return false }
         guard member.plainValue else { return value(at: position).stringValue?.isExactly(text) == true }

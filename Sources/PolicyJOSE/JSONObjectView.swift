@@ -73,7 +73,7 @@ public struct JSONObjectView: Sendable {
     }
 
     /// The kind of the member named `name`, without building its value; nil when absent.
-    @_spi(RuleAuthoring) public func kind(of name: JSONMemberName) -> JSONKind? {
+    @_spi(RuleAuthoring) @inlinable public func kind(of name: JSONMemberName) -> JSONKind? {
         switch storage {
         case let .indexed(index): index.position(of: name).map(index.kind(at:))
         case let .object(object): object[name.text]?.kind
@@ -81,7 +81,7 @@ public struct JSONObjectView: Sendable {
     }
 
     /// Whether the member named `name` is a string equal to `text`, code point for code point.
-    @_spi(RuleAuthoring) public func string(_ name: JSONMemberName, equals text: String) -> Bool {
+    @_spi(RuleAuthoring) @inlinable public func string(_ name: JSONMemberName, equals text: String) -> Bool {
         switch storage {
         case let .indexed(index): index.position(of: name).map { index.string(at: $0, equals: text) } ?? false
         case let .object(object): object[name.text]?.stringValue?.isExactly(text) == true

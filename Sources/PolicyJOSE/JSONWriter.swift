@@ -105,7 +105,9 @@
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: pretty ? Self.nameEndPretty : Self.nameEnd)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
         needsComma = false
         valueFollowsKey = true
     }
@@ -123,9 +125,6 @@
 
     /// Whether the writer indents.
     public var isPretty: Bool { pretty }
-
-    @usableFromInline static let nameEnd: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ":")]
-    @usableFromInline static let nameEndPretty: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ":"), UInt8(ascii: " ")]
 
     /// A member whose value is a string: `key` then `string`.
     @inlinable @inline(__always) public mutating func member(_ name: String, _ text: String) {
@@ -152,7 +151,18 @@
         if value >= 0, value < 10 {
             bytes.append(UInt8(ascii: "0") + UInt8(value))
         } else {
-            bytes.append(contentsOf: String(value).utf8)
+            // Digits written backwards into a buffer on the stack: a line number per verdict line.
+            var magnitude = value.magnitude
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+                var start = digits.count
+                repeat {
+                    start -= 1
+                    digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                } while magnitude > 0
+                if value < 0 { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            }
         }
         needsComma = true
     }
@@ -225,7 +235,7 @@
         text.withUTF8 { utf8 in
             // Most strings need no escape: copy them in one go.
             var plainStart = 0
-            var index = 0
+            var index = Self.plainPrefixWords(utf8)
             while index < utf8.count {
                 let byte = utf8[index]
                 if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
@@ -238,6 +248,24 @@
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// How many of `utf8`'s leading bytes, in whole words of eight, need no escape: none is a
+    /// quote, a backslash or a control byte.
+    @usableFromInline static func plainPrefixWords(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = utf8.baseAddress else { return 0 }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        while index + 8 <= utf8.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // A zero byte in `x` shows as a high bit in (x - 1s) & ~x, and a byte below 0x20 in
+            // (word - 0x20s) & ~word: a word with neither holds nothing to escape.
+            func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+            let marks = zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C)) | ((word &- ones &* 0x20) & ~word & highs)
+            guard marks == 0 else { break }
+            index += 8
+        }
+        return index
     }
 
     private mutating func appendEscape(_ byte: UInt8) {

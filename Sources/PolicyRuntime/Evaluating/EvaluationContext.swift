@@ -49,26 +49,26 @@
         subjects[S.section] as? S
     }
 
-    /// The key of `candidates` that verifies `jws`, or nil when none does, asking the signature
-    /// cache first. `digest` is the SHA-256 of `jws`'s signed bytes when decoding took it;
+    /// The position in `candidates` of the key that verifies `jws`, or nil when none does,
+    /// asking the signature cache first (a position, so that no key is copied out). `digest` is the SHA-256 of `jws`'s signed bytes when decoding took it;
     /// `keySet` identifies, by content, the set the candidates came from.
     ///
     /// Only which key verified is remembered: where the key came from and how fresh its set is
     /// belong to this evaluation, and the caller describes them.
-    func verifyingKey(_ jws: CompactJWS, digest: ContentDigest?, among candidates: [JWK], keySet: KeySetIdentity) -> JWK? {
+    func verifyingKey(_ jws: CompactJWS, digest: ContentDigest?, among candidates: [JWK], keySet: KeySetIdentity) -> Int? {
         func check() -> Int? {
             candidates.indices.first { (try? jws.verify(with: candidates[$0])) == true }
         }
         // An HMAC check costs less than hashing the token for a cache lookup.
-        guard let signatureCache, !jws.algorithm.isSymmetric else { return check().map { candidates[$0] } }
+        guard let signatureCache, !jws.algorithm.isSymmetric else { return check() }
         let cacheKey = SignatureCache.Key(jws, digest: digest, keySet: keySet)
         // The same signed bytes (alg and kid among them) and the same set select the same candidates.
         if let known = signatureCache.outcome(for: cacheKey), known.map(candidates.indices.contains) ?? true {
-            return known.map { candidates[$0] }
+            return known
         }
         let result = check()
         signatureCache.remember(result, for: cacheKey)
-        return result.map { candidates[$0] }
+        return result
     }
 
     /// A trace detail, built only when tracing: describing a comparison (dates, lists, JSON)

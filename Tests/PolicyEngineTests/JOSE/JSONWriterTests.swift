@@ -13,6 +13,27 @@ struct JSONWriterTests {
         #expect(JSONValue.string("\"").serialized() == #""\"""#)
     }
 
+    /// Strings are scanned eight bytes at a time until a word holds a byte to escape: each such
+    /// byte, at each position of strings longer than a few words, is escaped as one at a time.
+    @Test("a byte to escape is escaped at every position of a long string, and integers are written as Swift prints them")
+    func escapesAtEveryPosition() throws {
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}"] {
+            for position in 0..<26 {
+                var characters = Array(repeating: "é", count: 2) + Array(repeating: "a", count: 24)
+                characters[position] = special
+                let text = characters.joined()
+                let written = JSONValue.string(text).serialized()
+                #expect(try JSONParser().parse(Array(written.utf8)) == .string(text), "\(written)")
+                #expect(!written.dropFirst().dropLast().contains(where: { $0.unicodeScalars.first!.value < 0x20 }))
+            }
+        }
+        for value: Int64 in [0, 9, 10, 99, 100, 1_795_253_400, -1, -10, -1_795_253_400, .max, .min] {
+            var writer = JSONWriter()
+            writer.integer(value)
+            #expect(writer.text == String(value))
+        }
+    }
+
     @Test("nested objects and arrays get their commas in the right places, and parse back to the same value")
     func structure() throws {
         let value = JSONValue.object(JSONObject([
