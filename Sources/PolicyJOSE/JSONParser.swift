@@ -315,6 +315,13 @@ struct JSONCursor {
         }
         var magnitude: UInt64 = 0
         var overflow = false
+        // Nineteen digits never overflow 64 bits: they are read without checks (numeric dates
+        // have ten), and only longer numbers take the checked loop.
+        let digitsStart = index
+        while index < bytes.count, index - digitsStart < 19, case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+            magnitude = magnitude &* 10 &+ UInt64(digit)
+            index += 1
+        }
         while index < bytes.count, isDigit(bytes[index]) {
             let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times10.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))

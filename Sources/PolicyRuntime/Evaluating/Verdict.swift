@@ -2,29 +2,61 @@
 
 /// The result of evaluating one subject against a policy (POLICY-FORMAT.md section 8).
 public struct Verdict: Sendable, Codable {
+    /// The members, in one immutable object shared by every copy: a verdict goes from the chain
+    /// to the evaluation to a batch line or an answer, and a copy then retains one reference
+    /// instead of its strings, arrays and trace.
+    private final class Members: Sendable {
+        let policy: String
+        let valid: Bool
+        let verified: Bool
+        let keyFreshness: KeyFreshness?
+        let keySnapshot: KeySnapshot?
+        let findings: [Finding]
+        let skipped: [String]
+        let outputs: [String: JSONValue]
+        let trace: Trace?
+        let proof: VerificationProof?
+
+        init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness?, keySnapshot: KeySnapshot?, findings: [Finding],
+             skipped: [String], outputs: [String: JSONValue], trace: Trace?, proof: VerificationProof?) {
+            self.policy = policy
+            self.valid = valid
+            self.verified = verified
+            self.keyFreshness = keyFreshness
+            self.keySnapshot = keySnapshot
+            self.findings = findings
+            self.skipped = skipped
+            self.outputs = outputs
+            self.trace = trace
+            self.proof = proof
+        }
+    }
+
+    private let members: Members
+
     /// The name of the policy that judged.
-    public let policy: String
+    public var policy: String { members.policy }
     /// True only if no rule failed and the signature verified with a key the policy allows.
-    public let valid: Bool
+    public var valid: Bool { members.valid }
     /// Whether the signature verified; a policy cannot turn this requirement off.
-    public let verified: Bool
+    public var verified: Bool { members.verified }
     /// For policies with remote keys: whether the keys were `fresh`, served `stale` during a
     /// provider outage, or `unavailable`. Nil when every key is local.
-    public let keyFreshness: KeyFreshness?
+    public var keyFreshness: KeyFreshness? { members.keyFreshness }
     /// For a policy whose keys are judged by their history: the snapshot that stood at the
     /// evaluation time, when the token verified with a key of it.
-    public let keySnapshot: KeySnapshot?
+    public var keySnapshot: KeySnapshot? { members.keySnapshot }
     /// The failed checks, in the order they ran (for `any_of`, its most specific failure).
-    public let findings: [Finding]
+    public var findings: [Finding] { members.findings }
     /// Rules that did not run because an optional input was absent: listed, never counted as passed.
-    public let skipped: [String]
+    public var skipped: [String] { members.skipped }
     /// Values handed to the caller when the subject is valid (section 7).
-    public let outputs: [String: JSONValue]
+    public var outputs: [String: JSONValue] { members.outputs }
     /// Every rule in the order it ran, when tracing was requested.
-    public let trace: Trace?
+    public var trace: Trace? { members.trace }
     /// The engine's proof that the token verified, for a rule that judged it through this
     /// policy; nil when it did not verify, and in a verdict read back from JSON.
-    public private(set) var proof: VerificationProof?
+    public var proof: VerificationProof? { members.proof }
 
     /// The names of section 8, as the writer uses them: `Codable` and the CLI agree.
     private enum CodingKeys: String, CodingKey {
@@ -35,23 +67,27 @@ public struct Verdict: Sendable, Codable {
     /// only an evaluation makes.
     public init(policy: String, valid: Bool, verified: Bool, keyFreshness: KeyFreshness? = nil, keySnapshot: KeySnapshot? = nil, findings: [Finding],
                 skipped: [String], outputs: [String: JSONValue], trace: Trace?) {
-        self.policy = policy
-        self.valid = valid
-        self.verified = verified
-        self.keyFreshness = keyFreshness
-        self.keySnapshot = keySnapshot
-        self.findings = findings
-        self.skipped = skipped
-        self.outputs = outputs
-        self.trace = trace
+        members = Members(policy: policy, valid: valid, verified: verified, keyFreshness: keyFreshness, keySnapshot: keySnapshot, findings: findings,
+                          skipped: skipped, outputs: outputs, trace: trace, proof: nil)
     }
 
     /// The verdict of an evaluation, carrying the proof of the key that verified.
     init(policy: String, valid: Bool, provenBy key: VerifiedKey?, keyFreshness: KeyFreshness?, findings: [Finding], skipped: [String],
          outputs: [String: JSONValue], trace: Trace?) {
-        self.init(policy: policy, valid: valid, verified: key != nil, keyFreshness: keyFreshness, keySnapshot: key?.snapshot, findings: findings,
-                  skipped: skipped, outputs: outputs, trace: trace)
-        proof = key.map(VerificationProof.init)
+        members = Members(policy: policy, valid: valid, verified: key != nil, keyFreshness: keyFreshness, keySnapshot: key?.snapshot, findings: findings,
+                          skipped: skipped, outputs: outputs, trace: trace, proof: key.map(VerificationProof.init))
+    }
+
+    /// Reads a verdict as section 8 writes it (`key_freshness`, `key_snapshot` and `trace` may be
+    /// absent); it carries no `proof`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(policy: try container.decode(String.self, forKey: .policy), valid: try container.decode(Bool.self, forKey: .valid),
+                  verified: try container.decode(Bool.self, forKey: .verified),
+                  keyFreshness: try container.decodeIfPresent(KeyFreshness.self, forKey: .keyFreshness),
+                  keySnapshot: try container.decodeIfPresent(KeySnapshot.self, forKey: .keySnapshot),
+                  findings: try container.decode([Finding].self, forKey: .findings), skipped: try container.decode([String].self, forKey: .skipped),
+                  outputs: try container.decode([String: JSONValue].self, forKey: .outputs), trace: try container.decodeIfPresent(Trace.self, forKey: .trace))
     }
 
     /// The finding codes, in order, for quick checks.
