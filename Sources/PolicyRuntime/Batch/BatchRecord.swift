@@ -94,16 +94,16 @@ package struct BatchRecordFormat: Sendable {
             guard let text = String(validating: bytes[first...last], as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
             return BatchRecord(line: line.number, input: input, content: .token(text, time: nil, inputs: [:]))
         case .jsonLines:
-            // JSON allows no control byte but whitespace, and a line holds no line feed: a line
-            // that indexes holds a control byte only if it holds a carriage return, which memchr
-            // finds at vector speed. The byte-by-byte search runs only for a line that holds one
-            // or fails, to say where.
             let object: JSONObjectView
             do {
                 object = try JSONObjectView(bytes, maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
             } catch {
                 return controlByte() ?? malformed(.recordMalformed, "the line is not a JSON object: \(error.message)")
             }
+            // JSON allows no control byte but whitespace, and a line holds no line feed: a line
+            // that indexes holds a control byte only if it holds a carriage return, which memchr
+            // finds at vector speed. The byte-by-byte search runs only for a line that holds one
+            // or fails, to say where.
             if bytes.withUnsafeBytes({ $0.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false }), let refused = controlByte() { return refused }
             let token: String
             switch object[tokenName] {
