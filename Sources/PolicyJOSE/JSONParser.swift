@@ -208,20 +208,10 @@ struct JSONCursor {
     /// byte the per-byte loop must look at, or within the last eight bytes.
     mutating func skipPlainASCII() {
         guard let base = bytes.baseAddress else { return }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         while index + 8 <= bytes.count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            // A zero byte in `x` shows as a high bit in (x - 1s) & ~x; high bits of `word` itself
-            // mark non-ASCII bytes, and those of (word - 0x20s) & ~word mark control bytes. A
-            // borrow can only mark bytes after a marked one, so the lowest mark is exact: the
-            // first byte to look at.
-            func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
-            let quote = zeroBytes(word ^ (ones &* 0x22))
-            let backslash = zeroBytes(word ^ (ones &* 0x5C))
-            let control = (word &- ones &* 0x20) & ~word & highs
-            let marks = quote | backslash | control | (word & highs)
-            guard marks == 0 else {
-                index += marks.trailingZeroBitCount / 8
+            let word = JSONStringWord(at: base + index, nonASCII: true)
+            guard word.marks == 0 else {
+                index += word.firstMarked
                 return
             }
             index += 8

@@ -254,17 +254,8 @@
     /// quote, a backslash or a control byte.
     @usableFromInline static func plainPrefixWords(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = utf8.baseAddress else { return 0 }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var index = 0
-        while index + 8 <= utf8.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            // A zero byte in `x` shows as a high bit in (x - 1s) & ~x, and a byte below 0x20 in
-            // (word - 0x20s) & ~word: a word with neither holds nothing to escape.
-            func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
-            let marks = zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C)) | ((word &- ones &* 0x20) & ~word & highs)
-            guard marks == 0 else { break }
-            index += 8
-        }
+        while index + 8 <= utf8.count, JSONStringWord(at: base + index, nonASCII: false).marks == 0 { index += 8 }
         return index
     }
 
