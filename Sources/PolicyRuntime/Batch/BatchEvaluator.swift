@@ -107,11 +107,9 @@ package struct BatchEvaluator: Sendable {
 
     private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchVerdict {
         let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
-        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[Self.issuerName]?.stringValue,
+        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[ClaimName.iss]?.stringValue,
                             kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey)
     }
-
-    private static let issuerName = JSONMemberName("iss")
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {
         let finding = Finding(rule: "batch.record", code: code, message: message, at: "\(record.input ?? "input"):\(record.line)")

@@ -19,11 +19,13 @@ package struct BatchRecordFormat: Sendable {
     package var layout: Layout
     /// The field holding the token (JSON lines).
     package var tokenField: String {
-        didSet { tokenName = JSONMemberName(tokenField) }
+        get { tokenName.text }
+        set { tokenName = JSONMemberName(newValue) }
     }
     /// The field holding the record's time: unix seconds or RFC 3339 (JSON lines).
     package var timeField: String? {
-        didSet { timeName = timeField.map(JSONMemberName.init) }
+        get { timeName?.text }
+        set { timeName = newValue.map(JSONMemberName.init) }
     }
     /// The two fields' names, prepared once for every line's lookups.
     private var tokenName: JSONMemberName
@@ -34,8 +36,6 @@ package struct BatchRecordFormat: Sendable {
     /// A record format; the defaults read `{"token": …, "ts": …}` lines.
     package init(layout: Layout = .jsonLines, tokenField: String = "token", timeField: String? = "ts", inputFields: [String: String] = [:]) {
         self.layout = layout
-        self.tokenField = tokenField
-        self.timeField = timeField
         tokenName = JSONMemberName(tokenField)
         timeName = timeField.map(JSONMemberName.init)
         self.inputFields = inputFields
@@ -118,14 +118,14 @@ package struct BatchRecordFormat: Sendable {
                                                      ?? "the record has no '\(tokenField)' field")
             }
             var time: UnixTime?
-            if let timeField, let timeName, let value = object[timeName], value != .null {
+            if let timeName, let value = object[timeName], value != .null {
                 switch value {
                 case let .number(number): time = UnixTime.checked(number.doubleValue)
                 case let .string(text): time = UnixTime(parsing: text)
                 default: time = nil
                 }
                 guard time != nil else {
-                    return malformed(.recordTimeInvalid, "the record's '\(timeField)' is neither unix seconds nor an RFC 3339 time")
+                    return malformed(.recordTimeInvalid, "the record's '\(timeName)' is neither unix seconds nor an RFC 3339 time")
                 }
             }
             var inputs: [String: JSONValue] = [:]

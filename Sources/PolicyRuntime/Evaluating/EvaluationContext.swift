@@ -50,8 +50,9 @@
     }
 
     /// The position in `candidates` of the key that verifies `jws`, or nil when none does,
-    /// asking the signature cache first (a position, so that no key is copied out). `digest` is the SHA-256 of `jws`'s signed bytes when decoding took it;
-    /// `keySet` identifies, by content, the set the candidates came from.
+    /// asking the signature cache first (a position, so that no key is copied out). `digest`
+    /// is the SHA-256 of `jws`'s signed bytes when decoding took it; `keySet` identifies, by
+    /// content, the set the candidates came from.
     ///
     /// Only which key verified is remembered: where the key came from and how fresh its set is
     /// belong to this evaluation, and the caller describes them.

@@ -119,46 +119,56 @@ public struct Verdict: Sendable, Codable {
         try json.encode(to: encoder)
     }
 
+    /// `valid` and `verified` as compact text, by `2 × valid + verified`.
+    private static let flagTexts: [StaticString] = [#""valid":false,"verified":false"#, #""valid":false,"verified":true"#,
+                                                    #""valid":true,"verified":false"#, #""valid":true,"verified":true"#]
+
     /// Writes the verdict's members in section 8 order, so that a batch line can put its own
     /// members (line, input, claims) around them without building a JSON tree.
     package func writeMembers(to writer: inout JSONWriter) {
         writer.key(plain: "policy")
         writer.string(policy)
-        // Most verdicts of a log have nothing past their flags: their tail is fixed text.
-        if !writer.isPretty, keyFreshness == nil, keySnapshot == nil, findings.isEmpty, skipped.isEmpty, outputs.isEmpty, trace == nil {
-            switch (valid, verified) {
-            case (true, true): writer.members(compact: #""valid":true,"verified":true,"findings":[],"skipped":[],"outputs":{}"#)
-            case (true, false): writer.members(compact: #""valid":true,"verified":false,"findings":[],"skipped":[],"outputs":{}"#)
-            case (false, true): writer.members(compact: #""valid":false,"verified":true,"findings":[],"skipped":[],"outputs":{}"#)
-            case (false, false): writer.members(compact: #""valid":false,"verified":false,"findings":[],"skipped":[],"outputs":{}"#)
-            }
-            return
+        // Written per verdict line: the two flags as one of four fixed texts, when compact.
+        if writer.isPretty {
+            writer.key(plain: "valid")
+            writer.bool(valid)
+            writer.key(plain: "verified")
+            writer.bool(verified)
+        } else {
+            writer.members(compact: Self.flagTexts[(valid ? 2 : 0) + (verified ? 1 : 0)])
         }
-        writer.member("valid", valid)
-        writer.member("verified", verified)
-        if let keyFreshness { writer.member("key_freshness", keyFreshness.rawValue) }
+        if let keyFreshness {
+            writer.key(plain: "key_freshness")
+            writer.string(keyFreshness.rawValue)
+        }
         if let keySnapshot {
-            writer.key("key_snapshot")
+            writer.key(plain: "key_snapshot")
             keySnapshot.write(to: &writer)
         }
-        writer.key("findings")
-        Finding.write(findings, to: &writer)
-        writer.key("skipped")
-        writer.beginArray()
-        for rule in skipped { writer.string(rule) }
-        writer.endArray()
-        writer.key("outputs")
-        writer.beginObject()
-        for name in outputs.keys.sorted() {
-            writer.key(name)
-            writer.value(outputs[name]!)
+        // Most verdicts of a log found nothing, skipped nothing and hand nothing over: fixed text.
+        if !writer.isPretty, findings.isEmpty, skipped.isEmpty, outputs.isEmpty {
+            writer.members(compact: #""findings":[],"skipped":[],"outputs":{}"#)
+        } else {
+            writer.key(plain: "findings")
+            Finding.write(findings, to: &writer)
+            writer.key(plain: "skipped")
+            writer.beginArray()
+            for rule in skipped { writer.string(rule) }
+            writer.endArray()
+            writer.key(plain: "outputs")
+            writer.beginObject()
+            for name in outputs.keys.sorted() {
+                writer.key(name)
+                writer.value(outputs[name]!)
+            }
+            writer.endObject()
         }
-        writer.endObject()
         if let trace {
-            writer.key("trace")
+            writer.key(plain: "trace")
             trace.write(to: &writer)
         }
     }
+
 }
 
 /// One failed check.

@@ -1,19 +1,6 @@
 @_spi(RuleAuthoring) import PolicyRuntime
 @_spi(RuleAuthoring) import PolicyJOSE
 
-/// The names of the claims rules read on every token, prepared once for lookups.
-enum ClaimName {
-    static let iss = JSONMemberName("iss")
-    static let sub = JSONMemberName("sub")
-    static let aud = JSONMemberName("aud")
-    static let exp = JSONMemberName("exp")
-    static let nbf = JSONMemberName("nbf")
-    static let iat = JSONMemberName("iat")
-    static let jti = JSONMemberName("jti")
-    static let azp = JSONMemberName("azp")
-    static let nonce = JSONMemberName("nonce")
-}
-
 /// Readings of the token that several rules share.
 enum TokenClaims {
     /// A numeric date claim (`exp`, `nbf`, `iat`) as RFC 7519 defines it.

@@ -117,7 +117,7 @@ struct BatchCommand: AsyncParsableCommand {
                     // Marked in place: a copy of the detector would copy every token it holds.
                     if replays != nil {
                         var marked = verdicts
-                        let found = replays!.mark(&marked)
+                        let found = replays?.mark(&marked) ?? []
                         if !found.isEmpty {
                             summary.replays?.add(found)
                             chunk = Self.written(marked, onlyInvalid: onlyInvalid)
