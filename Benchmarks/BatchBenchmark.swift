@@ -182,7 +182,7 @@ struct Corpus {
             return try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(), header: JSONObject(["typ": .string("JWT"), "kid": .string("bench")]),
                                        algorithm: algorithm, key: signer)
         }
-        func line(_ token: String) -> String { "{\"token\":\"\(token)\",\"ts\":\(BatchBenchmark.now)}\n" }
+        func line(_ token: String, at time: Int = BatchBenchmark.now) -> String { "{\"token\":\"\(token)\",\"ts\":\(time)}\n" }
         let uniqueFile = folder.appendingPathComponent("\(name)-unique.jsonl")
         let repeatedFile = folder.appendingPathComponent("\(name)-repeated.jsonl")
         self.uniqueFile = uniqueFile
@@ -197,7 +197,9 @@ struct Corpus {
             unique += line(text)
             if index < distinct { tokens.append(text) }
         }
-        for index in 0..<records { repeated += line(tokens[index % distinct]) }
+        // Each pass over the distinct tokens is a second later, as in a log: a verdict that
+        // quotes its time (an expired token's) is judged again, one that holds until exp is reused.
+        for index in 0..<records { repeated += line(tokens[index % distinct], at: BatchBenchmark.now + index / distinct) }
         try unique.write(to: uniqueFile, atomically: false, encoding: .utf8)
         try repeated.write(to: repeatedFile, atomically: false, encoding: .utf8)
         signingInput = Array(try CompactJWS(tokens[0]).signingInput)

@@ -123,6 +123,17 @@
         needsComma = true
     }
 
+    /// Members already written as compact JSON text, as `members(compact:)` places them: a
+    /// line's members rendered once and written for many lines.
+    ///
+    /// - Precondition: the writer is compact.
+    public mutating func members(compact text: [UInt8]) {
+        precondition(!pretty, "rendered member text is compact")
+        separate()
+        bytes.append(contentsOf: text)
+        needsComma = true
+    }
+
     /// Whether the writer indents.
     public var isPretty: Bool { pretty }
 

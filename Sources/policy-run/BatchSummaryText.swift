@@ -46,6 +46,9 @@ struct BatchSummaryText {
             let evicted = "\(Grouped(cache.evictions)) evicted" + (cache.evictions > 0 ? ": a larger --cache-size keeps more" : "")
             lines.append("signature cache: \(Grouped(cache.hits)) repeated tokens answered, \(Grouped(cache.misses)) verified\(rate), \(evicted)")
         }
+        if let reused = summary.reusedVerdicts, reused > 0 {
+            lines.append("verdicts reused: \(Grouped(reused)) records, each a token judged before at a time its verdict holds")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -5,8 +5,9 @@ import Foundation
 /// verdicts coming out in input order (POLICY-FORMAT.md, `policy-run batch`).
 ///
 /// The pipeline is bounded: at most `jobs` chunks of records are in work at once, so memory
-/// stays flat however long the log. Repeated tokens are verified once through the signature
-/// cache; their times and claims are still judged per record.
+/// stays flat however long the log. A repeated token is verified once through the signature
+/// cache, and its verdict is reused for each record whose time the verdict holds at
+/// (`VerdictMemo`); other repeats have their times and claims judged again.
 package struct BatchEvaluator: Sendable {
     /// The policy every record is judged by.
     package let policy: Policy
@@ -25,6 +26,10 @@ package struct BatchEvaluator: Sendable {
     /// Where a policy's one-time values (`once`) are recorded: this run's own memory, so a log
     /// judged twice does not find its values used by the first run.
     let replayStore = MemoryReplayStore()
+    /// Verdicts of repeated tokens, with the record times each holds at; nil when the policy's
+    /// verdicts depend on more than the token, the inputs and the time
+    /// (`Policy.verdictsReusable`), or when none are to be remembered.
+    let recentVerdicts: VerdictMemo?
 
     /// Records per unit of parallel work: large enough to amortise scheduling, small enough
     /// to keep the read-ahead small.
@@ -39,16 +44,22 @@ package struct BatchEvaluator: Sendable {
     ///   - jobs: How many chunks are judged at once (one per core).
     ///   - includeClaims: Whether verdict lines carry the token's claims.
     ///   - signatureCache: Remembered signature checks for logs where tokens repeat.
+    ///   - verdictMemory: The bytes kept for verdicts of repeated tokens; nil keeps none.
     package init(policy: Policy, inputs: [String: JSONValue] = [:], defaultTime: UnixTime? = nil,
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount, includeClaims: Bool = false,
-                signatureCache: SignatureCache? = SignatureCache()) {
+                signatureCache: SignatureCache? = SignatureCache(), verdictMemory: Int? = SignatureCache.defaultMemoryLimit / 8) {
         self.policy = policy
         self.inputs = inputs
         self.defaultTime = defaultTime
         self.jobs = max(1, jobs)
         self.includeClaims = includeClaims
         self.signatureCache = signatureCache
+        recentVerdicts = policy.verdictsReusable ? verdictMemory.map(VerdictMemo.init) : nil
     }
+
+    /// Records whose verdict was an earlier record's with the same token, reused; nil when the
+    /// evaluator keeps no verdicts.
+    package var reusedVerdicts: Int? { recentVerdicts?.reused }
 
     /// The verdict on one record; never throws: a record that cannot be judged gets a verdict
     /// saying why.
@@ -86,11 +97,28 @@ package struct BatchEvaluator: Sendable {
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
-            let request = EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                            now: time ?? defaultTime, signatureCache: signatureCache, replayStore: replayStore)
+            let now = time ?? defaultTime ?? .now
+            // The memo holds verdicts under the evaluator's inputs; a record with its own is judged.
+            let memo = recordInputs.isEmpty ? recentVerdicts : nil
+            let key = memo == nil ? nil : DecodedTokenCache.Key(token: token, limits: policy.envelope.limits)
+            var keep = false
+            if let memo, let key {
+                switch memo.lookUp(key, at: now) {
+                case let .known(entry):
+                    return .judged(entry.verdict.moved(line: record.line, input: record.input, replayKey: replayKey(entry.verdict.verdict, entry.token, at: now)))
+                case let .unknown(worthKeeping): keep = worthKeeping
+                }
+            }
+            var request = EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
+                                            now: now, clockSource: (time ?? defaultTime) == nil ? "wall clock" : nil, signatureCache: signatureCache,
+                                            replayStore: replayStore)
+            request.tokenDigest = key?.digest
             do throws(EvaluationError) {
                 switch try policy.start(request) {
-                case let .finished(evaluation): return .judged(judged(record, evaluation.verdict, evaluation.token, at: request.now))
+                case let .finished(evaluation):
+                    let verdict = judged(record, evaluation.verdict, evaluation.token, at: now)
+                    if keep, let memo, let key, let window = evaluation.stableWithin { memo.remember(verdict, token: evaluation.token, within: window, for: key) }
+                    return .judged(verdict)
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
                 }
             } catch {
@@ -106,9 +134,13 @@ package struct BatchEvaluator: Sendable {
     }
 
     private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchVerdict {
-        let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
-        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[ClaimName.iss]?.stringValue,
-                            kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey)
+        BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[ClaimName.iss]?.stringValue,
+                     kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey(verdict, decoded, at: time))
+    }
+
+    /// What identifies a verified token for `--detect-replay`, when the run detects replays.
+    private func replayKey(_ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchReplayKey? {
+        detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {

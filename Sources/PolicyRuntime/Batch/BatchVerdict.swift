@@ -17,9 +17,17 @@ package struct BatchVerdict: Sendable {
     /// What identifies a verified token for replay detection; nil unless the run detects
     /// replays and the token verified.
     package let replayKey: BatchReplayKey?
+    /// The line's members after `line` and `input`, as compact JSON text, when rendered once
+    /// for a verdict that many records share (`rendered()`).
+    private let renderedMembers: [UInt8]?
 
     /// A verdict line for a record.
     package init(line: Int, input: String?, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, replayKey: BatchReplayKey? = nil) {
+        self.init(line: line, input: input, verdict: verdict, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey, renderedMembers: nil)
+    }
+
+    private init(line: Int, input: String?, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, replayKey: BatchReplayKey?,
+                 renderedMembers: [UInt8]?) {
         self.line = line
         self.input = input
         self.verdict = verdict
@@ -27,6 +35,23 @@ package struct BatchVerdict: Sendable {
         self.kid = kid
         self.claims = claims
         self.replayKey = replayKey
+        self.renderedMembers = renderedMembers
+    }
+
+    /// This verdict with its members after `line` and `input` rendered once, for the records
+    /// that will share it (`moved`).
+    func rendered() -> BatchVerdict {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writeMembers(to: &writer)
+        return BatchVerdict(line: line, input: input, verdict: verdict, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey,
+                            renderedMembers: Array(writer.bytes.dropFirst()))
+    }
+
+    /// This verdict line for another record whose token got the same verdict.
+    func moved(line: Int, input: String?, replayKey: BatchReplayKey?) -> BatchVerdict {
+        BatchVerdict(line: line, input: input, verdict: verdict, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey,
+                     renderedMembers: renderedMembers)
     }
 
     /// This verdict with a `token_replayed` finding: the token was presented at `earlier` and
@@ -55,6 +80,17 @@ package struct BatchVerdict: Sendable {
             writer.key(plain: "input")
             writer.string(input)
         }
+        if let renderedMembers, !writer.isPretty {
+            writer.members(compact: renderedMembers)
+        } else {
+            writeMembers(to: &writer)
+        }
+        writer.endObject()
+        writer.append(UInt8(ascii: "\n"))
+    }
+
+    /// The members after `line` and `input`.
+    private func writeMembers(to writer: inout JSONWriter) {
         if let issuer {
             writer.key(plain: "iss")
             writer.string(issuer)
@@ -68,8 +104,6 @@ package struct BatchVerdict: Sendable {
             writer.key("claims")
             writer.value(.object(claims))
         }
-        writer.endObject()
-        writer.append(UInt8(ascii: "\n"))
     }
 }
 
@@ -92,6 +126,9 @@ package struct BatchSummary: Sendable {
     /// With `--detect-replay`: the replays found (the first ten as examples), and how the
     /// detector's memory held up.
     package var replays: Replays?
+    /// Records whose verdict was an earlier record's with the same token, reused because it
+    /// holds at their time; nil when the run kept no verdicts.
+    package var reusedVerdicts: Int?
 
     /// Replays found in a run.
     package struct Replays: Sendable {
@@ -168,6 +205,7 @@ package struct BatchSummary: Sendable {
         if let limits { object.set("limits", limits.json) }
         if let replays { object.set("replays", replays.json) }
         if let peakMemoryBytes { object.set("max_rss_bytes", .number(.integer(Int64(peakMemoryBytes)))) }
+        if let reusedVerdicts { object.set("verdicts_reused", .number(.integer(Int64(reusedVerdicts)))) }
         if let cache {
             var counts = JSONObject([
                 "hits": .number(.integer(Int64(cache.hits))), "misses": .number(.integer(Int64(cache.misses))),

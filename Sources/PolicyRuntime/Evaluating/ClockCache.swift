@@ -4,6 +4,13 @@
 protocol SketchedKey: Hashable {
     /// Uniform over the keys; the sketch mixes it with a seed of its own.
     var sketchHash: UInt64 { get }
+    /// What the cache's index places the key by: `hashValue` unless the key holds a hash taken
+    /// with the process's seed already, which no one who chooses keys can aim collisions at.
+    var tableHash: Int { get }
+}
+
+extension SketchedKey {
+    var tableHash: Int { hashValue }
 }
 
 /// Entries kept within a memory budget and evicted one at a time: CLOCK (second chance) picks
@@ -76,7 +83,7 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// The value kept for `key`, marking it asked for; nil, counted as a miss, when there is none.
     mutating func value(for key: Key) -> Value? {
         sketch.record(key.sketchHash)
-        guard let slot = slot(of: key, hash: key.hashValue) else {
+        guard let slot = slot(of: key, hash: key.tableHash) else {
             counts.misses += 1
             return nil
         }
@@ -91,9 +98,14 @@ struct ClockCache<Key: SketchedKey, Value> {
         sketch.record(key.sketchHash)
     }
 
+    /// Whether `key` has been sighted often enough to be kept while there is room.
+    func admits(_ key: Key) -> Bool {
+        sketch.frequency(of: key.sketchHash) >= admitAfter
+    }
+
     /// The value kept for `key`, neither counted nor marked as asked for.
     func peek(_ key: Key) -> Value? {
-        slot(of: key, hash: key.hashValue).map { slots[$0].value }
+        slot(of: key, hash: key.tableHash).map { slots[$0].value }
     }
 
     /// Offers `value` for `key`, which its owner costs at `ownCost` bytes (what it holds beyond
@@ -101,7 +113,7 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// it would displace. Entries are evicted one by one until it fits.
     mutating func offer(_ value: Value, for key: Key, ownCost: Int) {
         let cost = ownCost + Self.overheadPerEntry
-        let hash = key.hashValue
+        let hash = key.tableHash
         if let slot = slot(of: key, hash: hash) {
             // Another thread stored it meanwhile; the answer is the same.
             slots[slot].value = value
@@ -127,7 +139,7 @@ struct ClockCache<Key: SketchedKey, Value> {
                 counts.declined += 1
                 return
             }
-            index.remove(slot: slot, hash: slots[slot].key.hashValue)
+            index.remove(slot: slot, hash: slots[slot].key.tableHash)
             used -= slots[slot].cost
             counts.evictions += 1
             slots[slot] = Slot(key: key, cost: cost, value: value, referenced: false)
@@ -164,13 +176,13 @@ struct ClockCache<Key: SketchedKey, Value> {
             hand = slot + 1
             slot = victim()
         }
-        index.remove(slot: slot, hash: slots[slot].key.hashValue)
+        index.remove(slot: slot, hash: slots[slot].key.tableHash)
         used -= slots[slot].cost
         counts.evictions += 1
         let last = slots.removeLast()
         if slot < slots.count {
             slots[slot] = last
-            index.move(from: slots.count, to: slot, hash: last.key.hashValue)
+            index.move(from: slots.count, to: slot, hash: last.key.tableHash)
         }
     }
 }

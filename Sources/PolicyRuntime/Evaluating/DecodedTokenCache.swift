@@ -22,16 +22,26 @@ final class DecodedTokenCache: Sendable {
         /// The hash of the token's bytes, taken once in one block, for the table and the sketch.
         let digest: Int
 
-        init(token: String, limits: TokenLimits) {
+        /// The key of `token` under `limits`; `digest` is `Key.digest(of: token)` when the
+        /// caller took it already (a batch looks the token up among its verdicts first).
+        init(token: String, limits: TokenLimits, digest: Int? = nil) {
             self.token = token
             self.limits = limits
+            self.digest = digest ?? Self.digest(of: token)
+        }
+
+        /// The hash of `token`'s bytes that keys it.
+        static func digest(of token: String) -> Int {
             var hasher = Hasher()
             var text = token
             text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            digest = hasher.finalize()
+            return hasher.finalize()
         }
 
         var sketchHash: UInt64 { UInt64(bitPattern: Int64(digest)) }
+
+        /// The digest itself: `Hasher`'s, seeded per process.
+        var tableHash: Int { digest }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
             lhs.digest == rhs.digest && lhs.limits == rhs.limits && lhs.token == rhs.token
@@ -58,9 +68,9 @@ final class DecodedTokenCache: Sendable {
 
     /// The token decoded under `limits`: remembered, or decoded by `decode` and remembered when
     /// it decoded.
-    func decoded(_ token: String, limits: TokenLimits,
+    func decoded(_ token: String, limits: TokenLimits, digest: Int? = nil,
                  decode: () -> Result<DecodedToken, TokenDecoder.Failure>) -> Result<DecodedToken, TokenDecoder.Failure> {
-        let key = Key(token: token, limits: limits)
+        let key = Key(token: token, limits: limits, digest: digest)
         if let known = state.withLock({ $0.value(for: key) }) { return .success(known) }
         let result = decode()
         if case let .success(decoded) = result {

@@ -26,6 +26,9 @@ public struct EvaluationRequest: Sendable {
     /// Tokens the enclosing evaluation decoded already (under standard limits), for the nested
     /// evaluation of a `bearer` or `embedded_tokens` rule: a token inside a request is split once.
     package var decoded: [String: DecodedToken]?
+    /// `DecodedTokenCache.Key.digest(of: token)`, when the caller took it already: a batch
+    /// hashes a record's token once, for its verdicts and for the decoded tokens.
+    package var tokenDigest: Int?
 
     /// A request to judge `token` and `subjects` with `inputs` at `now`: the wall clock's time
     /// when nil (and the trace says so), otherwise the `clockSource` given, `caller` by default.
@@ -51,6 +54,10 @@ public struct Evaluation: Sendable {
     public let verdict: Verdict
     /// The token as decoded.
     public let token: DecodedToken?
+    /// The times at which the same request would get this verdict, byte for byte, when the
+    /// evaluation can tell (`Policy.verdictsReusable`, no trace, no one-time values); nil
+    /// otherwise. What a batch keeps a repeated token's verdict for (`VerdictMemo`).
+    package var stableWithin: TimeWindow? = nil
 }
 
 /// How far `Policy.start` got.
@@ -301,7 +308,9 @@ extension Policy {
         if let known = request.decoded?[token], envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
             decoding = .success(Self.remembered(known, as: token, request))
         } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
-            decoding = cache.decoded(token, limits: envelope.limits) { TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders) }
+            decoding = cache.decoded(token, limits: envelope.limits, digest: request.token == nil ? nil : request.tokenDigest) {
+                TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders)
+            }
         } else {
             decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil, headers: recentHeaders)
         }
@@ -332,7 +341,10 @@ extension Policy {
         guard let token = prepared.token, !token.otherSignatures.isEmpty || envelope.signatures.countsSigners else {
             return judge(prepared, keySets: keySets, request)
         }
-        return judgeEachSignature(prepared, token, keySets: keySets, request)
+        // A verdict chosen among several signatures' is not kept for another time.
+        var judged = judgeEachSignature(prepared, token, keySets: keySets, request)
+        judged.stableWithin = nil
+        return judged
     }
 
     private func judgeEachSignature(_ prepared: Prepared, _ token: DecodedToken, keySets: [RemoteKeySource: KeyResolution],
@@ -403,7 +415,12 @@ extension Policy {
         let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
         let verdict = Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
                               skipped: evaluator.skipped, outputs: valid ? evaluator.outputs.merging(outputValues(decoded)) { $1 } : [:], trace: trace)
-        return Judged(verdict: verdict, oneTimeValues: evaluator.oneTimeValues.map { .init(rule: $0.rule.id, at: $0.rule.location.description, value: $0.value) })
+        // Where the verdict depended on nothing but the token, the inputs and the time, it holds
+        // wherever the rules that compared the time would have answered the same.
+        let stableWithin = verdictsReusable && !tracing && keySets.isEmpty && request.decoded == nil && evaluator.oneTimeValues.isEmpty
+            ? context.timeWindow : nil
+        return Judged(verdict: verdict, oneTimeValues: evaluator.oneTimeValues.map { .init(rule: $0.rule.id, at: $0.rule.location.description, value: $0.value) },
+                      stableWithin: stableWithin)
     }
 
     package func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {

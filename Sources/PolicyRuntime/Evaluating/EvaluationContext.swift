@@ -1,13 +1,27 @@
 @_spi(RuleAuthoring) public import PolicyJOSE
+internal import Synchronization
 
 /// Everything a rule may read: the subject, the time, the inputs.
 ///
 /// Rules never read the clock or the environment themselves; that keeps them pure and lets a
 /// batch judge each record as of its own time. A class, because every rule of the chain reads
 /// it: one reference passed around costs less than copying its dictionaries and token.
+///
+/// The context notes how rules used the time (`timeWindow`): a rule that compares it with a
+/// bound asks `isBefore`, and any other read of `now` ties the verdict to that instant.
 @_spi(RuleAuthoring) public final class EvaluationContext: Sendable {
-    /// The time the subjects are judged at; `now.seconds` for arithmetic with claims.
-    public let now: UnixTime
+    /// The time the subjects are judged at, for a rule that quotes it or looks something up by
+    /// it. Reading it ties the verdict to this instant (`timeWindow`); a rule that only compares
+    /// the time with a bound asks `isBefore` instead.
+    public var now: UnixTime {
+        narrow(from: instant.seconds, until: instant.seconds.nextUp)
+        return instant
+    }
+    private let instant: UnixTime
+    /// `timeWindow`'s ends, as the bit patterns of their `Double`s: the context is shared by
+    /// reference, and a rule that narrows the window holds nothing but the context.
+    private let windowFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
+    private let windowUntil = Atomic<UInt64>(Double.infinity.bitPattern)
     /// The inputs supplied for this evaluation, with declared defaults filled in.
     public let inputs: [String: JSONValue]
     /// The decoded token, for token rules.
@@ -33,7 +47,7 @@
                 keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false,
                 embeddedTokens: [String: DecodedToken]? = nil) {
         self.embeddedTokens = embeddedTokens
-        self.now = now
+        instant = now
         self.inputs = inputs
         self.token = token
         self.tokenText = tokenText
@@ -41,6 +55,29 @@
         self.signatureCache = signatureCache
         self.keySets = keySets
         self.tracing = tracing
+    }
+
+    /// Whether the time judged at is before `bound`, in seconds since the epoch: how a rule
+    /// compares the time with a claim (`exp`, `nbf`, `iat`). The verdict then holds at every
+    /// time on the same side of `bound`, which `timeWindow` records.
+    public func isBefore(_ bound: Double) -> Bool {
+        guard instant.seconds < bound else {
+            // A NaN bound compares false at every time and narrows nothing.
+            narrow(from: bound, until: .infinity)
+            return false
+        }
+        narrow(from: -.infinity, until: bound)
+        return true
+    }
+
+    /// The times at which the rules run so far would have judged as they did.
+    package var timeWindow: TimeWindow {
+        TimeWindow(from: Double(bitPattern: windowFrom.load(ordering: .relaxed)), until: Double(bitPattern: windowUntil.load(ordering: .relaxed)))
+    }
+
+    private func narrow(from: Double, until: Double) {
+        if from > Double(bitPattern: windowFrom.load(ordering: .relaxed)) { windowFrom.store(from.bitPattern, ordering: .relaxed) }
+        if until < Double(bitPattern: windowUntil.load(ordering: .relaxed)) { windowUntil.store(until.bitPattern, ordering: .relaxed) }
     }
 
     /// The subject of type `S`; the engine supplies every subject a policy's sections need

@@ -43,6 +43,11 @@ public struct Policy: Sendable {
     /// The protected headers of this policy's tokens decoded lately: an issuer's tokens share a
     /// few, decoded once each.
     let recentHeaders = JOSEHeaderCache()
+    /// Whether a verdict depends on nothing but the token's text, the inputs and the time, so
+    /// that a repeated token's verdict can be reused (`Evaluation.stableWithin`): a policy of
+    /// signed tokens alone whose keys are at hand (no remote set that may rotate, no decryption
+    /// key), with no rule that judges another token under a policy of its own.
+    package let verdictsReusable: Bool
 
     /// The policy the token in `claim` must satisfy (`embedded_tokens`), if the policy names one:
     /// what a test runner mints that token for.
@@ -68,6 +73,8 @@ public struct Policy: Sendable {
         self.subjects = subjects
         remoteKeySources = keySources.compactMap(\.remote).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         tokenEmbeddingRules = root.rules.compactMap { $0.rule as? any TokenEmbeddingRule }
+        verdictsReusable = subjects == ["token"] && remoteKeySources.isEmpty && tokenEmbeddingRules.isEmpty && envelope.format == .jws
+            && envelope.decryption == nil
     }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {

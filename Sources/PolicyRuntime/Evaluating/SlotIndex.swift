@@ -8,8 +8,8 @@
 /// three times the memory of the slots themselves; this table holds only the slot number and the
 /// hash's low 32 bits, which settle most probes without reading a slot. Open addressing with
 /// linear probing, and deletion by shifting the entries that follow back (Knuth's Algorithm R),
-/// so a lookup never walks tombstones. The hashes are `hashValue`s, seeded per process: no one
-/// can choose tokens that fall into one run of buckets.
+/// so a lookup never walks tombstones. The hashes are seeded per process (`SketchedKey.tableHash`):
+/// no one can choose tokens that fall into one run of buckets.
 struct SlotIndex {
     /// Per bucket: 0 when empty, else the slot number plus one in the high 32 bits and the key's
     /// hash's low 32 bits in the low ones.

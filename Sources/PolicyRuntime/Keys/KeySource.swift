@@ -69,12 +69,14 @@ package struct KeySource: Sendable {
     }
 
     /// The keys to try for `jws` at `now`, or why there are none; remote sets are read from
-    /// `keySets`, resolved for this evaluation.
+    /// `keySets`, resolved for this evaluation. `now` is read only where the answer depends on
+    /// it (a certificate's validity, a key history), so that a verdict from local keys holds at
+    /// any time (`EvaluationContext.timeWindow`).
     ///
     /// A token carrying `x5c` under a configured trust anchor is verified with its leaf key and
     /// nothing else; a `kid` the set does not know is refused, never a quiet fallback to other
     /// keys.
-    package func selectKeys(for jws: CompactJWS, at now: Double, keySets: [RemoteKeySource: KeyResolution]) -> KeySelection {
+    package func selectKeys(for jws: CompactJWS, at now: @autoclosure () -> Double, keySets: [RemoteKeySource: KeyResolution]) -> KeySelection {
         let algorithm = jws.algorithm
         let kid = jws.keyID
         if let certificateTrust, let chain = jws.header.object["x5c"] {
@@ -85,7 +87,7 @@ package struct KeySource: Sendable {
             }
             let leaf: JWK
             do {
-                leaf = try certificateTrust.leafKey(x5c: entries, kid: kid, at: now, options: keyOptions)
+                leaf = try certificateTrust.leafKey(x5c: entries, kid: kid, at: now(), options: keyOptions)
             } catch {
                 return .refused(.certificateUntrusted("\(error.message) (\(certificateTrust.description))"))
             }
@@ -103,7 +105,7 @@ package struct KeySource: Sendable {
         case let .local(keys):
             resolved = ResolvedKeys(keys: keys, fetchedAt: nil, freshness: .fresh)
         case let .history(history, _):
-            switch history.keys(at: now) {
+            switch history.keys(at: now()) {
             case let .keys(keys, served):
                 resolved = ResolvedKeys(keys: keys, fetchedAt: nil, freshness: .fresh)
                 snapshot = served
@@ -125,7 +127,7 @@ package struct KeySource: Sendable {
             return .keys(candidates, freshness: resolved.freshness, source: description, keySet: resolved.keys.identity, snapshot: snapshot)
         } catch {
             if let kid, selectsByKid, error.code == .keyNotFound {
-                if let history { return .refused(history.absence(of: kid, at: now)) }
+                if let history { return .refused(history.absence(of: kid, at: now())) }
                 let fetched = resolved.fetchedAt.map { " (fetched \(UnixTime.iso8601($0.timeIntervalSince1970)))" } ?? ""
                 if let dropped = resolved.keys.skipped.first(where: { $0.kid == kid }) {
                     // The set names the kid, but its key could not be used: say why here, in the

@@ -15,6 +15,8 @@ extension Policy {
 
         let verdict: Verdict
         let oneTimeValues: [UsedValue]
+        /// `Evaluation.stableWithin`, when the chain could tell.
+        var stableWithin: TimeWindow? = nil
     }
 
     /// How far `settle` got.
@@ -27,7 +29,9 @@ extension Policy {
     /// The evaluation of `judged` when its values can be recorded at once (or it has none);
     /// otherwise the store to wait for (`record`).
     func settle(_ judged: Judged, token: DecodedToken?, _ request: EvaluationRequest) -> Settlement {
-        guard judged.verdict.valid, !judged.oneTimeValues.isEmpty else { return .finished(Evaluation(verdict: judged.verdict, token: token)) }
+        guard judged.verdict.valid, !judged.oneTimeValues.isEmpty else {
+            return .finished(Evaluation(verdict: judged.verdict, token: token, stableWithin: judged.stableWithin))
+        }
         guard let store = request.replayStore else {
             let refusal = ReplayStoreError("the evaluation was given no replay store to record them in")
             return .finished(Evaluation(verdict: verdict(judged, .failure(refusal), request), token: token))

@@ -67,10 +67,11 @@ struct IssuedAtRule: Rule {
         case .unusable:
             return .blocked("iat is not a usable number (see token.claim_types)")
         case let .seconds(iat):
-            if notInFuture, iat > context.now.seconds + Double(leeway) {
+            // iat > now + leeway and now - iat > max_age + leeway, as comparisons of now with bounds.
+            if notInFuture, context.isBefore(iat - Double(leeway)) {
                 return .fail(.iatInFuture, "issued at \(UnixTime.iso8601(iat)), in the future of \(context.now.iso8601) beyond the \(leeway)s leeway")
             }
-            if let maxAge, context.now.seconds - iat > Double(maxAge + leeway) {
+            if let maxAge, !context.isBefore((iat + Double(maxAge + leeway)).nextUp) {
                 return .fail(.tokenTooOld, "issued at \(UnixTime.iso8601(iat)), more than \(TimeText.duration(maxAge)) (+\(leeway)s leeway) before \(context.now.iso8601)")
             }
             return .pass(context.detail("iat \(UnixTime.iso8601(iat))"))

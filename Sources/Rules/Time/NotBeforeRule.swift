@@ -31,7 +31,8 @@ struct NotBeforeRule: Rule {
         case .unusable:
             return .blocked("nbf is not a usable number (see token.claim_types)")
         case let .seconds(nbf):
-            guard nbf <= context.now.seconds + Double(leeway) else {
+            // nbf <= now + leeway, as a comparison of now with a bound.
+            guard !context.isBefore(nbf - Double(leeway)) else {
                 return .fail(.tokenNotYetValid, "not valid before \(UnixTime.iso8601(nbf)); evaluated at \(context.now.iso8601) with \(leeway)s leeway")
             }
             return .pass(context.detail("nbf \(UnixTime.iso8601(nbf)) <= now \(context.now.iso8601) + \(leeway)s"))

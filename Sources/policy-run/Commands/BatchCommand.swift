@@ -47,7 +47,7 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Verify every signature, even of tokens seen before.")
     var noCache = false
 
-    @Option(help: ArgumentHelp("The memory for remembered signature checks and decoded tokens: 64MiB by default; KiB, MiB or GiB.",
+    @Option(help: ArgumentHelp("The memory for remembered signature checks, decoded tokens and verdicts: 64MiB by default; KiB, MiB or GiB.",
                                valueName: "SIZE"))
     var cacheSize: String?
 
@@ -86,10 +86,12 @@ struct BatchCommand: AsyncParsableCommand {
         let format = try records.recordFormat()
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
-        let cache = noCache ? nil : SignatureCache(memoryLimit: try cacheBytes())
+        // An eighth of the memory keeps verdicts of repeated tokens; the rest, checks and decoded tokens.
+        let cacheBytes = try cacheBytes()
+        let cache = noCache ? nil : SignatureCache(memoryLimit: cacheBytes - cacheBytes / 8)
         let now = try options.time()
         var evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
-                                       includeClaims: includeClaims, signatureCache: cache)
+                                       includeClaims: includeClaims, signatureCache: cache, verdictMemory: noCache ? nil : cacheBytes / 8)
         evaluator.detectReplay = detectReplay
         var replays = detectReplay ? BatchReplayDetector(capacity: replayCapacity) : nil
         let sources = inputs.isEmpty ? ["-"] : inputs
@@ -144,6 +146,7 @@ struct BatchCommand: AsyncParsableCommand {
             summary.replays?.peak = detector.peak
             summary.replays?.forgotten = detector.forgotten
         }
+        summary.reusedVerdicts = evaluator.reusedVerdicts
         let seconds = (ContinuousClock.now - started).seconds
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
         if let summaryJSON {

@@ -1,0 +1,83 @@
+internal import Synchronization
+
+/// The verdict lines of a batch's repeated tokens, each with the times it holds at: a token
+/// seen again at a time inside its verdict's window (`Evaluation.stableWithin`) gets that
+/// verdict without being decoded or judged again — one lookup instead of a chain.
+///
+/// A memo serves one `BatchEvaluator`, so one policy and one set of inputs: a token's text is
+/// all its key holds, and records with inputs of their own are never looked up. A verdict that
+/// quotes its time (an expired token's) holds at that instant only; one that compared the time
+/// with the token's `exp` holds until then.
+///
+/// Bounded like the decoded-token cache it stands before (`ClockCache`, a token kept from its
+/// second sighting on, TinyLFU admission when full): a log of unique tokens keeps nothing, and
+/// a full memo costs a judgement per token it does not hold, never a wrong answer.
+final class VerdictMemo: Sendable {
+    /// A class: a hit hands out one reference rather than copying a verdict line's members.
+    final class Entry: Sendable {
+        /// The verdict line of the record that brought it, its members rendered once;
+        /// `BatchVerdict.moved` gives each record its own line number.
+        let verdict: BatchVerdict
+        /// The token as decoded, for replay detection's key.
+        let token: DecodedToken?
+        /// The record times the verdict holds at.
+        let window: TimeWindow
+
+        init(verdict: BatchVerdict, token: DecodedToken?, window: TimeWindow) {
+            self.verdict = verdict
+            self.token = token
+            self.window = window
+        }
+    }
+
+    private struct State {
+        var entries: ClockCache<DecodedTokenCache.Key, Entry>
+        var reused = 0
+    }
+
+    private let state: Mutex<State>
+
+    /// What an entry takes besides its slot: its decoded token, as the decoded-token cache
+    /// costs one, and its verdict line's findings and names.
+    static func cost(ofToken byteCount: Int) -> Int {
+        DecodedTokenCache.cost(ofToken: byteCount) + 512
+    }
+
+    /// A memo of at most `budget` bytes.
+    init(budget: Int) {
+        state = Mutex(State(entries: ClockCache(budget: budget, typicalCost: Self.cost(ofToken: 1024), admitAfter: 2)))
+    }
+
+    /// What the memo knows of a token at a record's time.
+    enum Lookup {
+        /// Its verdict, which holds at that time.
+        case known(Entry)
+        /// No verdict that holds then; `worthKeeping` says whether the one about to be judged
+        /// would be kept (the token was seen before), so that a one-off's is not prepared.
+        case unknown(worthKeeping: Bool)
+    }
+
+    /// The verdict kept for `token` if it holds at `time`, counting a sighting of the token.
+    func lookUp(_ token: DecodedTokenCache.Key, at time: UnixTime) -> Lookup {
+        state.withLock { state in
+            guard let entry = state.entries.value(for: token) else { return .unknown(worthKeeping: state.entries.admits(token)) }
+            guard entry.window.contains(time) else { return .unknown(worthKeeping: true) }
+            state.reused += 1
+            return .known(entry)
+        }
+    }
+
+    /// Keeps `verdict`, which holds within `window`, for `token`: in place of an entry whose
+    /// window did not hold for this record's time.
+    func remember(_ verdict: BatchVerdict, token decoded: DecodedToken?, within window: TimeWindow, for token: DecodedTokenCache.Key) {
+        let cost = Self.cost(ofToken: decoded?.byteCount ?? token.token.utf8.count)
+        let entry = Entry(verdict: verdict.rendered(), token: decoded, window: window)
+        state.withLock { $0.entries.offer(entry, for: token, ownCost: cost) }
+    }
+
+    /// Records whose verdict was reused.
+    var reused: Int { state.withLock { $0.reused } }
+
+    /// The memory the memo takes now, as it costs its entries.
+    var bytes: Int { state.withLock { $0.entries.bytes } }
+}

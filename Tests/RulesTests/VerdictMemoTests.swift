@@ -1,0 +1,170 @@
+import Foundation
+import PolicyEngine
+@_spi(RuleAuthoring) import PolicyRuntime
+@_spi(JSONWriting) @_spi(RuleAuthoring) import PolicyJOSE
+import Rules
+import Testing
+
+/// A batch reuses a repeated token's verdict for a record at another time only where judging it
+/// again would write the same line: each judged with and without remembered verdicts, the same
+/// bytes, and the memo used where it may be and nowhere else.
+@Suite("Verdicts of repeated tokens")
+struct VerdictMemoTests {
+    let fixture = TokenFixture.shared
+    static let now = TokenFixture.now
+
+    /// The verdict lines of `records` (a token, the record's time, its inputs) judged in order on
+    /// one thread, and how many verdicts were reused; `memo: false` keeps none.
+    func judge(_ policy: Policy, _ records: [(token: String, time: Double, inputs: [String: JSONValue])], memo: Bool,
+               detectReplay: Bool = false) -> (lines: [String], verdicts: [BatchVerdict], reused: Int?) {
+        var evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: memo ? 1 << 20 : nil)
+        evaluator.detectReplay = detectReplay
+        var lines: [String] = [], verdicts: [BatchVerdict] = []
+        for (index, record) in records.enumerated() {
+            let batchRecord = BatchRecord(line: index + 1, input: nil,
+                                          content: .token(record.token, time: UnixTime(seconds: record.time), inputs: record.inputs))
+            guard let verdict = evaluator.evaluateNow(batchRecord) else {
+                Issue.record("record \(index + 1) waited for keys")
+                continue
+            }
+            var writer = JSONWriter()
+            verdict.writeJSONLine(to: &writer)
+            lines.append(String(decoding: writer.bytes, as: UTF8.self))
+            verdicts.append(verdict)
+        }
+        return (lines, verdicts, evaluator.reusedVerdicts)
+    }
+
+    /// `tokens` each presented at every time of `times`, in an order that goes back and forth
+    /// across the boundaries.
+    static func records(_ tokens: [String], at times: [Double]) -> [(token: String, time: Double, inputs: [String: JSONValue])] {
+        var records: [(token: String, time: Double, inputs: [String: JSONValue])] = []
+        // Ascending, descending, then strided: each boundary is crossed both ways.
+        let orders = [Array(times.indices), Array(times.indices.reversed()), times.indices.map { ($0 * 7) % times.count }]
+        for order in orders {
+            for index in order {
+                for token in tokens { records.append((token, times[index], [:])) }
+            }
+        }
+        return records
+    }
+
+    @Test("across exp, nbf and iat boundaries, with whole and fractional times, the lines are those judged afresh, and most repeats reuse a verdict",
+          arguments: ["collect_all", "fail_fast"])
+    func sameLinesAcrossTimeBoundaries(mode: String) throws {
+        let policy = try fixture.policy("""
+        issuer: https://issuer.example
+        audience: client-1
+        leeway: 30
+        not_before: required
+        issued_at: {required: true, max_age: 1h}
+        """, mode: mode)
+        let (iat, nbf, exp) = (Self.now - 1800, Self.now - 600, Self.now + 3000)
+        let tokens = [
+            try fixture.token(["iat": .number(.integer(Int64(iat))), "nbf": .number(.integer(Int64(nbf))), "exp": .number(.integer(Int64(exp)))]),
+            try fixture.token(["iat": .number(.decimal(iat + 0.25)), "nbf": .number(.decimal(nbf + 0.5)), "exp": .number(.decimal(exp + 0.75))]),
+            try fixture.token(["aud": .string("client-2"), "nbf": .number(.integer(Int64(nbf))), "exp": .number(.integer(Int64(exp)))]),
+            try fixture.token(["nbf": .number(.integer(Int64(nbf)))], signer: fixture.otherKey),
+        ]
+        // Every boundary the rules compare with: nbf − leeway, exp + leeway, iat + max_age + leeway.
+        var times: [Double] = []
+        for boundary in [nbf - 30, nbf + 0.5 - 30, exp + 30, exp + 0.75 + 30, iat + 3600 + 30, iat + 0.25 + 3600 + 30] {
+            times += [boundary - 1, boundary - 0.5, boundary - 0.001, boundary, boundary + 0.001, boundary + 0.5, boundary + 1]
+        }
+        times += [Self.now, Self.now + 1, Self.now + 0.5, exp + 10_000]
+        let records = Self.records(tokens, at: times)
+        let fresh = judge(policy, records, memo: false)
+        let remembered = judge(policy, records, memo: true)
+        #expect(fresh.reused == nil)
+        for (index, (line, expected)) in zip(remembered.lines, fresh.lines).enumerated() where line != expected {
+            Issue.record("record \(index + 1), time \(records[index].time): \(line) instead of \(expected)")
+        }
+        #expect(remembered.lines.count == records.count)
+        // Valid verdicts hold between boundaries, and the invalid ones that quote no time do too.
+        #expect((remembered.reused ?? 0) > records.count / 3, "\(remembered.reused ?? 0) of \(records.count) reused")
+        // The boundaries as the rules define them: exp + leeway is expired, nbf − leeway valid,
+        // iat + max_age + leeway not too old yet.
+        func codes(_ time: Double) -> [String] {
+            let index = records.firstIndex { $0.token == tokens[0] && $0.time == time }!
+            return remembered.verdicts[index].verdict.findings.map(\.code.rawValue)
+        }
+        #expect(!codes(exp + 30 - 0.001).contains("token_expired") && codes(exp + 30).contains("token_expired"))
+        #expect(!codes(nbf - 30).contains("token_not_yet_valid") && codes(nbf - 30 - 0.001).contains("token_not_yet_valid"))
+        #expect(codes(iat + 3600 + 30) == [] && codes(iat + 3600 + 30 + 0.001) == ["token_too_old"])
+    }
+
+    @Test("a token's one-time value is recorded at every presentation: its second and later uses are replays, never a remembered valid verdict")
+    func oneTimeValuesAreNotRemembered() throws {
+        let policy = try fixture.policy("once: {value: claims.jti}")
+        let token = try fixture.token(["jti": .string("j-1")])
+        let records = (0..<5).map { (token: token, time: Self.now + Double($0), inputs: [String: JSONValue]()) }
+        let remembered = judge(policy, records, memo: true)
+        #expect(remembered.lines == judge(policy, records, memo: false).lines)
+        #expect(remembered.verdicts.map(\.verdict.valid) == [true, false, false, false, false])
+        #expect(remembered.verdicts.dropFirst().allSatisfy { $0.verdict.findings.map(\.code.rawValue) == ["value_replayed"] })
+        #expect(remembered.reused == 0)
+    }
+
+    @Test("records with inputs of their own are judged with them, not answered by another record's verdict")
+    func recordInputsAreJudged() throws {
+        let policy = try fixture.policy("nonce: ${nonce}", inputs: "  nonce: {}\n")
+        let token = try fixture.token()
+        let records = (0..<6).map { (token: token, time: Self.now, inputs: ["nonce": JSONValue.string($0 % 2 == 0 ? "n-123" : "other")]) }
+        let remembered = judge(policy, records, memo: true)
+        #expect(remembered.verdicts.map(\.verdict.valid) == [true, false, true, false, true, false])
+        #expect(remembered.lines == judge(policy, records, memo: false).lines)
+        #expect(remembered.reused == 0)
+    }
+
+    @Test("a reused verdict line carries its own record's line number and replay key")
+    func reusedLinesAreTheirRecords() throws {
+        let policy = try fixture.policy("")
+        let token = try fixture.token()
+        // The token expires at now + 1800: the last record is after it, and no replay.
+        let records = [0.0, 60, 120, 1900].map { (token: token, time: Self.now + $0, inputs: [String: JSONValue]()) }
+        let remembered = judge(policy, records, memo: true, detectReplay: true)
+        #expect(remembered.reused == 1)
+        #expect(remembered.verdicts.map(\.line) == [1, 2, 3, 4])
+        var marked = remembered.verdicts, freshMarked = judge(policy, records, memo: false, detectReplay: true).verdicts
+        var detector = BatchReplayDetector(), freshDetector = BatchReplayDetector()
+        #expect(detector.mark(&marked).map(\.again.line) == [2, 3])
+        #expect(freshDetector.mark(&freshMarked).map(\.again.line) == [2, 3])
+        func text(_ verdicts: [BatchVerdict]) -> [String] {
+            verdicts.map { verdict in
+                var writer = JSONWriter()
+                verdict.writeJSONLine(to: &writer)
+                return String(decoding: writer.bytes, as: UTF8.self)
+            }
+        }
+        #expect(text(marked) == text(freshMarked))
+    }
+
+    @Test("a policy whose verdicts depend on keys that may rotate keeps none")
+    func remoteKeysKeepNoVerdicts() throws {
+        let policy = try Policy.load(text: """
+        policy: remote
+        token:
+          algorithms: [ES256]
+          keys: {jwks_uri: https://idp.example/jwks}
+        """, file: "remote.yaml", environment: [:])
+        #expect(!policy.verdictsReusable)
+        #expect(BatchEvaluator(policy: policy, jobs: 1).reusedVerdicts == nil)
+        #expect(try fixture.policy("").verdictsReusable)
+    }
+
+    @Test("the context's window: a comparison keeps its side of the bound, reading the time keeps that instant, a NaN bound keeps all")
+    func timeWindow() {
+        let context = EvaluationContext(now: UnixTime(seconds: 100), inputs: [:], token: nil)
+        #expect(context.timeWindow == .always)
+        #expect(context.isBefore(150))
+        #expect(context.timeWindow == TimeWindow(from: -.infinity, until: 150))
+        #expect(!context.isBefore(80))
+        #expect(!context.isBefore(.nan))
+        #expect(context.timeWindow == TimeWindow(from: 80, until: 150))
+        #expect(context.timeWindow.contains(UnixTime(seconds: 80)) && context.timeWindow.contains(UnixTime(seconds: 149.999)))
+        #expect(!context.timeWindow.contains(UnixTime(seconds: 150)) && !context.timeWindow.contains(UnixTime(seconds: 79.999)))
+        _ = context.now
+        #expect(context.timeWindow == TimeWindow(from: 100, until: 100.nextUp))
+        #expect(context.timeWindow.contains(UnixTime(seconds: 100)) && !context.timeWindow.contains(UnixTime(seconds: 100.nextUp)))
+    }
+}
