@@ -47,7 +47,7 @@ package struct BatchEvaluator: Sendable {
     ///   - verdictMemory: The bytes kept for verdicts of repeated tokens; nil keeps none.
     package init(policy: Policy, inputs: [String: JSONValue] = [:], defaultTime: UnixTime? = nil,
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount, includeClaims: Bool = false,
-                signatureCache: SignatureCache? = SignatureCache(), verdictMemory: Int? = SignatureCache.defaultMemoryLimit / 8) {
+                signatureCache: SignatureCache? = SignatureCache(), verdictMemory: Int? = SignatureCache.defaultMemoryLimit / 4) {
         self.policy = policy
         self.inputs = inputs
         self.defaultTime = defaultTime
@@ -105,7 +105,7 @@ package struct BatchEvaluator: Sendable {
             if let memo, let key {
                 switch memo.lookUp(key, at: now) {
                 case let .known(entry):
-                    return .judged(entry.verdict.moved(line: record.line, input: record.input, replayKey: replayKey(entry.verdict.verdict, entry.token, at: now)))
+                    return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now))
                 case let .unknown(worthKeeping): keep = worthKeeping
                 }
             }
@@ -117,7 +117,7 @@ package struct BatchEvaluator: Sendable {
                 switch try policy.start(request) {
                 case let .finished(evaluation):
                     let verdict = judged(record, evaluation.verdict, evaluation.token, at: now)
-                    if keep, let memo, let key, let window = evaluation.stableWithin { memo.remember(verdict, token: evaluation.token, within: window, for: key) }
+                    if keep, let memo, let key, let window = evaluation.stableWithin { memo.remember(verdict, within: window, for: key) }
                     return .judged(verdict)
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
                 }
@@ -134,13 +134,9 @@ package struct BatchEvaluator: Sendable {
     }
 
     private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchVerdict {
-        BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[ClaimName.iss]?.stringValue,
-                     kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey(verdict, decoded, at: time))
-    }
-
-    /// What identifies a verified token for `--detect-replay`, when the run detects replays.
-    private func replayKey(_ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchReplayKey? {
-        detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
+        let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
+        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[ClaimName.iss]?.stringValue,
+                            kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey)
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {

@@ -33,6 +33,19 @@ package struct BatchReplayKey: Sendable {
         self.time = time
         expires = claims[ClaimName.exp]?.numberValue?.doubleValue
     }
+
+    private init(digest: ContentDigest, time: Double, expires: Double?, jti: String?, issuer: String) {
+        self.digest = digest
+        self.time = time
+        self.expires = expires
+        self.jti = jti
+        self.issuer = issuer
+    }
+
+    /// The key of the same token judged at `time`: a reused verdict's record.
+    func at(_ time: Double) -> BatchReplayKey {
+        BatchReplayKey(digest: digest, time: time, expires: expires, jti: jti, issuer: issuer)
+    }
 }
 
 /// Finds tokens presented again within their lifetime in a log read in order (`policy-run

@@ -1,41 +1,60 @@
 @_spi(JSONWriting) @_spi(RuleAuthoring) package import PolicyJOSE
 
 /// The verdict on one log record, with where the record was and what its token said.
+///
+/// What the token's verdict says is kept in one immutable object (`Judgement`): a line is
+/// copied through the pipeline (judged, written, counted, checked for replays) and, for a
+/// repeated token, made again for every record, so a copy retains one reference rather than
+/// each string of the verdict.
 package struct BatchVerdict: Sendable {
+    private final class Judgement: Sendable {
+        let verdict: Verdict
+        let issuer: String?
+        let kid: String?
+        let claims: JSONObject?
+        /// The line's members after `line` and `input`, as compact JSON text, when rendered
+        /// once for a verdict that many records share (`rendered()`).
+        let renderedMembers: [UInt8]?
+
+        init(verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, renderedMembers: [UInt8]?) {
+            self.verdict = verdict
+            self.issuer = issuer
+            self.kid = kid
+            self.claims = claims
+            self.renderedMembers = renderedMembers
+        }
+    }
+
     /// The record's line number in its input, from 1.
     package let line: Int
     /// The input file, when there are several (nil for standard input).
     package let input: String?
-    /// The verdict on the record.
-    package let verdict: Verdict
-    /// The token's `iss`, unverified, for summaries; nil when it did not decode.
-    package let issuer: String?
-    /// The token's header `kid`, unverified; nil when it did not decode.
-    package let kid: String?
-    /// The token's claims, when the run includes them.
-    package let claims: JSONObject?
     /// What identifies a verified token for replay detection; nil unless the run detects
     /// replays and the token verified.
     package let replayKey: BatchReplayKey?
-    /// The line's members after `line` and `input`, as compact JSON text, when rendered once
-    /// for a verdict that many records share (`rendered()`).
-    private let renderedMembers: [UInt8]?
+    private let judgement: Judgement
+
+    /// The verdict on the record.
+    package var verdict: Verdict { judgement.verdict }
+    /// The token's `iss`, unverified, for summaries; nil when it did not decode.
+    package var issuer: String? { judgement.issuer }
+    /// The token's header `kid`, unverified; nil when it did not decode.
+    package var kid: String? { judgement.kid }
+    /// The token's claims, when the run includes them.
+    package var claims: JSONObject? { judgement.claims }
+    private var renderedMembers: [UInt8]? { judgement.renderedMembers }
 
     /// A verdict line for a record.
     package init(line: Int, input: String?, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, replayKey: BatchReplayKey? = nil) {
-        self.init(line: line, input: input, verdict: verdict, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey, renderedMembers: nil)
+        self.init(line: line, input: input, replayKey: replayKey,
+                  judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims, renderedMembers: nil))
     }
 
-    private init(line: Int, input: String?, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, replayKey: BatchReplayKey?,
-                 renderedMembers: [UInt8]?) {
+    private init(line: Int, input: String?, replayKey: BatchReplayKey?, judgement: Judgement) {
         self.line = line
         self.input = input
-        self.verdict = verdict
-        self.issuer = issuer
-        self.kid = kid
-        self.claims = claims
         self.replayKey = replayKey
-        self.renderedMembers = renderedMembers
+        self.judgement = judgement
     }
 
     /// This verdict with its members after `line` and `input` rendered once, for the records
@@ -44,15 +63,17 @@ package struct BatchVerdict: Sendable {
         var writer = JSONWriter()
         writer.beginObject()
         writeMembers(to: &writer)
-        return BatchVerdict(line: line, input: input, verdict: verdict, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey,
-                            renderedMembers: Array(writer.bytes.dropFirst()))
+        return BatchVerdict(line: line, input: input, replayKey: replayKey,
+                            judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims, renderedMembers: Array(writer.bytes.dropFirst())))
     }
 
-    /// This verdict line for another record whose token got the same verdict.
-    func moved(line: Int, input: String?, replayKey: BatchReplayKey?) -> BatchVerdict {
-        BatchVerdict(line: line, input: input, verdict: verdict, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey,
-                     renderedMembers: renderedMembers)
+    /// This verdict line for another record, judged at `time`, whose token got the same verdict.
+    func moved(line: Int, input: String?, at time: UnixTime) -> BatchVerdict {
+        BatchVerdict(line: line, input: input, replayKey: replayKey?.at(time.seconds), judgement: judgement)
     }
+
+    /// The bytes the rendered members take, for a cache that keeps this line.
+    var renderedByteCount: Int { renderedMembers?.count ?? 0 }
 
     /// This verdict with a `token_replayed` finding: the token was presented at `earlier` and
     /// is presented again within its lifetime.

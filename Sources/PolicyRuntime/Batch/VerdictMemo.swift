@@ -16,16 +16,13 @@ final class VerdictMemo: Sendable {
     /// A class: a hit hands out one reference rather than copying a verdict line's members.
     final class Entry: Sendable {
         /// The verdict line of the record that brought it, its members rendered once;
-        /// `BatchVerdict.moved` gives each record its own line number.
+        /// `BatchVerdict.moved` gives each record its own line number and replay key.
         let verdict: BatchVerdict
-        /// The token as decoded, for replay detection's key.
-        let token: DecodedToken?
         /// The record times the verdict holds at.
         let window: TimeWindow
 
-        init(verdict: BatchVerdict, token: DecodedToken?, window: TimeWindow) {
+        init(verdict: BatchVerdict, window: TimeWindow) {
             self.verdict = verdict
-            self.token = token
             self.window = window
         }
     }
@@ -37,15 +34,15 @@ final class VerdictMemo: Sendable {
 
     private let state: Mutex<State>
 
-    /// What an entry takes besides its slot: its decoded token, as the decoded-token cache
-    /// costs one, and its verdict line's findings and names.
-    static func cost(ofToken byteCount: Int) -> Int {
-        DecodedTokenCache.cost(ofToken: byteCount) + 512
+    /// What an entry takes besides its slot: the token's text (its key), the rendered line, and
+    /// about 384 bytes of verdict, names and object headers.
+    static func cost(ofToken tokenBytes: Int, line lineBytes: Int) -> Int {
+        tokenBytes + lineBytes + 384
     }
 
     /// A memo of at most `budget` bytes.
     init(budget: Int) {
-        state = Mutex(State(entries: ClockCache(budget: budget, typicalCost: Self.cost(ofToken: 1024), admitAfter: 2)))
+        state = Mutex(State(entries: ClockCache(budget: budget, typicalCost: Self.cost(ofToken: 1024, line: 256), admitAfter: 2)))
     }
 
     /// What the memo knows of a token at a record's time.
@@ -69,9 +66,9 @@ final class VerdictMemo: Sendable {
 
     /// Keeps `verdict`, which holds within `window`, for `token`: in place of an entry whose
     /// window did not hold for this record's time.
-    func remember(_ verdict: BatchVerdict, token decoded: DecodedToken?, within window: TimeWindow, for token: DecodedTokenCache.Key) {
-        let cost = Self.cost(ofToken: decoded?.byteCount ?? token.token.utf8.count)
-        let entry = Entry(verdict: verdict.rendered(), token: decoded, window: window)
+    func remember(_ verdict: BatchVerdict, within window: TimeWindow, for token: DecodedTokenCache.Key) {
+        let entry = Entry(verdict: verdict.rendered(), window: window)
+        let cost = Self.cost(ofToken: token.token.utf8.count, line: entry.verdict.renderedByteCount)
         state.withLock { $0.entries.offer(entry, for: token, ownCost: cost) }
     }
 

@@ -86,12 +86,14 @@ struct BatchCommand: AsyncParsableCommand {
         let format = try records.recordFormat()
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
-        // An eighth of the memory keeps verdicts of repeated tokens; the rest, checks and decoded tokens.
+        // A quarter of the memory keeps verdicts of repeated tokens, the rest checks and decoded
+        // tokens; a policy of HMAC keys alone, whose checks are never kept, gives verdicts half.
         let cacheBytes = try cacheBytes()
-        let cache = noCache ? nil : SignatureCache(memoryLimit: cacheBytes - cacheBytes / 8)
+        let verdictBytes = policy.algorithms.allSatisfy(\.isSymmetric) ? cacheBytes / 2 : cacheBytes / 4
+        let cache = noCache ? nil : SignatureCache(memoryLimit: cacheBytes - verdictBytes)
         let now = try options.time()
         var evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
-                                       includeClaims: includeClaims, signatureCache: cache, verdictMemory: noCache ? nil : cacheBytes / 8)
+                                       includeClaims: includeClaims, signatureCache: cache, verdictMemory: noCache ? nil : verdictBytes)
         evaluator.detectReplay = detectReplay
         var replays = detectReplay ? BatchReplayDetector(capacity: replayCapacity) : nil
         let sources = inputs.isEmpty ? ["-"] : inputs
