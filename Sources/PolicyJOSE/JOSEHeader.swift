@@ -1,22 +1,53 @@
 /// The protected header of a JWS or JWE, with typed access to the parameters the engine reads.
 ///
 /// `jku`, `x5u` and `jwk` are kept as data only: no code follows them to fetch or trust a key.
+///
+/// Its parameters are kept in one immutable object: a header is shared by the many tokens that
+/// carry its text (`JOSEHeaderCache`) and copied into each decoded token, and a copy then retains
+/// one reference rather than each of its strings, arrays and the object.
 public struct JOSEHeader: Sendable, Equatable {
+    private final class Parameters: Sendable {
+        let object: JSONObject
+        let algorithmName: String
+        let critical: [String]
+        let holdsJWT: Bool
+        let kid: String?
+        let signatureAlgorithm: JWSAlgorithm?
+        let encodesPayload: Bool
+
+        init(object: JSONObject, algorithmName: String, critical: [String], holdsJWT: Bool) {
+            self.object = object
+            self.algorithmName = algorithmName
+            self.critical = critical
+            self.holdsJWT = holdsJWT
+            kid = object["kid"]?.stringValue
+            signatureAlgorithm = JWSAlgorithm.exactly(algorithmName)
+            encodesPayload = object["b64"].map { $0 == .bool(true) } ?? true
+        }
+    }
+
+    private let parameters: Parameters
+
     /// All header parameters, in document order.
-    public let object: JSONObject
+    public var object: JSONObject { parameters.object }
     /// The `alg` parameter as written.
-    public let algorithmName: String
+    public var algorithmName: String { parameters.algorithmName }
     /// The extension parameters the producer marked critical (`crit`), validated per RFC 7515 §4.1.11.
-    public let critical: [String]
+    public var critical: [String] { parameters.critical }
     /// Whether the payload is itself a JWT (`cty: JWT`, RFC 7519 §5.2): the token nests another.
-    package let holdsJWT: Bool
+    package var holdsJWT: Bool { parameters.holdsJWT }
     /// The key ID (`kid`). Read once with the header, as the next two: a header is decoded once
     /// for the many tokens that carry its text (`JOSEHeaderCache`), and read for each of them.
-    public let kid: String?
+    public var kid: String? { parameters.kid }
     /// The JWS algorithm `alg` names exactly, if it names one.
-    package let signatureAlgorithm: JWSAlgorithm?
+    package var signatureAlgorithm: JWSAlgorithm? { parameters.signatureAlgorithm }
     /// Whether a JWS payload is base64url-encoded: `b64` absent or true (RFC 7797).
-    package let encodesPayload: Bool
+    package var encodesPayload: Bool { parameters.encodesPayload }
+
+    /// Headers are equal when their parameters are, in the same order.
+    public static func == (lhs: JOSEHeader, rhs: JOSEHeader) -> Bool {
+        lhs.parameters === rhs.parameters || (lhs.object == rhs.object && lhs.algorithmName == rhs.algorithmName)
+    }
 
     /// Header parameters registered by RFC 7515, 7516 and 7518, which `crit` may not name.
     static let registeredNames: Set<String> = [
@@ -43,7 +74,6 @@ public struct JOSEHeader: Sendable, Equatable {
     /// The protected header of a JWE in JSON serialization, which may leave `alg` to each
     /// recipient's unprotected header: `algorithmName` is the recipient's.
     package init(protected object: JSONObject, algorithmName: String) throws(JOSEError) {
-        self.object = object
         // Each member is looked up in the table (a dictionary hashes canonically, so the name is
         // confirmed exactly): a header has a few members, the table twenty-one.
         var holdsJWT = false
@@ -57,12 +87,7 @@ public struct JOSEHeader: Sendable, Equatable {
             guard member.value.typeName != type, name.isExactly(member.name) else { continue }
             throw JOSEError(.invalidHeader, "header '\(member.name)' must be \(type == "array" || type == "object" ? "an" : "a") \(type), found \(member.value.typeName) (RFC 7515 §4.1)")
         }
-        self.holdsJWT = holdsJWT
-        self.algorithmName = algorithmName
-        critical = try JOSEHeader.readCritical(object)
-        kid = object["kid"]?.stringValue
-        signatureAlgorithm = JWSAlgorithm.exactly(algorithmName)
-        encodesPayload = object["b64"].map { $0 == .bool(true) } ?? true
+        parameters = Parameters(object: object, algorithmName: algorithmName, critical: try JOSEHeader.readCritical(object), holdsJWT: holdsJWT)
     }
 
     private static func readCritical(_ object: JSONObject) throws(JOSEError) -> [String] {
