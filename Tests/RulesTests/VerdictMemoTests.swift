@@ -139,6 +139,29 @@ struct VerdictMemoTests {
         #expect(text(marked) == text(freshMarked))
     }
 
+    @Test("more repeated tokens than the memory holds: the memo stays within its bytes, keeps answering some, and the lines are those judged afresh")
+    func boundedMemory() throws {
+        let policy = try fixture.policy("")
+        let tokens = try (0..<300).map { try fixture.token(["jti": .string("j-\($0)")]) }
+        // Each token three times, in turn: the second sighting admits, the third may reuse.
+        let records = (0..<3).flatMap { round in tokens.map { (token: $0, time: Self.now + Double(round), inputs: [String: JSONValue]()) } }
+        let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: 64 << 10)
+        var lines: [String] = []
+        for (index, record) in records.enumerated() {
+            let verdict = try #require(evaluator.evaluateNow(BatchRecord(line: index + 1, input: nil,
+                                                                         content: .token(record.token, time: UnixTime(seconds: record.time), inputs: [:]))))
+            var writer = JSONWriter()
+            verdict.writeJSONLine(to: &writer)
+            lines.append(String(decoding: writer.bytes, as: UTF8.self))
+        }
+        #expect(lines == judge(policy, records, memo: false).lines)
+        let used = try #require(evaluator.verdictMemoryUsed)
+        #expect(used <= 64 << 10, "\(used) bytes")
+        // 64 KiB holds a fraction of the 300 verdicts; those it holds answer their third sighting.
+        let reused = try #require(evaluator.reusedVerdicts)
+        #expect(reused > 0 && reused < 300, "\(reused) reused")
+    }
+
     @Test("a policy whose verdicts depend on keys that may rotate keeps none")
     func remoteKeysKeepNoVerdicts() throws {
         let policy = try Policy.load(text: """

@@ -62,6 +62,9 @@ package struct BatchEvaluator: Sendable {
     /// evaluator keeps no verdicts.
     package var reusedVerdicts: Int? { recentVerdicts?.reused }
 
+    /// The memory the kept verdicts take now, as their memo costs them; nil when none are kept.
+    package var verdictMemoryUsed: Int? { recentVerdicts?.bytes }
+
     /// The verdict on one record; never throws: a record that cannot be judged gets a verdict
     /// saying why.
     package func evaluate(_ record: BatchRecord) async -> BatchVerdict {
