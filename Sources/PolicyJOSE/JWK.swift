@@ -24,25 +24,58 @@ package struct JWK: Sendable {
         }
     }
 
-    /// The key's type and curve.
-    package let type: KeyType
-    /// The key ID (`kid`), if any.
-    package let kid: String?
-    /// The intended use (`use`: `sig` or `enc`), if stated.
-    package let use: String?
-    /// The permitted operations (`key_ops`), if stated.
-    package let keyOperations: [String]?
-    /// The algorithm the key is restricted to (`alg`), if stated.
-    package let algorithm: String?
-    /// Whether the key holds private (or secret) material.
-    package let isPrivate: Bool
-    /// The key size in bits: the modulus, the curve order, or the secret's length.
-    package let bits: Int
-    /// The certificates of `x5c`, leaf first; the leaf's key is checked to be this key.
-    package let certificateChain: [X509Certificate]
+    /// What a key is, kept in one immutable object: a key set's keys are copied as the
+    /// candidates for every token checked, and a copy then retains one reference rather than
+    /// each of the key's strings, arrays and its material.
+    private final class Members: Sendable {
+        let type: KeyType
+        let kid: String?
+        let use: String?
+        let keyOperations: [String]?
+        let algorithm: String?
+        let isPrivate: Bool
+        let bits: Int
+        let certificateChain: [X509Certificate]
+        let material: Material
+        let verifiers: [PreparedVerifier]
 
-    package let material: Material
-    private var verifiers: [PreparedVerifier] = []
+        init(type: KeyType, kid: String?, use: String?, keyOperations: [String]?, algorithm: String?, isPrivate: Bool, bits: Int,
+             certificateChain: [X509Certificate], material: Material) {
+            self.type = type
+            self.kid = kid
+            self.use = use
+            self.keyOperations = keyOperations
+            self.algorithm = algorithm
+            self.isPrivate = isPrivate
+            self.bits = bits
+            self.certificateChain = certificateChain
+            self.material = material
+            let usage = Usage(kid: kid, use: use, keyOperations: keyOperations, algorithm: algorithm, type: type, material: material)
+            verifiers = JWK.prepareVerifiers(material: material, usage: usage)
+        }
+    }
+
+    private let members: Members
+
+    /// The key's type and curve.
+    package var type: KeyType { members.type }
+    /// The key ID (`kid`), if any.
+    package var kid: String? { members.kid }
+    /// The intended use (`use`: `sig` or `enc`), if stated.
+    package var use: String? { members.use }
+    /// The permitted operations (`key_ops`), if stated.
+    package var keyOperations: [String]? { members.keyOperations }
+    /// The algorithm the key is restricted to (`alg`), if stated.
+    package var algorithm: String? { members.algorithm }
+    /// Whether the key holds private (or secret) material.
+    package var isPrivate: Bool { members.isPrivate }
+    /// The key size in bits: the modulus, the curve order, or the secret's length.
+    package var bits: Int { members.bits }
+    /// The certificates of `x5c`, leaf first; the leaf's key is checked to be this key.
+    package var certificateChain: [X509Certificate] { members.certificateChain }
+
+    package var material: Material { members.material }
+    private var verifiers: [PreparedVerifier] { members.verifiers }
 
     package enum Material: Sendable {
         case asymmetric(AsymmetricKey)
@@ -69,13 +102,14 @@ package struct JWK: Sendable {
     package init(object: JSONObject, options: KeyLoadingOptions = .standard) throws(JOSEError) {
         let reader = JWKMemberReader(object: object)
         let kty = try reader.requiredString("kty")
-        kid = try reader.optionalString("kid")
-        use = try reader.optionalString("use")
-        keyOperations = try reader.optionalStringArray("key_ops")
-        algorithm = try reader.optionalString("alg")
+        let kid = try reader.optionalString("kid")
+        let use = try reader.optionalString("use")
+        let keyOperations = try reader.optionalStringArray("key_ops")
+        let algorithm = try reader.optionalString("alg")
         if let keyOperations, Set(keyOperations).count != keyOperations.count {
             throw JOSEError(.keyInvalid, "key_ops lists an operation twice")
         }
+        let type: KeyType, material: Material, isPrivate: Bool, bits: Int
 
         switch kty {
         case "RSA":
@@ -119,13 +153,14 @@ package struct JWK: Sendable {
             throw JOSEError(.keyUnsupported, "unsupported key type (kty) '\(kty)'")
         }
 
-        certificateChain = try JWK.loadCertificates(reader, material: material)
-        verifiers = prepareVerifiers()
+        members = Members(type: type, kid: kid, use: use, keyOperations: keyOperations, algorithm: algorithm, isPrivate: isPrivate, bits: bits,
+                          certificateChain: try JWK.loadCertificates(reader, material: material), material: material)
     }
 
     /// Wraps a key read from PEM, DER or a certificate. Such keys carry no `kid`, `use` or `alg`
     /// unless given here.
     package init(key: AsymmetricKey, kid: String? = nil, use: String? = nil, algorithm: String? = nil, options: KeyLoadingOptions = .standard) throws(JOSEError) {
+        let type: KeyType
         switch key {
         case let .rsa(rsa):
             type = .rsa
@@ -135,29 +170,14 @@ package struct JWK: Sendable {
         case let .okp(okp):
             type = .okp(okp.curve)
         }
-        material = .asymmetric(key)
-        self.kid = kid
-        self.use = use
-        self.algorithm = algorithm
-        keyOperations = nil
-        isPrivate = key.isPrivate
-        bits = key.bits
-        certificateChain = []
-        verifiers = prepareVerifiers()
+        members = Members(type: type, kid: kid, use: use, keyOperations: nil, algorithm: algorithm, isPrivate: key.isPrivate, bits: key.bits,
+                          certificateChain: [], material: .asymmetric(key))
     }
 
     /// An HMAC (or AES) secret; HMAC use still requires at least the hash's length.
     package init(secret: [UInt8], kid: String? = nil, algorithm: String? = nil) {
-        type = .oct
-        self.kid = kid
-        use = nil
-        keyOperations = nil
-        self.algorithm = algorithm
-        isPrivate = true
-        bits = secret.count * 8
-        certificateChain = []
-        material = .secret(secret)
-        verifiers = prepareVerifiers()
+        members = Members(type: .oct, kid: kid, use: nil, keyOperations: nil, algorithm: algorithm, isPrivate: true, bits: secret.count * 8,
+                          certificateChain: [], material: .secret(secret))
     }
 
     /// Reads a PEM public key, certificate or private key.
@@ -212,34 +232,52 @@ package struct JWK: Sendable {
         }
     }
 
-    private var okpCurve: OctetKeyCurve? {
+    private var okpCurve: OctetKeyCurve? { Self.okpCurve(of: type) }
+
+    private static func okpCurve(of type: KeyType) -> OctetKeyCurve? {
         if case let .okp(curve) = type { return curve }
         return nil
     }
 
     /// Why this key may not perform `operation` with `algorithm`, or nil when it may.
     func restriction(for algorithm: JWSAlgorithm, operation: String) -> JOSEError? {
-        let name = kid.map { "key '\($0)'" } ?? "the key"
-        if let use, use != "sig" {
-            return JOSEError(.keyMismatch, "\(name) has use '\(use)', not 'sig'")
-        }
-        if let keyOperations, !keyOperations.contains(operation) {
-            return JOSEError(.keyMismatch, "\(name) has key_ops \(keyOperations), without '\(operation)'")
-        }
-        if let restricted = self.algorithm, restricted != algorithm.rawValue {
-            return JOSEError(.keyMismatch, "\(name) is restricted to alg '\(restricted)', not \(algorithm.rawValue)")
-        }
-        switch (algorithm.scheme(okpCurve: okpCurve), type) {
-        case (.rsaPKCS1?, .rsa), (.rsaPSS?, .rsa), (.eddsa?, .okp):
-            return nil
-        case let (.ecdsa(curve, _)?, .ec(keyCurve)) where curve == keyCurve:
-            return nil
-        case let (.hmac(digest)?, .oct):
-            let length = secretBytes?.count ?? 0
-            return length >= digest.byteCount ? nil
-                : JOSEError(.keyTooWeak, "\(name) has a \(length)-byte secret; \(algorithm.rawValue) needs at least \(digest.byteCount) bytes (RFC 7518 §3.2)")
-        default:
-            return JOSEError(.keyMismatch, "\(name) is a \(type) key and cannot \(operation) \(algorithm.rawValue)")
+        Usage(kid: kid, use: use, keyOperations: keyOperations, algorithm: self.algorithm, type: type, material: material)
+            .restriction(for: algorithm, operation: operation)
+    }
+
+    /// What a key's members allow it: its `use`, `key_ops`, `alg`, type and secret length.
+    private struct Usage {
+        let kid: String?
+        let use: String?
+        let keyOperations: [String]?
+        let algorithm: String?
+        let type: KeyType
+        let material: Material
+
+        func restriction(for algorithm: JWSAlgorithm, operation: String) -> JOSEError? {
+            let name = kid.map { "key '\($0)'" } ?? "the key"
+            if let use, use != "sig" {
+                return JOSEError(.keyMismatch, "\(name) has use '\(use)', not 'sig'")
+            }
+            if let keyOperations, !keyOperations.contains(operation) {
+                return JOSEError(.keyMismatch, "\(name) has key_ops \(keyOperations), without '\(operation)'")
+            }
+            if let restricted = self.algorithm, restricted != algorithm.rawValue {
+                return JOSEError(.keyMismatch, "\(name) is restricted to alg '\(restricted)', not \(algorithm.rawValue)")
+            }
+            switch (algorithm.scheme(okpCurve: JWK.okpCurve(of: type)), type) {
+            case (.rsaPKCS1?, .rsa), (.rsaPSS?, .rsa), (.eddsa?, .okp):
+                return nil
+            case let (.ecdsa(curve, _)?, .ec(keyCurve)) where curve == keyCurve:
+                return nil
+            case let (.hmac(digest)?, .oct):
+                let length: Int
+                if case let .secret(bytes) = material { length = bytes.count } else { length = 0 }
+                return length >= digest.byteCount ? nil
+                    : JOSEError(.keyTooWeak, "\(name) has a \(length)-byte secret; \(algorithm.rawValue) needs at least \(digest.byteCount) bytes (RFC 7518 §3.2)")
+            default:
+                return JOSEError(.keyMismatch, "\(name) is a \(type) key and cannot \(operation) \(algorithm.rawValue)")
+            }
         }
     }
 
@@ -299,11 +337,11 @@ package struct JWK: Sendable {
     }
 
     /// A verifier for every algorithm this key is permitted to verify; run once, at load.
-    private func prepareVerifiers() -> [PreparedVerifier] {
+    private static func prepareVerifiers(material: Material, usage: Usage) -> [PreparedVerifier] {
         var prepared: [PreparedVerifier] = []
-        for candidate in JWSAlgorithm.allCases where restriction(for: candidate, operation: "verify") == nil {
+        for candidate in JWSAlgorithm.allCases where usage.restriction(for: candidate, operation: "verify") == nil {
             let verifier: (any SignatureVerifier)?
-            switch (material, candidate.scheme(okpCurve: okpCurve)) {
+            switch (material, candidate.scheme(okpCurve: okpCurve(of: usage.type))) {
             case let (.asymmetric(key), scheme?):
                 verifier = try? key.verifier(for: scheme)
             case let (.secret(secret), .hmac(digest)?):
