@@ -76,6 +76,9 @@ def merge(parts: List[dict], seconds: Optional[float] = None) -> dict:
     if caches:
         summary["signature_cache"] = {"hits": sum(cache["hits"] for cache in caches),
                                       "misses": sum(cache["misses"] for cache in caches)}
+    reused = [part["verdicts_reused"] for part in parts if "verdicts_reused" in part]
+    if reused:
+        summary["verdicts_reused"] = sum(reused)
     return summary
 
 
@@ -113,4 +116,6 @@ def render(summary: dict) -> str:
     cache = summary.get("signature_cache")
     if cache:
         lines.append(f"signature cache: {cache['hits']:,} repeated tokens answered, {cache['misses']:,} verified")
+    if summary.get("verdicts_reused"):
+        lines.append(f"verdicts reused: {summary['verdicts_reused']:,} records, each a token judged before at a time its verdict holds")
     return "\n".join(lines) + "\n"
