@@ -51,7 +51,6 @@ package struct BatchRecordFormat: Sendable {
         line.bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 
-    /// The record a line that is not blank holds.
     /// The offset of the first control byte other than a tab, looked for eight bytes at a time:
     /// lines are long runs of printable bytes.
     static func firstControlByte(_ bytes: [UInt8]) -> Int? {
@@ -75,6 +74,7 @@ package struct BatchRecordFormat: Sendable {
         }
     }
 
+    /// The record a line that is not blank holds.
     func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
         let bytes = line.bytes
         func malformed(_ code: FindingCode, _ message: String) -> BatchRecord {
