@@ -28,45 +28,33 @@ package struct JWK: Sendable {
     /// candidates for every token checked, and a copy then retains one reference rather than
     /// each of the key's strings, arrays and its material.
     private final class Members: Sendable {
-        let type: KeyType
-        let kid: String?
-        let use: String?
-        let keyOperations: [String]?
-        let algorithm: String?
+        let usage: Usage
         let isPrivate: Bool
         let bits: Int
         let certificateChain: [X509Certificate]
-        let material: Material
         let verifiers: [PreparedVerifier]
 
-        init(type: KeyType, kid: String?, use: String?, keyOperations: [String]?, algorithm: String?, isPrivate: Bool, bits: Int,
-             certificateChain: [X509Certificate], material: Material) {
-            self.type = type
-            self.kid = kid
-            self.use = use
-            self.keyOperations = keyOperations
-            self.algorithm = algorithm
+        init(_ usage: Usage, isPrivate: Bool, bits: Int, certificateChain: [X509Certificate]) {
+            self.usage = usage
             self.isPrivate = isPrivate
             self.bits = bits
             self.certificateChain = certificateChain
-            self.material = material
-            let usage = Usage(kid: kid, use: use, keyOperations: keyOperations, algorithm: algorithm, type: type, material: material)
-            verifiers = JWK.prepareVerifiers(material: material, usage: usage)
+            verifiers = JWK.prepareVerifiers(usage)
         }
     }
 
     private let members: Members
 
     /// The key's type and curve.
-    package var type: KeyType { members.type }
+    package var type: KeyType { members.usage.type }
     /// The key ID (`kid`), if any.
-    package var kid: String? { members.kid }
+    package var kid: String? { members.usage.kid }
     /// The intended use (`use`: `sig` or `enc`), if stated.
-    package var use: String? { members.use }
+    package var use: String? { members.usage.use }
     /// The permitted operations (`key_ops`), if stated.
-    package var keyOperations: [String]? { members.keyOperations }
+    package var keyOperations: [String]? { members.usage.keyOperations }
     /// The algorithm the key is restricted to (`alg`), if stated.
-    package var algorithm: String? { members.algorithm }
+    package var algorithm: String? { members.usage.algorithm }
     /// Whether the key holds private (or secret) material.
     package var isPrivate: Bool { members.isPrivate }
     /// The key size in bits: the modulus, the curve order, or the secret's length.
@@ -74,7 +62,7 @@ package struct JWK: Sendable {
     /// The certificates of `x5c`, leaf first; the leaf's key is checked to be this key.
     package var certificateChain: [X509Certificate] { members.certificateChain }
 
-    package var material: Material { members.material }
+    package var material: Material { members.usage.material }
     private var verifiers: [PreparedVerifier] { members.verifiers }
 
     package enum Material: Sendable {
@@ -153,8 +141,8 @@ package struct JWK: Sendable {
             throw JOSEError(.keyUnsupported, "unsupported key type (kty) '\(kty)'")
         }
 
-        members = Members(type: type, kid: kid, use: use, keyOperations: keyOperations, algorithm: algorithm, isPrivate: isPrivate, bits: bits,
-                          certificateChain: try JWK.loadCertificates(reader, material: material), material: material)
+        members = Members(Usage(kid: kid, use: use, keyOperations: keyOperations, algorithm: algorithm, type: type, material: material),
+                          isPrivate: isPrivate, bits: bits, certificateChain: try JWK.loadCertificates(reader, material: material))
     }
 
     /// Wraps a key read from PEM, DER or a certificate. Such keys carry no `kid`, `use` or `alg`
@@ -170,14 +158,14 @@ package struct JWK: Sendable {
         case let .okp(okp):
             type = .okp(okp.curve)
         }
-        members = Members(type: type, kid: kid, use: use, keyOperations: nil, algorithm: algorithm, isPrivate: key.isPrivate, bits: key.bits,
-                          certificateChain: [], material: .asymmetric(key))
+        members = Members(Usage(kid: kid, use: use, keyOperations: nil, algorithm: algorithm, type: type, material: .asymmetric(key)),
+                          isPrivate: key.isPrivate, bits: key.bits, certificateChain: [])
     }
 
     /// An HMAC (or AES) secret; HMAC use still requires at least the hash's length.
     package init(secret: [UInt8], kid: String? = nil, algorithm: String? = nil) {
-        members = Members(type: .oct, kid: kid, use: nil, keyOperations: nil, algorithm: algorithm, isPrivate: true, bits: secret.count * 8,
-                          certificateChain: [], material: .secret(secret))
+        members = Members(Usage(kid: kid, use: nil, keyOperations: nil, algorithm: algorithm, type: .oct, material: .secret(secret)),
+                          isPrivate: true, bits: secret.count * 8, certificateChain: [])
     }
 
     /// Reads a PEM public key, certificate or private key.
@@ -241,12 +229,12 @@ package struct JWK: Sendable {
 
     /// Why this key may not perform `operation` with `algorithm`, or nil when it may.
     func restriction(for algorithm: JWSAlgorithm, operation: String) -> JOSEError? {
-        Usage(kid: kid, use: use, keyOperations: keyOperations, algorithm: self.algorithm, type: type, material: material)
-            .restriction(for: algorithm, operation: operation)
+        members.usage.restriction(for: algorithm, operation: operation)
     }
 
-    /// What a key's members allow it: its `use`, `key_ops`, `alg`, type and secret length.
-    private struct Usage {
+    /// What a key is and what its members allow it: its `kid`, `use`, `key_ops`, `alg`, type and
+    /// material, which decide what it may verify or sign.
+    private struct Usage: Sendable {
         let kid: String?
         let use: String?
         let keyOperations: [String]?
@@ -337,11 +325,11 @@ package struct JWK: Sendable {
     }
 
     /// A verifier for every algorithm this key is permitted to verify; run once, at load.
-    private static func prepareVerifiers(material: Material, usage: Usage) -> [PreparedVerifier] {
+    private static func prepareVerifiers(_ usage: Usage) -> [PreparedVerifier] {
         var prepared: [PreparedVerifier] = []
         for candidate in JWSAlgorithm.allCases where usage.restriction(for: candidate, operation: "verify") == nil {
             let verifier: (any SignatureVerifier)?
-            switch (material, candidate.scheme(okpCurve: okpCurve(of: usage.type))) {
+            switch (usage.material, candidate.scheme(okpCurve: okpCurve(of: usage.type))) {
             case let (.asymmetric(key), scheme?):
                 verifier = try? key.verifier(for: scheme)
             case let (.secret(secret), .hmac(digest)?):
