@@ -83,12 +83,19 @@ let package = Package(
             dependencies: ["PolicyCrypto"],
             swiftSettings: swiftSettings
         ),
+        // Arrow's IPC stream format, written without an Arrow library: the FlatBuffers tables of
+        // a schema and a record batch, and column builders. For batch verdicts Spark and data
+        // tools read without parsing JSON; it depends on nothing.
+        .target(
+            name: "ArrowIPC",
+            swiftSettings: swiftSettings
+        ),
         // The runtime: model, loading, compiling, evaluating, keys, batch. Users reach it
         // through PolicyEngine, which re-exports it with the catalog's `Policy.load`.
         .target(
             name: "PolicyRuntime",
             dependencies: [
-                "PolicyJOSE", "PolicyCrypto", "CCurl",
+                "PolicyJOSE", "PolicyCrypto", "CCurl", "ArrowIPC",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],

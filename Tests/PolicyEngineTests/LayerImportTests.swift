@@ -22,6 +22,7 @@ struct LayerImportTests {
         ("PolicyServer", ["policy-serve"]),
         ("ArgumentParser", ["policy-run", "policy-serve", "PolicyCommandLine"]),
         ("Yams", ["PolicyRuntime/Loading"]),
+        ("ArrowIPC", ["PolicyRuntime/Batch"]),
     ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -98,6 +98,27 @@ struct VerdictSerializationTests {
         }
     }
 
+    static let goldenBatches = golden.deletingLastPathComponent().appendingPathComponent("verdict-batches.arrows")
+
+    /// The golden lines as an Arrow stream in two record batches (the first line, then the other
+    /// two), the file spark/tests reads with pyarrow and compares, row by row, with the lines.
+    @Test("the golden lines as an Arrow stream are byte for byte the golden stream spark/tests reads")
+    func goldenVerdictBatches() throws {
+        var stream = BatchVerdictColumns.streamStart
+        var columns = BatchVerdictColumns()
+        columns.append(Self.goldenLines[0])
+        columns.writeRecordBatch(to: &stream)
+        columns.writeRecordBatch(to: &stream)
+        #expect(columns.count == 0)
+        for line in Self.goldenLines.dropFirst() { columns.append(line) }
+        #expect(columns.count == 2)
+        columns.writeRecordBatch(to: &stream)
+        stream += BatchVerdictColumns.streamEnd
+        #expect(stream.count % 8 == 0)
+        if ProcessInfo.processInfo.environment["GOLDEN_UPDATE"] == "1" { try Data(stream).write(to: Self.goldenBatches) }
+        #expect(stream == Array(try Data(contentsOf: Self.goldenBatches)), "GOLDEN_UPDATE=1 swift test --filter VerdictSerializationTests rewrites it")
+    }
+
     /// Objects with their members in name order, to compare documents whose order differs.
     static func sorted(_ value: JSONValue) -> JSONValue {
         switch value {

@@ -111,6 +111,32 @@ final class BatchCommandTests {
         #expect(piped.stdout.split(separator: "\n").count == 2)
     }
 
+    @Test("--output-format arrow: one schema, a record batch per chunk, the end marker, even for no records; never beside --summary-json - on standard output")
+    func arrowStream() throws {
+        let endOfStream: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]
+        let input = try log([Self.record(), "garbage", Self.record(nonce: "other")])
+        let outputFile = folder.appendingPathComponent("out-\(UUID().uuidString).arrows")
+        let run = try DecodeCommandTests.run(Self.policy + ["--output-format", "arrow", "--output", outputFile.path, input])
+        #expect(run.status == 1 && run.stdout.isEmpty, "\(run.stderr)")
+        #expect(run.stderr.contains("3 records: 1 valid, 2 invalid"))
+        let stream = [UInt8](try Data(contentsOf: outputFile))
+        #expect(stream.starts(with: BatchVerdictColumns.streamStart))
+        #expect(stream.suffix(8).elementsEqual(endOfStream))
+        // One record batch between them: a continuation marker, then the message's length.
+        let batch = stream.dropFirst(BatchVerdictColumns.streamStart.count).dropLast(8)
+        #expect(batch.prefix(4).elementsEqual([0xFF, 0xFF, 0xFF, 0xFF]) && batch.count % 8 == 0 && batch.count > 100)
+
+        let empty = folder.appendingPathComponent("empty-\(UUID().uuidString).arrows")
+        let none = try DecodeCommandTests.run(Self.policy + ["--output-format", "arrow", "--output", empty.path, try log([""])])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect([UInt8](try Data(contentsOf: empty)) == BatchVerdictColumns.streamStart + endOfStream)
+
+        let mixed = try DecodeCommandTests.run(Self.policy + ["--output-format", "arrow", "--summary-json", "-", input])
+        #expect(mixed.status == 2 && mixed.stderr.contains("--summary-json - would follow the Arrow stream"), "\(mixed.stderr)")
+        let unknown = try DecodeCommandTests.run(Self.policy + ["--output-format", "parquet", input])
+        #expect(unknown.status == 2 && unknown.stderr.contains("parquet"))
+    }
+
     @Test("usage errors exit 2: bad --var-field, an undeclared input, a missing file, a request policy, a truncated gzip")
     func usageErrors() throws {
         let input = try log([Self.record()])

@@ -26,6 +26,10 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where verdicts go: a file, or '-' for standard output.", valueName: "FILE"))
     var output = "-"
 
+    @Option(help: ArgumentHelp("How verdicts are written: jsonl, a JSON line each, or arrow, an Arrow IPC stream (for Spark, pandas, Polars or DuckDB).",
+                               valueName: "FORMAT"))
+    var outputFormat: VerdictFormat = .jsonl
+
     @Flag(help: "Add each token's claims to its verdict.")
     var includeClaims = false
 
@@ -68,6 +72,9 @@ struct BatchCommand: AsyncParsableCommand {
         guard maxLineBytes > 0, maxDecompressedBytes > 0, maxGzipRatio > 0 else {
             throw ValidationError("--max-line-bytes, --max-decompressed-bytes and --max-gzip-ratio must be positive")
         }
+        guard outputFormat != .arrow || output != "-" || summaryJSON != "-" else {
+            throw ValidationError("--summary-json - would follow the Arrow stream on standard output: write the summary to a file")
+        }
         guard !noCache || cacheSize == nil else { throw ValidationError("give --no-cache or --cache-size, not both") }
         guard (1...100_000_000).contains(replayCapacity) else { throw ValidationError("--replay-capacity must be from 1 to 100000000, got \(replayCapacity)") }
         _ = try cacheBytes()
@@ -100,7 +107,7 @@ struct BatchCommand: AsyncParsableCommand {
         // Every input is opened before a verdict is written: a missing second file is a
         // mistake on the command line, not something to find after the first is judged.
         let handles = try sources.map { $0 == "-" ? FileHandle.standardInput : try InputFile.open($0) }
-        let writer = try OutputWriter(path: output)
+        let writer = try OutputWriter(path: output, format: outputFormat)
         var progress = BatchProgress(totalBytes: sources.contains("-") ? nil : sources.reduce(0) { $0 + Self.size(of: $1) })
         let limits = BatchInputLimits(maxLineBytes: maxLineBytes, maxDecompressedBytes: maxDecompressedBytes, maxCompressionRatio: maxGzipRatio)
         var summary = BatchSummary()
@@ -112,8 +119,8 @@ struct BatchCommand: AsyncParsableCommand {
             let records = BatchRecords(reader: reader, format: format, input: sources.count > 1 ? source : nil)
             let bytesBefore = progress.bytesDone
             do {
-                try await evaluator.run(records, transform: { [onlyInvalid] verdicts in
-                    Self.written(verdicts, onlyInvalid: onlyInvalid)
+                try await evaluator.run(records, transform: { [onlyInvalid, outputFormat] verdicts in
+                    Self.written(verdicts, onlyInvalid: onlyInvalid, format: outputFormat)
                 }) { verdicts, chunk in
                     var chunk = chunk
                     // Replays are found in input order, on the one task that emits: a chunk with
@@ -124,7 +131,7 @@ struct BatchCommand: AsyncParsableCommand {
                         let found = replays?.mark(&marked) ?? []
                         if !found.isEmpty {
                             summary.replays?.add(found)
-                            chunk = Self.written(marked, onlyInvalid: onlyInvalid)
+                            chunk = Self.written(marked, onlyInvalid: onlyInvalid, format: outputFormat)
                         }
                     }
                     summary.merge(chunk.0)
@@ -162,15 +169,27 @@ struct BatchCommand: AsyncParsableCommand {
         if summary.invalid > 0 { throw ExitCode(1) }
     }
 
-    /// The counts and JSON lines of `verdicts`.
-    private static func written(_ verdicts: [BatchVerdict], onlyInvalid: Bool) -> (BatchSummary, [UInt8]) {
+    /// The counts of `verdicts`, and their lines or record batch.
+    private static func written(_ verdicts: [BatchVerdict], onlyInvalid: Bool, format: VerdictFormat) -> (BatchSummary, [UInt8]) {
         var counts = BatchSummary()
-        var lines = JSONWriter(capacity: verdicts.count * 160)
-        for verdict in verdicts {
-            counts.add(verdict)
-            if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
+        switch format {
+        case .jsonl:
+            var lines = JSONWriter(capacity: verdicts.count * 160)
+            for verdict in verdicts {
+                counts.add(verdict)
+                if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
+            }
+            return (counts, lines.bytes)
+        case .arrow:
+            var columns = BatchVerdictColumns()
+            for verdict in verdicts {
+                counts.add(verdict)
+                if !onlyInvalid || !verdict.verdict.valid { columns.append(verdict) }
+            }
+            var batch: [UInt8] = []
+            columns.writeRecordBatch(to: &batch)
+            return (counts, batch)
         }
-        return (counts, lines.bytes)
     }
 
     /// The process's peak resident memory: `VmHWM` of /proc/self/status, which (unlike
@@ -187,14 +206,22 @@ struct BatchCommand: AsyncParsableCommand {
     }
 }
 
-/// JSON lines to a file or standard output, written in large blocks.
+/// How `batch` writes its verdicts.
+enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
+    case jsonl
+    case arrow
+}
+
+/// Verdicts to a file or standard output, written in large blocks: JSON lines, or an Arrow
+/// stream opened by its schema and closed by its end marker.
 final class OutputWriter {
     private let handle: FileHandle
     /// The file being written, renamed into place by `finish()`; nil for standard output.
     private let file: OutputFile?
     private var buffer: [UInt8] = []
+    private let end: [UInt8]
 
-    init(path: String) throws {
+    init(path: String, format: VerdictFormat) throws {
         if path == "-" {
             handle = FileHandle.standardOutput
             file = nil
@@ -208,10 +235,17 @@ final class OutputWriter {
             }
         }
         buffer.reserveCapacity(1 << 16)
+        switch format {
+        case .jsonl: end = []
+        case .arrow:
+            buffer.append(contentsOf: BatchVerdictColumns.streamStart)
+            end = BatchVerdictColumns.streamEnd
+        }
     }
 
-    /// Writes what is buffered and puts the file in place.
+    /// Writes what is buffered and the format's end, and puts the file in place.
     func finish() throws {
+        buffer.append(contentsOf: end)
         try flush()
         do {
             try file?.commit()
@@ -220,7 +254,7 @@ final class OutputWriter {
         }
     }
 
-    /// Writes JSON lines already formatted.
+    /// Writes verdicts already formatted.
     func write(_ lines: [UInt8]) throws {
         buffer.append(contentsOf: lines)
         if buffer.count >= 1 << 16 { try flush() }
