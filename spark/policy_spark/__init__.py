@@ -4,9 +4,9 @@
 writes them as JSON lines. See docs/scale.md.
 """
 
-from .batch_job import VERDICT_LINE_SCHEMA, BatchJob, BatchJobError, judge_logs
+from .batch_job import BatchJob, BatchJobError, judge_logs
 from .options import RecordOptions
 from .partition import PartitionFailed
 
-__all__ = ["BatchJob", "BatchJobError", "PartitionFailed", "RecordOptions", "VERDICT_LINE_SCHEMA", "judge_logs"]
-__version__ = "0.15.0"
+__all__ = ["BatchJob", "BatchJobError", "PartitionFailed", "RecordOptions", "judge_logs"]
+__version__ = "0.16.0"

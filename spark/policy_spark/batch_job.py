@@ -23,25 +23,25 @@ from .options import RecordOptions
 from .partition import BUNDLED_BINARY, BatchCommand, judge_arrow_partition
 from .summary import PartitionSummaries, merge
 
-# The members of a `policy-run batch` verdict line the DataFrame keeps (section 8 of the policy
-# format, plus the token's unverified `iss` and `kid`).
+# The partition's columns as Spark types (`partition.PARTITION_COLUMNS`): where each record is,
+# then its verdict's members as `policy-run batch --output-format arrow` writes them, and the codes.
 _FINDING = StructType([StructField("rule", StringType()), StructField("code", StringType()),
                        StructField("message", StringType()), StructField("at", StringType())])
-VERDICT_LINE_SCHEMA = StructType([
+PARTITION_SCHEMA = StructType([
+    StructField("file", StringType(), False), StructField("block", LongType(), False), StructField("line", LongType(), False),
     StructField("policy", StringType()),
     StructField("valid", BooleanType()),
     StructField("verified", BooleanType()),
+    StructField("codes", ArrayType(StringType())),
+    StructField("findings", ArrayType(_FINDING)),
     StructField("iss", StringType()),
     StructField("kid", StringType()),
     StructField("key_freshness", StringType()),
     StructField("key_snapshot", StructType([StructField("seen", StringType()), StructField("file", StringType())])),
-    StructField("findings", ArrayType(_FINDING)),
     StructField("outputs", StringType()),  # the policy's outputs, as JSON text
 ])
 # The most a policy's directory may hold to be shipped to every executor.
 MAX_SHIPPED_BYTES = 64 << 20
-_PIPED_SCHEMA = StructType([StructField("file", StringType(), False), StructField("block", LongType(), False),
-                            StructField("line", LongType(), False), StructField("verdict", StringType(), False)])
 
 
 class BatchJobError(Exception):
@@ -208,11 +208,5 @@ def judge_logs(spark: SparkSession, policy: str, inputs: List[str], options: Rec
         command = BatchCommand(binary, relative, arguments, jobs, root=os.path.dirname(directory))
     summaries = context.accumulator({}, PartitionSummaries())
     lines = read_lines(spark, inputs)
-    piped = lines.mapInArrow(lambda batches: judge_arrow_partition(batches, command, summaries), _PIPED_SCHEMA)
-    verdict = F.from_json("verdict", VERDICT_LINE_SCHEMA, {"mode": "FAILFAST"})
-    verdicts = (piped.withColumn("verdict", verdict)
-                .select("file", "block", "line", "verdict.policy", "verdict.valid", "verdict.verified",
-                        F.transform("verdict.findings", lambda finding: finding["code"]).alias("codes"),
-                        "verdict.findings", "verdict.iss", "verdict.kid", "verdict.key_freshness",
-                        "verdict.key_snapshot", "verdict.outputs"))
+    verdicts = lines.mapInArrow(lambda batches: judge_arrow_partition(batches, command, summaries), PARTITION_SCHEMA)
     return BatchJob(verdicts, lines.rdd.getNumPartitions(), summaries)

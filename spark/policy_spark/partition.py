@@ -1,30 +1,55 @@
 """One partition of a token log through `policy-run batch`, on the executor that holds it.
 
-The partition's lines go to the binary's standard input exactly as they were in the file (the
-newline restored), so a record is judged byte for byte as `policy-run batch FILE` judges it. The
-binary numbers the lines of its input; a partition may hold several files, or a block of one, so
-each verdict's number is mapped back to the file and block its line came from.
+The partition's lines are written to a file on the node exactly as they were in the file read
+(the newline restored) and given to the binary as its standard input, so a record is judged byte for byte as `policy-run batch FILE` judges it. The
+verdicts come back as an Arrow stream (`--output-format arrow`): typed columns that reach Spark
+with no JSON parsed and no row handled one at a time in Python. The binary numbers the lines of
+its input; a partition may hold several files, or a block of one, so each verdict's number is
+mapped back to the file and block its line came from.
 """
 
-import bisect
 import json
 import os
-import re
 import shutil
 import signal
 import stat
 import subprocess
 import tempfile
-import threading
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional, Tuple
+
+import numpy
+import pyarrow
+import pyarrow.compute as compute
+import pyarrow.ipc
 
 # How much of the binary's standard error a failure quotes.
 _STDERR_TAIL_BYTES = 4096
-# What a verdict line starts with: `policy-run batch` writes the line number first.
-_VERDICT_PREFIX = b'{"line":'
-# A finding about the record itself (malformed, a field missing), located by the binary as `input:N`.
-_RECORD_RULE = b'"rule":"batch.record"'
+# A line that is not a record: only spaces, tabs and carriage returns (`policy-run batch` gives it no verdict).
+_BLANK = r"^[ \t\r]*$"
+# The columns of the binary's stream this package reads, and their types: a binary of another
+# version that writes them otherwise is refused by name rather than misread.
+_FINDING = pyarrow.struct([("rule", pyarrow.string()), ("code", pyarrow.string()), ("message", pyarrow.string()),
+                           ("at", pyarrow.string())])
+VERDICT_COLUMNS = pyarrow.schema([
+    ("policy", pyarrow.string()), ("valid", pyarrow.bool_()), ("verified", pyarrow.bool_()),
+    ("iss", pyarrow.string()), ("kid", pyarrow.string()), ("key_freshness", pyarrow.string()),
+    ("key_snapshot", pyarrow.struct([("seen", pyarrow.string()), ("file", pyarrow.string())])),
+    ("findings", pyarrow.list_(_FINDING)), ("outputs", pyarrow.string()),
+])
+# What a partition yields to Spark, and the DataFrame's columns as they are: where each record
+# is, its verdict's columns, and the findings' codes, computed here so that the JVM only passes
+# the columns on. A finding about the record itself (rule `batch.record`) names where the record
+# is, which only Spark knows: the binary, reading standard input, can only say `input:N`.
+_VERDICT_TYPES = {field.name: field.type for field in VERDICT_COLUMNS}
+PARTITION_COLUMNS = pyarrow.schema(
+    [("file", pyarrow.string()), ("block", pyarrow.int64()), ("line", pyarrow.int64())]
+    + [(name, _VERDICT_TYPES[name]) for name in ("policy", "valid", "verified")]
+    + [("codes", pyarrow.list_(pyarrow.string()))]
+    + [(name, _VERDICT_TYPES[name]) for name in ("findings", "iss", "kid", "key_freshness", "key_snapshot", "outputs")])
+# Rows handed to Spark at once: the binary's record batches (a few hundred rows) are joined
+# first, so the columns above are made a few thousand rows at a time.
+_BATCH_ROWS = 4096
 
 
 class PartitionFailed(RuntimeError):
@@ -76,7 +101,7 @@ class BatchCommand:
     def argv(self, binary: str, summary_path: str) -> List[str]:
         """The command line; the verdicts go to standard output, the summary to `summary_path`."""
         return [binary, "batch", "--policy", self.policy, *self.arguments, "--jobs", str(self.jobs),
-                "--summary-json", summary_path, "--output", "-", "-"]
+                "--summary-json", summary_path, "--output-format", "arrow", "--output", "-", "-"]
 
 
 def is_blank(line: bytes) -> bool:
@@ -84,57 +109,63 @@ def is_blank(line: bytes) -> bool:
     return not line.strip(b" \t\r")
 
 
-class _Feeder:
-    """Writes a partition's lines to the binary, remembering where each file or block starts."""
-
-    def __init__(self, chunks: Iterable[Tuple[str, int, List[bytes]]], stdin):
-        self.chunks = chunks
-        self.stdin = stdin
-        self.starts: List[int] = []  # the binary's line number of each segment's first line
-        self.segments: List[Tuple[str, int]] = []  # (file, block) of each segment
-        self.records = 0
-        self.error: Optional[BaseException] = None
-
-    def run(self) -> None:
-        number = 0
-        current = None
-        write = self.stdin.write
-        try:
-            for file, block, lines in self.chunks:
-                if (file, block) != current:
-                    current = (file, block)
-                    self.segments.append(current)
-                    self.starts.append(number + 1)
-                number += len(lines)
-                self.records += sum(1 for line in lines if not is_blank(line))
-                write(b"\n".join(lines))
-                write(b"\n")
-        except BrokenPipeError:
-            pass  # the binary stopped reading: its exit status says why
-        except BaseException as error:  # reported by the reader, on the task's own thread
-            self.error = error
-        finally:
-            try:
-                self.stdin.close()
-            except BrokenPipeError:
-                pass
-
-    def position(self, number: int) -> Tuple[str, int, int]:
-        """The file, block and line within the block of the binary's input line `number`."""
-        index = bisect.bisect_right(self.starts, number) - 1
-        file, block = self.segments[index]
-        return file, block, number - self.starts[index] + 1
+def records_in(lines: pyarrow.Array) -> int:
+    """How many of `lines` are records, not blank: counted as `is_blank` does, in one pass."""
+    return len(lines) - compute.sum(compute.match_substring_regex(lines, _BLANK)).as_py() if len(lines) else 0
 
 
-def chunks(batches: Iterable) -> Iterator[Tuple[str, int, List[bytes]]]:
+@dataclass
+class _Spool:
+    """Where a partition's lines were written, and where each file or block starts among them."""
+
+    starts: List[int]  # the binary's line number of each segment's first line
+    segments: List[Tuple[str, int]]  # (file, block) of each segment
+    records: int
+
+
+def spool(chunks: Iterable[Tuple[str, int, pyarrow.Array]], output) -> _Spool:
+    """Writes a partition's lines, each with its newline, to `output` (a binary file).
+
+    The whole partition is written before the binary starts, rather than fed to it by a thread
+    while its verdicts are read: a thread writing the binary's input while Spark's worker reads
+    its output can stall both once their pipes fill, and the spool costs one pass over bytes
+    Spark has just read. It also means every line's place is known before any verdict arrives.
+    """
+    starts: List[int] = []
+    segments: List[Tuple[str, int]] = []
+    records = 0
+    number = 0
+    separator = pyarrow.scalar(b"\n", pyarrow.binary())
+    nothing = pyarrow.scalar(b"", pyarrow.binary())
+    for file, block, lines in chunks:
+        if not segments or segments[-1] != (file, block):
+            segments.append((file, block))
+            starts.append(number + 1)
+        number += len(lines)
+        records += records_in(lines)
+        # Each line and its newline, laid end to end in one buffer by Arrow.
+        joined = compute.binary_join_element_wise(lines, nothing, separator)
+        _, offsets, data = joined.buffers()
+        bounds = numpy.frombuffer(offsets, numpy.int32, count=len(joined) + 1, offset=4 * joined.offset)
+        output.write(memoryview(data)[bounds[0]:bounds[-1]])
+    return _Spool(starts, segments, records)
+
+
+def _spool_directory() -> Optional[str]:
+    """Spark's scratch directory on this node (the first of `SPARK_LOCAL_DIRS`, which Spark sets
+    for its Python workers), else the system's temporary directory."""
+    directories = [entry for entry in os.environ.get("SPARK_LOCAL_DIRS", "").split(",") if entry]
+    return directories[0] if directories and os.path.isdir(directories[0]) else None
+
+
+def chunks(batches: Iterable) -> Iterator[Tuple[str, int, pyarrow.Array]]:
     """The lines of Arrow batches (columns: line bytes, file, block), as (file, block, lines)
     runs: a batch is cut where its file or block changes, which is rare (rows of one split are
     contiguous), so most batches are one run and cost no per-row comparison."""
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        lines = batch.column(0).to_pylist()
-        files, blocks = batch.column(1), batch.column(2)
+        lines, files, blocks = batch.column(0), batch.column(1), batch.column(2)
         first, last = (files[0].as_py(), blocks[0].as_py()), (files[-1].as_py(), blocks[-1].as_py())
         if first == last:
             yield first[0], first[1], lines
@@ -143,33 +174,15 @@ def chunks(batches: Iterable) -> Iterator[Tuple[str, int, List[bytes]]]:
         start = 0
         for row in range(1, len(places)):
             if places[row] != places[row - 1]:
-                yield places[start][0], places[start][1], lines[start:row]
+                yield places[start][0], places[start][1], lines.slice(start, row - start)
                 start = row
-        yield places[start][0], places[start][1], lines[start:]
-
-
-def _verdict_number(line: bytes) -> Optional[int]:
-    if not line.startswith(_VERDICT_PREFIX):
-        return None
-    end = line.find(b",", len(_VERDICT_PREFIX))
-    digits = line[len(_VERDICT_PREFIX):end]
-    return int(digits) if end > 0 and digits.isdigit() else None
+        yield places[start][0], places[start][1], lines.slice(start)
 
 
 def record_location(file: str, block: int, line: int) -> str:
     """Where a record is, as a finding's `at` names it: `FILE:LINE`, or `FILE@BLOCK:LINE` for a
     line counted from the start of a Spark split other than the file's first."""
     return f"{file}:{line}" if block == 0 else f"{file}@{block}:{line}"
-
-
-def _located(verdict: str, location: str) -> str:
-    """The verdict with its record findings' `at` set to the record's place in its file: the
-    binary, reading standard input, can only say `input:N`, N counted across the partition."""
-    parsed = json.loads(verdict)
-    for finding in parsed.get("findings", []):
-        if finding.get("rule") == "batch.record":
-            finding["at"] = location
-    return json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
 
 
 def _stderr_message(path: str) -> str:
@@ -193,105 +206,158 @@ def _exit_description(status: int) -> str:
     return f"policy-run batch exited with status {status}"
 
 
-# What the binary's output is read in, at most.
-_READ_BYTES = 1 << 20
-# Each verdict line's number, found in a whole chunk of output at once.
-_VERDICT_NUMBERS = re.compile(rb'^\{"line":(\d+),', re.MULTILINE)
+class _NotVerdicts(Exception):
+    """The binary's output is not the stream of verdicts expected; reported once its exit
+    status is known, which may say why better."""
 
 
-class Verdicts(NamedTuple):
-    """A run of verdicts as columns: where each record is, and its verdict line."""
-
-    files: List[str]
-    blocks: List[int]
-    lines: List[int]
-    verdicts: List[bytes]
-
-
-def _judged(index: int, output: bytes, last: int, feeder: _Feeder) -> Tuple[Verdicts, int]:
-    """The verdicts of `output` (whole lines), checked to be the next ones after the binary's
-    input line `last`, and the input line of the last of them."""
-    lines = output.split(b"\n")
-    lines.pop()
-    numbers = [int(number) for number in _VERDICT_NUMBERS.findall(output)]
-    ordered = len(numbers) == len(lines) and numbers[0] > last and all(a < b for a, b in zip(numbers, numbers[1:]))
-    if not ordered:
-        for line in lines:
-            number = _verdict_number(line)
-            if number is None or number <= last:
-                raise PartitionFailed(index, f"policy-run batch wrote a line that is not the next verdict: {line[:120]!r}")
-            last = number
-    segment = bisect.bisect_right(feeder.starts, numbers[0]) - 1
-    if segment + 1 == len(feeder.starts) or numbers[-1] < feeder.starts[segment + 1]:
-        file, block = feeder.segments[segment]
-        first = feeder.starts[segment] - 1
-        judged = Verdicts([file] * len(numbers), [block] * len(numbers), [number - first for number in numbers], lines)
-    else:
-        places = [feeder.position(number) for number in numbers]
-        judged = Verdicts([place[0] for place in places], [place[1] for place in places], [place[2] for place in places], lines)
-    if _RECORD_RULE in output:
-        for row, verdict in enumerate(lines):
-            if _RECORD_RULE in verdict:
-                location = record_location(judged.files[row], judged.blocks[row], judged.lines[row])
-                lines[row] = _located(verdict.decode("utf-8"), location).encode("utf-8")
-    return judged, numbers[-1]
+def _shape(kind: pyarrow.DataType, kept: Optional[List[str]] = None) -> pyarrow.DataType:
+    """A type as this package reads it: nested fields by name and type, whatever their nullability
+    or a list's item name, and a struct reduced to the fields in `kept`, in that order."""
+    if pyarrow.types.is_list(kind):
+        return pyarrow.list_(_shape(kind.value_type, kept))
+    if pyarrow.types.is_struct(kind):
+        names = kept if kept is not None else [kind.field(index).name for index in range(kind.num_fields)]
+        return pyarrow.struct([(name, _shape(kind.field(name).type)) for name in names
+                               if kind.get_field_index(name) >= 0])
+    return kind
 
 
-def judge_partition(index: int, lines: Iterable[Tuple[str, int, List[bytes]]], command: BatchCommand,
-                    summaries=None) -> Iterator[Verdicts]:
-    """Judges one partition's lines: yields its verdicts, in order, a chunk of output at a time.
+def check_schema(schema: pyarrow.Schema) -> None:
+    """Refuses a stream that lacks a column this package reads, or has it with another type.
+
+    Raises:
+        _NotVerdicts: naming the first such column.
+    """
+    if schema.get_field_index("line") < 0 or schema.field("line").type != pyarrow.int64():
+        raise _NotVerdicts("its stream has no int64 column 'line'")
+    for field in VERDICT_COLUMNS:
+        index = schema.get_field_index(field.name)
+        if index < 0:
+            raise _NotVerdicts(f"its stream has no column '{field.name}'")
+        found = schema.field(index).type
+        kept = _FINDING.names if field.name == "findings" else None
+        if _shape(found, kept) != _shape(field.type):
+            raise _NotVerdicts(f"its column '{field.name}' is {found}, not {field.type}")
+
+
+class _Places:
+    """Maps the binary's line numbers to the file, block and line within the block of each."""
+
+    def __init__(self, spooled: _Spool):
+        self.starts = numpy.array(spooled.starts, dtype=numpy.int64)
+        self.files = pyarrow.array([segment[0] for segment in spooled.segments], pyarrow.string())
+        self.blocks = pyarrow.array([segment[1] for segment in spooled.segments], pyarrow.int64())
+
+    def columns(self, numbers: numpy.ndarray) -> List[pyarrow.Array]:
+        segment = numpy.searchsorted(self.starts, numbers, side="right") - 1
+        if segment[0] < 0:
+            raise _NotVerdicts(f"a verdict for line {numbers[0]}, before the first line written")
+        which = pyarrow.array(segment)
+        return [self.files.take(which), self.blocks.take(which), pyarrow.array(numbers - self.starts[segment] + 1)]
+
+
+def _partition_batch(batch: pyarrow.RecordBatch, places: _Places, last: int) -> Tuple[pyarrow.RecordBatch, int]:
+    """The partition's columns of the binary's record batches joined as one, its line numbers
+    checked to follow `last` in order; and the last of them."""
+    numbers = batch.column("line").to_numpy()
+    if numbers[0] <= last or (len(numbers) > 1 and not (numpy.diff(numbers) > 0).all()):
+        raise _NotVerdicts(f"its verdicts are not in input order after line {last}")
+    file, block, line = places.columns(numbers)
+    findings = batch.column("findings")
+    items = findings.values
+    at = items.field("at")
+    about_record = compute.equal(items.field("rule"), "batch.record")
+    if compute.any(about_record).as_py():
+        rows = numpy.searchsorted(findings.offsets.to_numpy(), numpy.flatnonzero(about_record), side="right") - 1
+        places_of = [record_location(file[row].as_py(), block[row].as_py(), line[row].as_py()) for row in rows]
+        at = compute.replace_with_mask(at, about_record, pyarrow.array(places_of, pyarrow.string()))
+    kept = pyarrow.StructArray.from_arrays([at if name == "at" else items.field(name) for name in _FINDING.names],
+                                           fields=list(_FINDING))
+    columns = {"file": file, "block": block, "line": line,
+               "codes": pyarrow.ListArray.from_arrays(findings.offsets, items.field("code")),
+               "findings": pyarrow.ListArray.from_arrays(findings.offsets, kept)}
+    return (pyarrow.RecordBatch.from_arrays([columns[name] if name in columns else batch.column(name) for name in PARTITION_COLUMNS.names],
+                                            schema=PARTITION_COLUMNS), int(numbers[-1]))
+
+
+def judge_partition(index: int, lines: Iterable[Tuple[str, int, pyarrow.Array]], command: BatchCommand,
+                    summaries=None) -> Iterator[pyarrow.RecordBatch]:
+    """Judges one partition's lines: yields its verdicts, in order, as record batches of
+    `PARTITION_COLUMNS`.
 
     Parameters:
         index: the partition's number, named in failures.
-        lines: (file, block start offset, lines as bytes) runs, in file order.
+        lines: (file, block start offset, lines as a binary Arrow array) runs, in file order.
         command: the binary and its arguments.
         summaries: an accumulator taking {index: the binary's summary JSON}, or None.
 
     Raises:
         PartitionFailed: the binary could not start, exited with an error (status 2 or a signal),
-            wrote something that is not a verdict line, or wrote a different number of verdicts
-            than the partition holds records.
+            wrote something that is not a stream of verdicts in input order, or a different number
+            of verdicts than the partition holds records.
     """
-    workdir = tempfile.mkdtemp(prefix="policy-spark-")
+    workdir = tempfile.mkdtemp(prefix="policy-spark-", dir=_spool_directory())
     process = None
     try:
         summary_path = os.path.join(workdir, "summary.json")
         stderr_path = os.path.join(workdir, "stderr")
+        lines_path = os.path.join(workdir, "lines")
+        try:
+            with open(lines_path, "wb") as output:
+                spooled = spool(lines, output)
+        except OSError as error:
+            raise PartitionFailed(index, f"cannot write the partition's lines to {workdir}: {error.strerror or error}") from None
         binary, root = command.resolved()
         argv = command.argv(binary, summary_path)
-        with open(stderr_path, "wb") as stderr:
+        with open(stderr_path, "wb") as stderr, open(lines_path, "rb") as stdin:
             try:
-                process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=root)
+                process = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, cwd=root)
             except OSError as error:
                 raise PartitionFailed(index, f"cannot run {argv[0]}: {error.strerror or error}") from None
-        feeder = _Feeder(lines, process.stdin)
-        thread = threading.Thread(target=feeder.run, name=f"policy-spark-feed-{index}", daemon=True)
-        thread.start()
         verdicts = 0
-        last = 0
-        pending = b""
-        while True:
-            data = process.stdout.read1(_READ_BYTES)
-            if not data:
-                break
-            data = pending + data
-            cut = data.rfind(b"\n") + 1
-            pending = data[cut:]
-            if cut == 0:
-                continue
-            judged, last = _judged(index, data[:cut], last, feeder)
-            verdicts += len(judged.verdicts)
-            yield judged
-        if pending:
-            raise PartitionFailed(index, f"policy-run batch ended its output inside a line: {pending[:120]!r}")
-        thread.join()
+        unreadable = None
+        try:
+            stream = pyarrow.ipc.open_stream(process.stdout)
+            check_schema(stream.schema)
+            places = _Places(spooled)
+            last = 0
+            pending = []
+            rows = 0
+            for batch in stream:
+                if batch.num_rows == 0:
+                    continue
+                pending.append(batch)
+                rows += batch.num_rows
+                if rows >= _BATCH_ROWS:
+                    judged, last = _partition_batch(pyarrow.concat_batches(pending), places, last)
+                    verdicts += rows
+                    yield judged
+                    pending, rows = [], 0
+            if pending:
+                judged, last = _partition_batch(pyarrow.concat_batches(pending), places, last)
+                verdicts += rows
+                yield judged
+            if process.stdout.read(1):
+                raise _NotVerdicts("it wrote more after the end of its stream")
+        except (_NotVerdicts, pyarrow.ArrowException) as error:
+            unreadable = error
+        stopped = False
+        if unreadable is not None:
+            # A binary that died ends its stream early: its status says why. One still running
+            # after writing what is not a stream is stopped.
+            try:
+                process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                stopped = True
         status = process.wait()
-        if feeder.error is not None:
-            raise PartitionFailed(index, f"reading the partition's lines failed: {feeder.error!r}")
-        if status not in (0, 1):
+        if status not in (0, 1) and not stopped:
             raise PartitionFailed(index, f"{_exit_description(status)}: {_stderr_message(stderr_path)}")
-        if verdicts != feeder.records:
-            raise PartitionFailed(index, f"{feeder.records} records in, {verdicts} verdicts out")
+        if unreadable is not None:
+            raise PartitionFailed(index, f"policy-run batch wrote something that is not its stream of verdicts: {unreadable}")
+        if verdicts != spooled.records:
+            raise PartitionFailed(index, f"{spooled.records} records in, {verdicts} verdicts out")
         if summaries is not None:
             with open(summary_path, encoding="utf-8") as stream:
                 summaries.add({index: json.load(stream)})
@@ -304,21 +370,9 @@ def judge_partition(index: int, lines: Iterable[Tuple[str, int, List[bytes]]], c
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-# Verdicts per Arrow batch handed back to Spark.
-_BATCH_VERDICTS = 4096
-
-
-def judge_arrow_partition(batches: Iterable, command: BatchCommand, summaries=None) -> Iterator:
+def judge_arrow_partition(batches: Iterable, command: BatchCommand, summaries=None) -> Iterator[pyarrow.RecordBatch]:
     """`judge_partition` for `DataFrame.mapInArrow`: lines in and verdicts out as Arrow batches,
-    so that no row is pickled on its way between the JVM and Python."""
-    import pyarrow
+    so that no row is pickled, parsed or handled alone on its way between the JVM and the binary."""
     from pyspark import TaskContext
 
-    index = TaskContext.get().partitionId()
-    for judged in judge_partition(index, chunks(batches), command, summaries):
-        for row in range(0, len(judged.verdicts), _BATCH_VERDICTS):
-            rows = slice(row, row + _BATCH_VERDICTS)
-            yield pyarrow.RecordBatch.from_arrays(
-                [pyarrow.array(judged.files[rows], pyarrow.string()), pyarrow.array(judged.blocks[rows], pyarrow.int64()),
-                 pyarrow.array(judged.lines[rows], pyarrow.int64()), pyarrow.array(judged.verdicts[rows], pyarrow.string())],
-                names=["file", "block", "line", "verdict"])
+    return judge_partition(TaskContext.get().partitionId(), chunks(batches), command, summaries)

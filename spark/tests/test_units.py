@@ -1,16 +1,17 @@
 """The parts of policy_spark that need no Spark: options, record places, summaries."""
 
+import io
 import json
 import os
 import unittest
 
 from policy_spark.options import RecordOptions
 import pyarrow
+import pyarrow.ipc
 
-from pyspark.sql.types import ArrayType, BooleanType, StringType, StructType
-
-from policy_spark.batch_job import VERDICT_LINE_SCHEMA
-from policy_spark.partition import _VERDICT_NUMBERS, _located, _verdict_number, chunks, is_blank, record_location
+from policy_spark.batch_job import PARTITION_SCHEMA
+from policy_spark.partition import (PARTITION_COLUMNS, _NotVerdicts, _partition_batch, _Places, _Spool, check_schema,
+                                    chunks, is_blank, record_location, records_in, spool)
 from policy_spark.summary import TABLE_CAPACITY, PartitionSummaries, merge, render
 
 
@@ -27,6 +28,9 @@ class UnitTests(unittest.TestCase):
     def test_blank_lines_and_places(self):
         self.assertTrue(is_blank(b" \t\r") and is_blank(b""))
         self.assertFalse(is_blank(b" x ") or is_blank(b"\x00"))
+        lines = [b" \t\r", b"", b" x ", b"\x00", b"\xff\xfe", b"\t\t", b"\n", b"{}"]
+        self.assertEqual(records_in(pyarrow.array(lines, pyarrow.binary())), sum(not is_blank(line) for line in lines))
+        self.assertEqual(records_in(pyarrow.array([], pyarrow.binary())), 0)
         self.assertEqual(record_location("file:/logs/a.gz", 0, 7), "file:/logs/a.gz:7")
         self.assertEqual(record_location("file:/logs/b", 134217728, 2), "file:/logs/b@134217728:2")
 
@@ -39,69 +43,90 @@ class UnitTests(unittest.TestCase):
         batches = [batch([(b"a1", "a", 0), (b"a2", "a", 0)]), batch([]),
                    batch([(b"a3", "a", 0), (b"b1", "b", 0), (b"b2", "b", 0), (b"c1", "b", 4096)]),
                    batch([(b"c2", "b", 4096)])]
-        self.assertEqual(list(chunks(batches)), [("a", 0, [b"a1", b"a2"]), ("a", 0, [b"a3"]), ("b", 0, [b"b1", b"b2"]),
-                                                 ("b", 4096, [b"c1"]), ("b", 4096, [b"c2"])])
+        runs = [(file, block, lines.to_pylist()) for file, block, lines in chunks(batches)]
+        self.assertEqual(runs, [("a", 0, [b"a1", b"a2"]), ("a", 0, [b"a3"]), ("b", 0, [b"b1", b"b2"]),
+                                ("b", 4096, [b"c1"]), ("b", 4096, [b"c2"])])
 
-    def test_verdict_numbers(self):
-        self.assertEqual(_verdict_number(b'{"line":42,"policy":"p"}\n'), 42)
-        for line in (b'{"line":"42",', b'{"policy":"p","line":4,', b"Segmentation fault\n", b'{"line":4'):
-            self.assertIsNone(_verdict_number(line), line)
+    def test_spool_writes_every_line_and_where_each_segment_starts(self):
+        lines = pyarrow.array([b"a1", b"", b"a2 \t", b"b1", b"b2", b"c1"], pyarrow.binary())
+        runs = [("a", 0, lines.slice(0, 2)), ("a", 0, lines.slice(2, 1)), ("b", 0, lines.slice(3, 2)),
+                ("b", 4096, lines.slice(5))]
+        output = io.BytesIO()
+        spooled = spool(runs, output)
+        self.assertEqual(output.getvalue(), b"a1\n\na2 \t\nb1\nb2\nc1\n")
+        self.assertEqual((spooled.starts, spooled.segments, spooled.records),
+                         ([1, 4, 6], [("a", 0), ("b", 0), ("b", 4096)], 5))
+        empty = spool([], io.BytesIO())
+        self.assertEqual((empty.starts, empty.segments, empty.records), ([], [], 0))
 
-    # Verdict lines as policy-run batch writes them, byte for byte: the Swift tests write the
-    # same three lines and compare (VerdictSerializationTests), so a change of member order,
-    # spacing or name in the binary fails both suites rather than this package, silently.
-    GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Golden", "verdict-lines.jsonl")
+    # Verdict lines as policy-run batch writes them, byte for byte, and the same verdicts as its
+    # Arrow stream: the Swift tests write both and compare (VerdictSerializationTests), so a
+    # change of member order, name or type in the binary fails both suites, not Spark, silently.
+    GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Golden")
 
     def golden_lines(self):
-        with open(self.GOLDEN, "rb") as stream:
+        with open(os.path.join(self.GOLDEN, "verdict-lines.jsonl"), "rb") as stream:
             output = stream.read()
         self.assertTrue(output.endswith(b"\n"))
-        return output, output.split(b"\n")[:-1]
+        return [json.loads(line) for line in output.split(b"\n")[:-1]]
 
-    def test_golden_lines_are_found_by_their_numbers(self):
-        output, lines = self.golden_lines()
-        numbers = [json.loads(line)["line"] for line in lines]
-        self.assertEqual(numbers, [1, 2, 3])
-        self.assertEqual([_verdict_number(line) for line in lines], numbers)
-        self.assertEqual([int(number) for number in _VERDICT_NUMBERS.findall(output)], numbers)
+    def golden_batches(self):
+        with pyarrow.ipc.open_stream(os.path.join(self.GOLDEN, "verdict-batches.arrows")) as stream:
+            return stream.schema, list(stream)
 
-    def test_golden_lines_hold_what_the_dataframe_reads(self):
-        _, lines = self.golden_lines()
-        parsed = [json.loads(line) for line in lines]
+    def test_the_golden_stream_holds_the_golden_lines(self):
+        schema, batches = self.golden_batches()
+        self.assertEqual([batch.num_rows for batch in batches], [1, 2])
+        for batch in batches:
+            batch.validate(full=True)
+        rows = pyarrow.Table.from_batches(batches, schema).to_pylist()
+        lines = self.golden_lines()
+        self.assertEqual(len(rows), len(lines))
+        for row, line in zip(rows, lines):
+            # The stream has every member of the line, null where the line leaves one out; the
+            # members that are open JSON objects in the line are their compact JSON text.
+            self.assertEqual(set(line) - set(row), set())
+            for name, value in row.items():
+                if name in ("outputs", "trace", "claims"):
+                    value = None if value is None else json.loads(value)
+                if name == "findings":
+                    value = [{key: json.loads(item) if key == "findings" else item for key, item in finding.items()
+                              if not (key == "findings" and item is None)} for finding in value]
+                self.assertEqual(value, line.get(name), name)
 
-        def check(field_type, value, where):
-            if isinstance(field_type, StructType):
-                self.assertIsInstance(value, dict, where)
-                for field in field_type.fields:
-                    self.assertIn(field.name, value, f"{where}.{field.name}")
-                    check(field.dataType, value[field.name], f"{where}.{field.name}")
-            elif isinstance(field_type, ArrayType):
-                self.assertIsInstance(value, list, where)
-                for index, item in enumerate(value):
-                    check(field_type.elementType, item, f"{where}[{index}]")
-            elif isinstance(field_type, BooleanType):
-                self.assertIsInstance(value, bool, where)
-            elif isinstance(field_type, StringType):
-                # A string column takes a string, or an object's JSON text (outputs).
-                self.assertIsInstance(value, (str, dict), where)
-            else:
-                self.fail(f"{where}: a column type this test does not know: {field_type}")
+    def test_the_golden_stream_has_what_a_partition_reads(self):
+        schema, batches = self.golden_batches()
+        check_schema(schema)
+        self.assertEqual(PARTITION_COLUMNS.names, [field.name for field in PARTITION_SCHEMA.fields])
+        for bad in (schema.remove(schema.get_field_index("valid")),
+                    schema.set(schema.get_field_index("line"), pyarrow.field("line", pyarrow.string())),
+                    schema.set(schema.get_field_index("kid"), pyarrow.field("kid", pyarrow.int64()))):
+            with self.assertRaises(_NotVerdicts):
+                check_schema(bad)
 
-        for field in VERDICT_LINE_SCHEMA.fields:
-            present = [line[field.name] for line in parsed if field.name in line]
-            self.assertTrue(present, f"no golden line has '{field.name}'")
-            for value in present:
-                check(field.dataType, value, field.name)
-        self.assertEqual([len(line["findings"]) for line in parsed], [0, 1, 1])
+    def test_verdicts_are_placed_in_their_files(self):
+        _, batches = self.golden_batches()
 
-    def test_a_record_finding_is_located_in_its_file(self):
-        _, lines = self.golden_lines()
-        record = lines[2].decode("utf-8")
-        located = json.loads(_located(record, "file:/logs/a.gz:9"))
-        expected = json.loads(record)
-        expected["findings"][0]["at"] = "file:/logs/a.gz:9"
-        self.assertEqual(located, expected)
-        self.assertEqual(json.loads(_located(lines[1].decode("utf-8"), "x:1")), json.loads(lines[1]))
+        places = _Places(_Spool(starts=[1, 3], segments=[("file:/logs/a.gz", 0), ("file:/logs/b", 4096)], records=3))
+        first, last = _partition_batch(batches[0], places, 0)
+        second, last = _partition_batch(batches[1], places, last)
+        self.assertEqual(last, 3)
+        rows = first.to_pylist() + second.to_pylist()
+        self.assertEqual([(row["file"], row["block"], row["line"]) for row in rows],
+                         [("file:/logs/a.gz", 0, 1), ("file:/logs/a.gz", 0, 2), ("file:/logs/b", 4096, 1)])
+        self.assertEqual([finding["code"] for finding in rows[1]["findings"]], ["bearer_invalid"])
+        self.assertEqual([row["codes"] for row in rows], [[], ["bearer_invalid"], ["record_malformed"]])
+        # A finding about the record names where Spark read it; others keep their policy place.
+        self.assertEqual([[finding["at"] for finding in row["findings"]] for row in rows],
+                         [[], ["gateway.yaml:7:3"], ["file:/logs/b@4096:1"]])
+        joined, _ = _partition_batch(pyarrow.concat_batches(batches), places, 0)
+        self.assertEqual(joined.to_pylist(), rows)
+        self.assertEqual(set(rows[1]["findings"][0]), {"rule", "code", "message", "at"})
+        self.assertEqual(first.schema, PARTITION_COLUMNS)
+        # Verdicts out of order, or again, are refused.
+        for earlier in (2, 3):
+            with self.assertRaises(_NotVerdicts):
+                _partition_batch(batches[1], places, earlier)
 
     def test_partition_summaries_count_each_partition_once(self):
         param = PartitionSummaries()
