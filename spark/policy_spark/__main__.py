@@ -14,6 +14,7 @@ from typing import List, Optional
 # Absolute imports: spark-submit runs this file as a script (the package installed, or on PYTHONPATH).
 from policy_spark.batch_job import BatchJobError, find_binary, judge_logs
 from policy_spark.options import RecordOptions
+from policy_spark.output_file import OutputFile, OutputFileError
 from policy_spark.partition import PartitionFailed
 from policy_spark.summary import render
 
@@ -75,9 +76,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     arguments = _parser().parse_args(argv)
     try:
         binary = find_binary(arguments.policy_run)
-    except BatchJobError as error:
+        summary_file = OutputFile(arguments.summary_json) if arguments.summary_json not in (None, "-") else None
+    except (BatchJobError, OutputFileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    try:
+        return _run(arguments, binary, summary_file)
+    finally:
+        if summary_file is not None:
+            summary_file.discard()
+
+
+def _run(arguments: argparse.Namespace, binary: str, summary_file: Optional[OutputFile]) -> int:
     from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
@@ -116,13 +126,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"error: {failure}", file=sys.stderr)
         return 2
     sys.stderr.write(render(summary))
-    if arguments.summary_json:
-        text = json.dumps(summary, indent=2) + "\n"
-        if arguments.summary_json == "-":
-            sys.stdout.write(text)
-        else:
-            with open(arguments.summary_json, "w", encoding="utf-8") as stream:
-                stream.write(text)
+    text = json.dumps(summary, indent=2) + "\n"
+    if arguments.summary_json == "-":
+        sys.stdout.write(text)
+    elif summary_file is not None:
+        try:
+            summary_file.commit(text)
+        except OutputFileError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     return 0 if summary["invalid"] == 0 else 1
 
 

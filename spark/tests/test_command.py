@@ -96,5 +96,13 @@ class CommandTests(unittest.TestCase):
         self.assertNotIn("Spark", result.stderr)
 
 
+    def test_a_summary_path_that_cannot_be_written_stops_the_command_before_spark_starts(self):
+        result = run([sys.executable, "-m", "policy_spark", *self.arguments, "--output", "verdicts",
+                      "--summary-json", "logs"], self.folder)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("error: cannot write to 'logs': Is a directory", result.stderr)
+        self.assertNotIn("Spark", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.folder, "verdicts")))
+
 if __name__ == "__main__":
     unittest.main()

@@ -3,9 +3,11 @@
 import io
 import json
 import os
+import tempfile
 import unittest
 
 from policy_spark.options import RecordOptions
+from policy_spark.output_file import OutputFile, OutputFileError
 import pyarrow
 import pyarrow.ipc
 
@@ -174,6 +176,36 @@ class UnitTests(unittest.TestCase):
         self.assertNotIn("kid-10  10", text)
         self.assertIn("  (2 more: 19)\n", text)
         self.assertIn("https://a\\u001b[31m", text)  # a terminal escape from a token is shown, not obeyed
+
+
+    def test_the_summary_file_never_destroys_what_is_at_its_path(self):
+        def read(path):
+            with open(path) as stream:
+                return stream.read()
+
+        with tempfile.TemporaryDirectory() as folder:
+            regular = os.path.join(folder, "summary.json")
+            with open(regular, "w") as stream:
+                stream.write("old")
+            os.chmod(regular, 0o640)
+            with open(regular) as held:  # a reader of the old file keeps it whole
+                output = OutputFile(regular)
+                self.assertEqual(read(regular), "old")  # nothing changes before the commit
+                output.commit("new")
+                self.assertEqual((read(regular), held.read(), os.stat(regular).st_mode & 0o777), ("new", "old", 0o640))
+            link = os.path.join(folder, "link.json")
+            os.symlink("summary.json", link)
+            OutputFile(link).commit("through the link")
+            self.assertTrue(os.path.islink(link))
+            self.assertEqual(read(regular), "through the link")
+            OutputFile("/dev/null").commit("discarded")
+            self.assertFalse(os.path.isfile("/dev/null"))
+            abandoned = OutputFile(os.path.join(folder, "never.json"))
+            abandoned.discard()
+            self.assertEqual(sorted(os.listdir(folder)), ["link.json", "summary.json"])
+            for path, reason in ((folder, "Is a directory"), (os.path.join(folder, "missing", "s.json"), "No such file")):
+                with self.assertRaisesRegex(OutputFileError, reason):
+                    OutputFile(path)
 
 
 if __name__ == "__main__":
