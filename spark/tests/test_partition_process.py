@@ -1,13 +1,14 @@
 """One partition through the real binary without Spark: its places, and a scratch directory left
 as it was found whether the partition is read to its end or abandoned half way."""
 
+import errno
 import os
 import unittest
 from unittest import mock
 
 import pyarrow
 
-from policy_spark.partition import BatchCommand, judge_partition
+from policy_spark.partition import BatchCommand, PartitionFailed, judge_partition
 
 from fixtures import DAY, PolicyFolder, policy_run, record, temporary_folder, token
 
@@ -44,6 +45,16 @@ class PartitionProcessTests(unittest.TestCase):
             verdicts.close()  # Spark stops reading: a failed task, or a limit() satisfied
         self.assertEqual(os.listdir(self.scratch), [])
 
+
+    def test_a_full_scratch_disk_fails_the_partition_and_leaves_nothing(self):
+        def full(chunks, output):
+            output.write(b"x" * 10)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        with mock.patch.dict(os.environ, {"SPARK_LOCAL_DIRS": self.scratch}), mock.patch("policy_spark.partition.spool", full):
+            with self.assertRaisesRegex(PartitionFailed, r"partition 4: cannot write the partition's lines to .*: No space left on device"):
+                list(judge_partition(4, iter(self.runs([("a", 2)])), self.command))
+        self.assertEqual(os.listdir(self.scratch), [])
 
 if __name__ == "__main__":
     unittest.main()
