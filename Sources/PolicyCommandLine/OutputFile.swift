@@ -13,7 +13,7 @@ internal import Glibc
 /// kept, its target written); a regular file, or a path with nothing yet, is written to a
 /// temporary file beside it that `commit()` renames into place, so a reader never sees half the
 /// output and a process holding the old file keeps it whole; anything else (a character
-/// device, a FIFO, a socket) is opened and written through.
+/// device, a FIFO, a pipe such as `/dev/stdout`) is opened and written through.
 public final class OutputFile {
     /// Why a path cannot be written.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -49,22 +49,24 @@ public final class OutputFile {
     /// - Throws: `Failure` when it cannot be written: a directory, no permission, a missing
     ///   folder, a loop of symlinks.
     public static func open(_ path: String) throws(Failure) -> OutputFile {
-        let target = try resolved(path)
+        // What is there is asked of the kernel with the path as given: it follows links that
+        // name no path (`/dev/stdout` → `/proc/self/fd/1` → `pipe:[N]`), which reading the
+        // links one by one cannot. Only a file to be replaced needs the path the links lead to.
         var info = stat()
-        if stat(target, &info) == 0 {
+        if stat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 throw Failure(path: path, reason: "Is a directory")
             case S_IFREG:
-                return try replacing(target, keeping: info, as: path)
+                return try replacing(try resolved(path), keeping: info, as: path)
             default:
-                let descriptor = Glibc.open(target, O_WRONLY | O_CLOEXEC)
+                let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
                 guard descriptor >= 0 else { throw failure(path) }
                 return OutputFile(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), path: path, replacement: nil)
             }
         }
         guard errno == ENOENT else { throw failure(path) }
-        return try replacing(target, keeping: nil, as: path)
+        return try replacing(try resolved(path), keeping: nil, as: path)
     }
 
     /// Ends the output: closes it and, for a regular file, renames it into place.

@@ -48,6 +48,16 @@ struct OutputFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["null"], "a temporary file was left beside it")
     }
 
+    @Test("--summary-json /dev/stdout writes into the pipe standard output is, as --output - does")
+    func standardOutputPipe() throws {
+        // The test's `run` gives the command a pipe as standard output: /dev/stdout leads to
+        // /proc/self/fd/1, a link to `pipe:[N]`, which names no file.
+        let run = try Self.batch(output: "/dev/null", summary: "/dev/stdout")
+        #expect(run.status == 1, "\(run.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        #expect(summary?["records"] as? Int == 1)
+    }
+
     @Test("a symlink is written through to its target and kept; a regular file is replaced whole while a reader keeps the old one")
     func symlinkAndRegularFile() throws {
         let folder = try Self.folder()

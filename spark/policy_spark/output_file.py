@@ -3,7 +3,8 @@
 A symlink is followed (the link kept, its target written); a regular file, or a path with
 nothing yet, is written to a temporary file beside it and renamed into place once complete,
 keeping the old file's mode, so a reader never sees half of it and a process holding the old
-file keeps it whole; a device, a FIFO or a socket is written through and stays what it is.
+file keeps it whole; a device, a FIFO or a pipe (`/dev/stdout`) is written through and stays
+what it is.
 """
 
 import os
@@ -27,9 +28,11 @@ class OutputFile:
         self.path = path
         self._descriptor = -1
         self._replacement: Optional[Tuple[str, str]] = None  # (temporary, target)
-        target = os.path.realpath(path)
+        # What is there is asked with the path as given, which the kernel follows through links
+        # that name no file (`/dev/stdout` -> `/proc/self/fd/1` -> `pipe:[N]`); only a file to
+        # be replaced needs the path its links lead to.
         try:
-            info = os.stat(target)
+            info = os.stat(path)
         except FileNotFoundError:
             info = None
         except OSError as error:
@@ -38,16 +41,16 @@ class OutputFile:
             raise OutputFileError(path, "Is a directory")
         try:
             if info is not None and not stat.S_ISREG(info.st_mode):
-                self._descriptor = os.open(target, os.O_WRONLY | os.O_CLOEXEC)
+                self._descriptor = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
                 return
-            folder, name = os.path.split(target)
+            folder, name = os.path.split(os.path.realpath(path))
             for _ in range(8):
                 temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
                 try:
                     self._descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
                 except FileExistsError:
                     continue
-                self._replacement = (temporary, target)
+                self._replacement = (temporary, os.path.join(folder, name))
                 if info is not None:
                     os.fchmod(self._descriptor, stat.S_IMODE(info.st_mode))
                 return

@@ -56,8 +56,8 @@ class UnitTests(unittest.TestCase):
         output = io.BytesIO()
         spooled = spool(runs, output)
         self.assertEqual(output.getvalue(), b"a1\n\na2 \t\nb1\nb2\nc1\n")
-        self.assertEqual((spooled.starts, spooled.segments, spooled.records),
-                         ([1, 4, 6], [("a", 0), ("b", 0), ("b", 4096)], 5))
+        self.assertEqual((spooled.starts, spooled.segments, spooled.records, spooled.lines),
+                         ([1, 4, 6], [("a", 0), ("b", 0), ("b", 4096)], 5, 6))
         empty = spool([], io.BytesIO())
         self.assertEqual((empty.starts, empty.segments, empty.records), ([], [], 0))
 
@@ -109,7 +109,7 @@ class UnitTests(unittest.TestCase):
     def test_verdicts_are_placed_in_their_files(self):
         _, batches = self.golden_batches()
 
-        places = _Places(_Spool(starts=[1, 3], segments=[("file:/logs/a.gz", 0), ("file:/logs/b", 4096)], records=3))
+        places = _Places(_Spool(starts=[1, 3], segments=[("file:/logs/a.gz", 0), ("file:/logs/b", 4096)], records=3, lines=3))
         first, last = _partition_batch(batches[0], places, 0)
         second, last = _partition_batch(batches[1], places, last)
         self.assertEqual(last, 3)
@@ -125,6 +125,10 @@ class UnitTests(unittest.TestCase):
         self.assertEqual(joined.to_pylist(), rows)
         self.assertEqual(set(rows[1]["findings"][0]), {"rule", "code", "message", "at"})
         self.assertEqual(first.schema, PARTITION_COLUMNS)
+        # A verdict for a line past the partition's last is refused.
+        short = _Places(_Spool(starts=[1], segments=[("file:/logs/a.gz", 0)], records=2, lines=2))
+        with self.assertRaises(_NotVerdicts):
+            _partition_batch(batches[1], short, 1)
         # Verdicts out of order, or again, are refused.
         for earlier in (2, 3):
             with self.assertRaises(_NotVerdicts):
@@ -200,6 +204,14 @@ class UnitTests(unittest.TestCase):
             self.assertEqual(read(regular), "through the link")
             OutputFile("/dev/null").commit("discarded")
             self.assertFalse(os.path.isfile("/dev/null"))
+            # A pipe, as `--summary-json /dev/stdout` or `>(jq .)` names one: a link to no file.
+            reading, writing = os.pipe()
+            try:
+                OutputFile(f"/dev/fd/{writing}").commit("into the pipe")
+                self.assertEqual(os.read(reading, 100), b"into the pipe")
+            finally:
+                os.close(reading)
+                os.close(writing)
             abandoned = OutputFile(os.path.join(folder, "never.json"))
             abandoned.discard()
             self.assertEqual(sorted(os.listdir(folder)), ["link.json", "summary.json"])
