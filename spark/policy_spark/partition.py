@@ -121,6 +121,15 @@ class _Spool:
     starts: List[int]  # the binary's line number of each segment's first line
     segments: List[Tuple[str, int]]  # (file, block) of each segment
     records: int
+    lines: int = 0
+
+
+class _ScratchWriteFailed(Exception):
+    """Writing the spool failed (a full or missing scratch disk), as opposed to reading Spark's
+    input, whose errors are Spark's own."""
+
+    def __init__(self, error: OSError):
+        super().__init__(error.strerror or str(error))
 
 
 def spool(chunks: Iterable[Tuple[str, int, pyarrow.Array]], output) -> _Spool:
@@ -147,8 +156,13 @@ def spool(chunks: Iterable[Tuple[str, int, pyarrow.Array]], output) -> _Spool:
         joined = compute.binary_join_element_wise(lines, nothing, separator)
         _, offsets, data = joined.buffers()
         bounds = numpy.frombuffer(offsets, numpy.int32, count=len(joined) + 1, offset=4 * joined.offset)
-        output.write(memoryview(data)[bounds[0]:bounds[-1]])
-    return _Spool(starts, segments, records)
+        pending = memoryview(data)[bounds[0]:bounds[-1]]
+        try:
+            while pending:
+                pending = pending[output.write(pending):]
+        except OSError as error:
+            raise _ScratchWriteFailed(error) from error
+    return _Spool(starts, segments, records, number)
 
 
 def _spool_directory() -> Optional[str]:
@@ -245,6 +259,7 @@ class _Places:
     """Maps the binary's line numbers to the file, block and line within the block of each."""
 
     def __init__(self, spooled: _Spool):
+        self.lines = spooled.lines
         self.starts = numpy.array(spooled.starts, dtype=numpy.int64)
         self.files = pyarrow.array([segment[0] for segment in spooled.segments], pyarrow.string())
         self.blocks = pyarrow.array([segment[1] for segment in spooled.segments], pyarrow.int64())
@@ -253,6 +268,8 @@ class _Places:
         segment = numpy.searchsorted(self.starts, numbers, side="right") - 1
         if segment[0] < 0:
             raise _NotVerdicts(f"a verdict for line {numbers[0]}, before the first line written")
+        if numbers[-1] > self.lines:
+            raise _NotVerdicts(f"a verdict for line {numbers[-1]}, after the last line written ({self.lines})")
         which = pyarrow.array(segment)
         return [self.files.take(which), self.blocks.take(which), pyarrow.array(numbers - self.starts[segment] + 1)]
 
@@ -297,17 +314,22 @@ def judge_partition(index: int, lines: Iterable[Tuple[str, int, pyarrow.Array]],
             wrote something that is not a stream of verdicts in input order, or a different number
             of verdicts than the partition holds records.
     """
-    workdir = tempfile.mkdtemp(prefix="policy-spark-", dir=_spool_directory())
+    try:
+        workdir = tempfile.mkdtemp(prefix="policy-spark-", dir=_spool_directory())
+    except OSError as error:
+        raise PartitionFailed(index, f"cannot make a scratch directory: {error.strerror or error}") from None
     process = None
     try:
         summary_path = os.path.join(workdir, "summary.json")
         stderr_path = os.path.join(workdir, "stderr")
         lines_path = os.path.join(workdir, "lines")
+        # Unbuffered: every write's failure is the spool's, none is left for a flush on close.
+        # An OSError from anything else is Spark's input failing, which Spark words itself.
         try:
-            with open(lines_path, "wb") as output:
+            with open(lines_path, "wb", buffering=0) as output:
                 spooled = spool(lines, output)
-        except OSError as error:
-            raise PartitionFailed(index, f"cannot write the partition's lines to {workdir}: {error.strerror or error}") from None
+        except _ScratchWriteFailed as error:
+            raise PartitionFailed(index, f"cannot write the partition's lines to {workdir}: {error}") from None
         binary, root = command.resolved()
         argv = command.argv(binary, summary_path)
         with open(stderr_path, "wb") as stderr, open(lines_path, "rb") as stdin:

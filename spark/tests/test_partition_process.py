@@ -8,7 +8,7 @@ from unittest import mock
 
 import pyarrow
 
-from policy_spark.partition import BatchCommand, PartitionFailed, judge_partition
+from policy_spark.partition import BatchCommand, PartitionFailed, judge_partition, spool
 
 from fixtures import DAY, PolicyFolder, policy_run, record, temporary_folder, token
 
@@ -47,13 +47,26 @@ class PartitionProcessTests(unittest.TestCase):
 
 
     def test_a_full_scratch_disk_fails_the_partition_and_leaves_nothing(self):
+        class Full:
+            def write(self, data):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
         def full(chunks, output):
-            output.write(b"x" * 10)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return spool(chunks, Full())
 
         with mock.patch.dict(os.environ, {"SPARK_LOCAL_DIRS": self.scratch}), mock.patch("policy_spark.partition.spool", full):
             with self.assertRaisesRegex(PartitionFailed, r"partition 4: cannot write the partition's lines to .*: No space left on device"):
                 list(judge_partition(4, iter(self.runs([("a", 2)])), self.command))
+        self.assertEqual(os.listdir(self.scratch), [])
+
+    def test_spark_input_that_fails_is_reported_as_itself(self):
+        def broken():
+            yield from self.runs([("a", 2)])
+            raise ConnectionResetError(104, "Connection reset by peer")
+
+        with mock.patch.dict(os.environ, {"SPARK_LOCAL_DIRS": self.scratch}):
+            with self.assertRaises(ConnectionResetError):
+                list(judge_partition(5, broken(), self.command))
         self.assertEqual(os.listdir(self.scratch), [])
 
 if __name__ == "__main__":
