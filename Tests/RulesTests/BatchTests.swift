@@ -226,6 +226,23 @@ final class BatchTests {
         #expect(verdicts[2].verdict.findings[0].message.contains("longer than"))
     }
 
+    @Test("a line past the cap that starts with blanks is a record: reported, never skipped as blank")
+    func longLineOfLeadingBlanks() async throws {
+        let token = try fixture.token()
+        // Cut within its spaces, the line looks blank; the token after them must not vanish.
+        let url = try file("\(token)\n" + String(repeating: " ", count: 2000) + "\(token)\n" + String(repeating: "\t", count: 1024) + "\n\(token)\n")
+        let handle = try FileHandle(forReadingFrom: url)
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), defaultTime: UnixTime(seconds: TokenFixture.now), jobs: 1)
+        var verdicts: [BatchVerdict] = []
+        try await evaluator.run(BatchRecords(reader: LineReader(handle: handle, maxLineBytes: 1024), format: BatchRecordFormat(layout: .lines))) {
+            verdicts.append($0)
+        }
+        // Line 3 is 1,024 tabs: within the cap, blank, not a record.
+        #expect(verdicts.map(\.line) == [1, 2, 4])
+        #expect(verdicts.map(\.verdict.valid) == [true, false, true])
+        #expect(verdicts[1].verdict.findings.map(\.code) == [.recordMalformed])
+    }
+
     @Test("the verdicts stream as an AsyncSequence")
     func asyncSequence() async throws {
         let token = try fixture.token()

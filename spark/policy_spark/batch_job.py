@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, BooleanType, LongType, StringType, StructField, StructType)
 
 from .options import RecordOptions
-from .partition import BUNDLED_BINARY, BatchCommand, judge_arrow_partition
+from .partition import BUNDLED_BINARY, DEFAULT_MAX_LINE_BYTES, BatchCommand, judge_arrow_partition
 from .summary import PartitionSummaries, merge
 
 # The partition's columns as Spark types (`partition.PARTITION_COLUMNS`): where each record is,
@@ -198,14 +198,15 @@ def judge_logs(spark: SparkSession, policy: str, inputs: List[str], options: Rec
     arguments = tuple(options.arguments())
     preflight(binary, os.path.dirname(directory), relative, arguments)
     context = spark.sparkContext
+    cut = options.max_line_bytes or DEFAULT_MAX_LINE_BYTES
     jobs = int(context.getConf().get("spark.task.cpus", "1"))
     if ship:
         shipped = bundle(binary, directory)
         context.addFile(shipped, recursive=True)
         context.addPyFile(package_archive())
-        command = BatchCommand(os.path.basename(shipped), relative, arguments, jobs, shipped=True)
+        command = BatchCommand(os.path.basename(shipped), relative, arguments, jobs, shipped=True, max_line_bytes=cut)
     else:
-        command = BatchCommand(binary, relative, arguments, jobs, root=os.path.dirname(directory))
+        command = BatchCommand(binary, relative, arguments, jobs, root=os.path.dirname(directory), max_line_bytes=cut)
     summaries = context.accumulator({}, PartitionSummaries())
     lines = read_lines(spark, inputs)
     verdicts = lines.mapInArrow(lambda batches: judge_arrow_partition(batches, command, summaries), PARTITION_SCHEMA)

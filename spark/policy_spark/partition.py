@@ -47,6 +47,8 @@ PARTITION_COLUMNS = pyarrow.schema(
     + [(name, _VERDICT_TYPES[name]) for name in ("policy", "valid", "verified")]
     + [("codes", pyarrow.list_(pyarrow.string()))]
     + [(name, _VERDICT_TYPES[name]) for name in ("findings", "iss", "kid", "key_freshness", "key_snapshot", "outputs")])
+# `policy-run batch --max-line-bytes` when not given.
+DEFAULT_MAX_LINE_BYTES = 1 << 20
 # Rows handed to Spark at once: the binary's record batches (a few hundred rows) are joined
 # first, so the columns above are made a few thousand rows at a time.
 _BATCH_ROWS = 4096
@@ -86,6 +88,7 @@ class BatchCommand:
     jobs: int = 1
     shipped: bool = False
     root: str = ""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # as in `arguments`: where the binary cuts a line
 
     def resolved(self) -> Tuple[str, str]:
         """The binary's path and the working directory, on this node."""
@@ -109,9 +112,14 @@ def is_blank(line: bytes) -> bool:
     return not line.strip(b" \t\r")
 
 
-def records_in(lines: pyarrow.Array) -> int:
-    """How many of `lines` are records, not blank: counted as `is_blank` does, in one pass."""
-    return len(lines) - compute.sum(compute.match_substring_regex(lines, _BLANK)).as_py() if len(lines) else 0
+def records_in(lines: pyarrow.Array, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> int:
+    """How many of `lines` are records: not blank (as `is_blank` says), or longer than
+    `max_line_bytes`, which the binary cuts and reports without reading past the cut."""
+    if not len(lines):
+        return 0
+    blank = compute.and_(compute.match_substring_regex(lines, _BLANK),
+                         compute.less_equal(compute.binary_length(lines), max_line_bytes))
+    return len(lines) - compute.sum(blank).as_py()
 
 
 @dataclass
@@ -132,8 +140,9 @@ class _ScratchWriteFailed(Exception):
         super().__init__(error.strerror or str(error))
 
 
-def spool(chunks: Iterable[Tuple[str, int, pyarrow.Array]], output) -> _Spool:
-    """Writes a partition's lines, each with its newline, to `output` (a binary file).
+def spool(chunks: Iterable[Tuple[str, int, pyarrow.Array]], output, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> _Spool:
+    """Writes a partition's lines, each with its newline, to `output` (a binary file), counting
+    its records as the binary given `max_line_bytes` does.
 
     The whole partition is written before the binary starts, rather than fed to it by a thread
     while its verdicts are read: a thread writing the binary's input while Spark's worker reads
@@ -151,7 +160,7 @@ def spool(chunks: Iterable[Tuple[str, int, pyarrow.Array]], output) -> _Spool:
             segments.append((file, block))
             starts.append(number + 1)
         number += len(lines)
-        records += records_in(lines)
+        records += records_in(lines, max_line_bytes)
         # Each line and its newline, laid end to end in one buffer by Arrow.
         joined = compute.binary_join_element_wise(lines, nothing, separator)
         _, offsets, data = joined.buffers()
@@ -327,7 +336,7 @@ def judge_partition(index: int, lines: Iterable[Tuple[str, int, pyarrow.Array]],
         # An OSError from anything else is Spark's input failing, which Spark words itself.
         try:
             with open(lines_path, "wb", buffering=0) as output:
-                spooled = spool(lines, output)
+                spooled = spool(lines, output, command.max_line_bytes)
         except _ScratchWriteFailed as error:
             raise PartitionFailed(index, f"cannot write the partition's lines to {workdir}: {error}") from None
         binary, root = command.resolved()

@@ -51,8 +51,8 @@ class PartitionProcessTests(unittest.TestCase):
             def write(self, data):
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        def full(chunks, output):
-            return spool(chunks, Full())
+        def full(chunks, output, max_line_bytes):
+            return spool(chunks, Full(), max_line_bytes)
 
         with mock.patch.dict(os.environ, {"SPARK_LOCAL_DIRS": self.scratch}), mock.patch("policy_spark.partition.spool", full):
             with self.assertRaisesRegex(PartitionFailed, r"partition 4: cannot write the partition's lines to .*: No space left on device"):

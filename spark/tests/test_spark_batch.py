@@ -105,17 +105,20 @@ class SparkBatchTests(unittest.TestCase):
         policies = PolicyFolder(self.folder)
         policy = policies.policy("bare", "{jwks_file: " + policies.key_file("rs.jwks.json", ["test-rs256"]) + "}")
         issued = DAY + 7200
-        lines = [token("test-rs256", issued), "", token("test-rs256", issued - 4000), "not-a-token"]
+        # Line 5 is past the cut, its token after blanks: a record the binary reports, not a blank line.
+        lines = [token("test-rs256", issued), "", token("test-rs256", issued - 4000), "not-a-token",
+                 " " * 2048 + token("test-rs256", issued)]
         log = write_log(os.path.join(self.folder, "tokens.txt"), lines)
         now = "2026-11-01T02:05:00Z"
-        options = RecordOptions(input_format="lines", now=now, no_cache=True)
+        options = RecordOptions(input_format="lines", now=now, no_cache=True, max_line_bytes=2048)
         rows, summary = self.judge(policy, [log], options)
-        expected, _ = batch(policy, [log], ["--input-format", "lines", "--now", now, "--no-cache"])
+        expected, _ = batch(policy, [log], ["--input-format", "lines", "--now", now, "--no-cache", "--max-line-bytes", "2048"])
         judged = {row["line"]: row for row in rows}
-        self.assertEqual(sorted(judged), [1, 3, 4])
+        self.assertEqual(sorted(judged), [1, 3, 4, 5])
         for (_, line), verdict in expected.items():
             self.assertEqual(_comparable(judged[line]), _comparable(verdict))
-        self.assertEqual([judged[line]["valid"] for line in (1, 3, 4)], [True, False, False])
+        self.assertEqual([judged[line]["valid"] for line in (1, 3, 4, 5)], [True, False, False, False])
+        self.assertEqual(judged[5]["codes"], ["record_malformed"])
         self.assertNotIn("signature_cache", summary)  # --no-cache reached the binary: it kept no cache
 
     def test_replay_across_a_key_rotation(self):

@@ -33,6 +33,9 @@ class UnitTests(unittest.TestCase):
         lines = [b" \t\r", b"", b" x ", b"\x00", b"\xff\xfe", b"\t\t", b"\n", b"{}"]
         self.assertEqual(records_in(pyarrow.array(lines, pyarrow.binary())), sum(not is_blank(line) for line in lines))
         self.assertEqual(records_in(pyarrow.array([], pyarrow.binary())), 0)
+        # A line past the binary's cut is a record, however blank its first bytes: the binary
+        # reports it without reading past the cut.
+        self.assertEqual(records_in(pyarrow.array([b" " * 6, b"\t" * 5, b" " * 4 + b"x"], pyarrow.binary()), max_line_bytes=5), 2)
         self.assertEqual(record_location("file:/logs/a.gz", 0, 7), "file:/logs/a.gz:7")
         self.assertEqual(record_location("file:/logs/b", 134217728, 2), "file:/logs/b@134217728:2")
 

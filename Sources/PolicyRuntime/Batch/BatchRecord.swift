@@ -46,9 +46,11 @@ package struct BatchRecordFormat: Sendable {
         Self.isBlank(line) ? nil : parsed(line, input: input)
     }
 
-    /// Whether a line holds nothing but spaces, tabs and a carriage return: not a record.
+    /// Whether a line holds nothing but spaces, tabs and a carriage return: not a record. A line
+    /// cut at `--max-line-bytes` is never blank: what follows the cut is unread, and a record
+    /// after a long run of spaces must get its `record_malformed` verdict, not vanish.
     static func isBlank(_ line: LineReader.Line) -> Bool {
-        line.bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        !line.tooLong && line.bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 
     /// The offset of the first control byte other than a tab, looked for eight bytes at a time:
