@@ -32,7 +32,10 @@ package struct ArrowStringColumn: Sendable {
 
     private mutating func endValue(valid: Bool) {
         validity.append(valid)
-        appendLittleEndian(Int32(truncatingIfNeeded: data.count), to: &offsets)
+        // Callers end a record batch well before (`BatchVerdictColumns.recordBatchBytes`): an
+        // offset that wrapped would be a stream readers misread, never a stream at all.
+        guard let end = Int32(exactly: data.count) else { preconditionFailure("a utf8 column past 2 GiB: end the record batch sooner") }
+        appendLittleEndian(end, to: &offsets)
     }
 
     /// The rows so far as a column; the builder starts over.

@@ -119,6 +119,29 @@ struct VerdictSerializationTests {
         #expect(stream == Array(try Data(contentsOf: Self.goldenBatches)), "GOLDEN_UPDATE=1 swift test --filter VerdictSerializationTests rewrites it")
     }
 
+    @Test("verdicts whose text passes the byte limit are cut into record batches before the row that would pass it")
+    func recordBatchesByText() throws {
+        var whole: [UInt8] = []
+        BatchVerdictColumns.writeRecordBatches(Self.goldenLines, to: &whole)
+        var expected: [UInt8] = []
+        var columns = BatchVerdictColumns()
+        for line in Self.goldenLines {
+            columns.append(line)
+            columns.writeRecordBatch(to: &expected)
+        }
+        #expect(whole != expected)
+        // A limit of one byte: every row past the first starts a batch of its own.
+        var cut: [UInt8] = []
+        BatchVerdictColumns.writeRecordBatches(Self.goldenLines, byteLimit: 1, to: &cut)
+        #expect(cut == expected)
+        // The golden stream's first batch is one row, its second the other two.
+        var twoThenOne: [UInt8] = []
+        BatchVerdictColumns.writeRecordBatches(Self.goldenLines.prefix(1), to: &twoThenOne)
+        BatchVerdictColumns.writeRecordBatches(Self.goldenLines.dropFirst(), to: &twoThenOne)
+        let golden = Array(try Data(contentsOf: Self.goldenBatches))
+        #expect(golden == BatchVerdictColumns.streamStart + twoThenOne + BatchVerdictColumns.streamEnd)
+    }
+
     /// Objects with their members in name order, to compare documents whose order differs.
     static func sorted(_ value: JSONValue) -> JSONValue {
         switch value {

@@ -140,7 +140,7 @@ final class BatchCommandTests {
     @Test("usage errors exit 2: bad --var-field, an undeclared input, a missing file, a request policy, a truncated gzip")
     func usageErrors() throws {
         let input = try log([Self.record()])
-        for arguments in [["--var-field", "nonce"], ["--var-field", "nonse=n"], ["--jobs", "0"], ["/nonexistent/log.jsonl"]] {
+        for arguments in [["--var-field", "nonce"], ["--var-field", "nonse=n"], ["--jobs", "0"], ["--max-line-bytes", "2000000000"], ["/nonexistent/log.jsonl"]] {
             let run = try DecodeCommandTests.run(["batch", "--policy", "Policies/okta-id-token.yaml"] + arguments + (arguments.last!.hasPrefix("/") ? [] : [input]))
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
         }

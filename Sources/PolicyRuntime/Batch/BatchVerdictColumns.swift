@@ -58,6 +58,17 @@ package struct BatchVerdictColumns: Sendable {
     /// The rows appended since the last `take()`.
     package var count: Int { line.count }
 
+    /// The text the rows hold, in every string column together.
+    package var textBytes: Int {
+        [input, issuer, kid, policy, keyFreshness, snapshotSeen, snapshotFile, findingRule, findingCode, findingMessage, findingAt,
+         findingNested, skippedRule, outputs, trace, claims].reduce(0) { $0 + $1.byteCount }
+    }
+
+    /// Text past which a record batch is ended before the next row: Arrow's offsets are 32-bit,
+    /// so a column must stay under 2 GiB, and one row adds at most a line's claims
+    /// (`--max-line-bytes`, at most 1 GiB) and what rules write.
+    package static let recordBatchBytes = 1 << 29
+
     /// Appends one verdict as a row.
     package mutating func append(_ record: BatchVerdict) {
         let verdict = record.verdict
@@ -141,5 +152,16 @@ extension BatchVerdictColumns {
         guard count > 0 else { return }
         let rows = count
         Self.encoder.appendRecordBatch(length: rows, columns: take(), to: &output)
+    }
+
+    /// `verdicts` as record batches appended to `output`: one, unless their text passes
+    /// `byteLimit`, when a batch ends before the row that would follow.
+    package static func writeRecordBatches(_ verdicts: some Sequence<BatchVerdict>, byteLimit: Int = recordBatchBytes, to output: inout [UInt8]) {
+        var columns = BatchVerdictColumns()
+        for verdict in verdicts {
+            if columns.textBytes >= byteLimit { columns.writeRecordBatch(to: &output) }
+            columns.append(verdict)
+        }
+        columns.writeRecordBatch(to: &output)
     }
 }

@@ -72,6 +72,9 @@ struct BatchCommand: AsyncParsableCommand {
         guard maxLineBytes > 0, maxDecompressedBytes > 0, maxGzipRatio > 0 else {
             throw ValidationError("--max-line-bytes, --max-decompressed-bytes and --max-gzip-ratio must be positive")
         }
+        guard maxLineBytes <= 1 << 30 else {
+            throw ValidationError("--max-line-bytes must be at most 1073741824 (1 GiB): a line is held whole in memory, got \(maxLineBytes)")
+        }
         guard outputFormat != .arrow || output != "-" || summaryJSON != "-" else {
             throw ValidationError("--summary-json - would follow the Arrow stream on standard output: write the summary to a file")
         }
@@ -181,13 +184,9 @@ struct BatchCommand: AsyncParsableCommand {
             }
             return (counts, lines.bytes)
         case .arrow:
-            var columns = BatchVerdictColumns()
-            for verdict in verdicts {
-                counts.add(verdict)
-                if !onlyInvalid || !verdict.verdict.valid { columns.append(verdict) }
-            }
+            for verdict in verdicts { counts.add(verdict) }
             var batch: [UInt8] = []
-            columns.writeRecordBatch(to: &batch)
+            BatchVerdictColumns.writeRecordBatches(verdicts.lazy.filter { !onlyInvalid || !$0.verdict.valid }, to: &batch)
             return (counts, batch)
         }
     }
