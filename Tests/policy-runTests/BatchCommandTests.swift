@@ -150,6 +150,9 @@ final class BatchCommandTests {
         try Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4B]).write(to: gz)
         let truncated = try DecodeCommandTests.run(Self.policy + [gz.path])
         #expect(truncated.status == 2 && truncated.stderr.contains("truncated"))
+        // --no-decompress: the same bytes are a line, judged as a record like any other.
+        let asLines = try DecodeCommandTests.run(Self.policy + ["--no-decompress", gz.path])
+        #expect(asLines.status == 1 && asLines.stdout.contains("record_malformed"), "\(asLines.stderr)")
     }
 
     @Test("two inline key sets written alike: batch with the signature cache gives the verdicts of --no-cache")

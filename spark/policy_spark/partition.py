@@ -102,9 +102,11 @@ class BatchCommand:
         return binary, root
 
     def argv(self, binary: str, summary_path: str) -> List[str]:
-        """The command line; the verdicts go to standard output, the summary to `summary_path`."""
+        """The command line; the verdicts go to standard output, the summary to `summary_path`.
+        Spark has decompressed the lines, so the binary takes none for gzip, whatever its first
+        line's first bytes."""
         return [binary, "batch", "--policy", self.policy, *self.arguments, "--jobs", str(self.jobs),
-                "--summary-json", summary_path, "--output-format", "arrow", "--output", "-", "-"]
+                "--summary-json", summary_path, "--output-format", "arrow", "--output", "-", "--no-decompress", "-"]
 
 
 def is_blank(line: bytes) -> bool:

@@ -71,14 +71,17 @@ class CommandTests(unittest.TestCase):
         self.assertEqual(len(written), 3)
 
     def test_a_failing_partition_fails_the_command(self):
-        # Not named .gz, so Spark reads its bytes as lines; the binary sees gzip and finds it cut.
-        with open(os.path.join(self.folder, "logs", "broken.jsonl"), "wb") as stream:
-            stream.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03K\n")
-        result = run([sys.executable, "-m", "policy_spark", *self.arguments[:2], "--input", "logs/broken.jsonl",
-                      "--policy-run", policy_run(), "--output", "verdicts", "--master", "local[2]"], self.folder)
+        # A stand-in binary: the real one for the driver's check, an error on the executors.
+        wrapper = os.path.join(self.folder, "failing-policy-run")
+        with open(wrapper, "w", encoding="utf-8") as stream:
+            stream.write(f"#!/bin/bash\ncase \" $* \" in *\" --summary-json \"*) echo 'error: the disk is full' >&2; exit 2 ;; esac\n"
+                         f"exec {policy_run()} \"$@\"\n")
+        os.chmod(wrapper, 0o755)
+        result = run([sys.executable, "-m", "policy_spark", *self.arguments[:2], "--input", "logs/day-0.jsonl.gz",
+                      "--policy-run", wrapper, "--output", "verdicts", "--master", "local[2]"], self.folder)
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertRegex(result.stderr.splitlines()[-1],
-                         r"^error: partition 0: policy-run batch exited with status 2: error: .*gzip")
+                         r"^error: partition 0: policy-run batch exited with status 2: error: the disk is full")
         self.assertFalse(os.path.exists(os.path.join(self.folder, "verdicts", "_SUCCESS")))
 
     def test_a_corrupt_gzip_log_fails_the_command(self):

@@ -162,18 +162,27 @@ class SparkBatchTests(unittest.TestCase):
     def test_a_binary_error_fails_the_job_with_its_partition_and_message(self):
         policies = PolicyFolder(self.folder)
         policy = policies.policy("p", "{jwks_file: " + policies.key_file("rs.jwks.json", ["test-rs256"]) + "}")
-        # A file that is not named .gz but holds gzip bytes: Spark reads it as text lines, the
-        # binary sees gzip at the start of its input and finds it truncated.
-        broken = os.path.join(self.folder, "broken.jsonl")
-        with open(broken, "wb") as stream:
-            stream.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03K\n")
-        job = judge_logs(_spark, policy, [broken], binary=policy_run())
+        log = write_log(os.path.join(self.folder, "log.jsonl"), [record(token("test-rs256", DAY), DAY + 5)])
+        job = judge_logs(_spark, policy, [log], binary=self.wrapper("echo 'error: the disk is full' >&2; exit 2"))
         with self.assertRaises(Exception) as raised:
             job.verdicts.write.json(os.path.join(self.folder, "out"))
-        message = str(raised.exception)
-        self.assertRegex(message, PartitionFailed.MARKER + r"partition 0: policy-run batch exited with status 2: error: .*gzip")
+        self.assertRegex(str(raised.exception), PartitionFailed.MARKER + r"partition 0: policy-run batch exited with status 2: error: the disk is full")
         with self.assertRaisesRegex(BatchJobError, "0 of 1 partitions judged"):
             job.summary()
+
+    def test_a_line_that_starts_as_gzip_does_is_a_record_not_a_compressed_input(self):
+        policies = PolicyFolder(self.folder)
+        policy = policies.policy("p", "{jwks_file: " + policies.key_file("rs.jwks.json", ["test-rs256"]) + "}")
+        # A file not named .gz whose first line holds gzip's magic bytes: Spark reads it as text
+        # lines, and the binary, told they were decompressed, judges each line as a record.
+        broken = os.path.join(self.folder, "broken.jsonl")
+        with open(broken, "wb") as stream:
+            stream.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03K\n" + record(token("test-rs256", DAY), DAY + 5).encode() + b"\n")
+        rows, summary = self.judge(policy, [broken])
+        by_line = {row["line"]: row for row in rows}
+        self.assertEqual(by_line[1]["codes"], ["record_malformed"])
+        self.assertTrue(by_line[2]["valid"])
+        self.assertEqual((summary["records"], summary["invalid"]), (2, 1))
 
     def wrapper(self, body: str) -> str:
         """A stand-in binary: runs the real one for the driver's check over no records (no

@@ -43,9 +43,13 @@ package final class LineReader {
     private let isStream: Bool
 
     /// A reader of `handle` (a file, a pipe, standard input) within `limits`.
-    package init(handle: FileHandle, limits: BatchInputLimits = .standard) {
+    ///
+    /// - Parameter decompress: whether input that starts as gzip does is read as gzip; false
+    ///   for a caller that decompressed already, whose first line may start with any bytes.
+    package init(handle: FileHandle, limits: BatchInputLimits = .standard, decompress: Bool = true) {
         self.handle = handle
         self.limits = limits
+        sniffed = !decompress
         var status = stat()
         isStream = fstat(handle.fileDescriptor, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
     }

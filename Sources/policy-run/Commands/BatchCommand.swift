@@ -55,6 +55,9 @@ struct BatchCommand: AsyncParsableCommand {
                                valueName: "SIZE"))
     var cacheSize: String?
 
+    @Flag(help: "Read the input as it is: gzip is not recognised (for a caller that decompressed it, whose first line may start with any bytes).")
+    var noDecompress = false
+
     @Option(help: ArgumentHelp("The longest line read whole; longer ones are cut and reported (default 1 MiB).", valueName: "BYTES"))
     var maxLineBytes: Int = BatchInputLimits.standard.maxLineBytes
 
@@ -118,7 +121,7 @@ struct BatchCommand: AsyncParsableCommand {
         if detectReplay { summary.replays = BatchSummary.Replays() }
         let started = ContinuousClock.now
         for (source, handle) in zip(sources, handles) {
-            let reader = LineReader(handle: handle, limits: limits)
+            let reader = LineReader(handle: handle, limits: limits, decompress: !noDecompress)
             let records = BatchRecords(reader: reader, format: format, input: sources.count > 1 ? source : nil)
             let bytesBefore = progress.bytesDone
             do {
