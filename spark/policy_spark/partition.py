@@ -1,9 +1,10 @@
 """One partition of a token log through `policy-run batch`, on the executor that holds it.
 
 The partition's lines are written to a file on the node exactly as they were in the file read
-(the newline restored) and given to the binary as its standard input, so a record is judged byte for byte as `policy-run batch FILE` judges it. The
-verdicts come back as an Arrow stream (`--output-format arrow`): typed columns that reach Spark
-with no JSON parsed and no row handled one at a time in Python. The binary numbers the lines of
+(the newline restored) and given to the binary as its standard input, so a record is judged
+byte for byte as `policy-run batch FILE` judges it. The verdicts come back as an Arrow stream
+(`--output-format arrow`): typed columns that reach Spark with no JSON parsed and no row
+handled one at a time in Python. The binary numbers the lines of
 its input; a partition may hold several files, or a block of one, so each verdict's number is
 mapped back to the file and block its line came from.
 """
@@ -109,14 +110,9 @@ class BatchCommand:
                 "--summary-json", summary_path, "--output-format", "arrow", "--output", "-", "--no-decompress", "-"]
 
 
-def is_blank(line: bytes) -> bool:
-    """Whether a line holds only spaces, tabs and carriage returns: `policy-run batch` gives it no verdict."""
-    return not line.strip(b" \t\r")
-
-
 def records_in(lines: pyarrow.Array, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> int:
-    """How many of `lines` are records: not blank (as `is_blank` says), or longer than
-    `max_line_bytes`, which the binary cuts and reports without reading past the cut."""
+    """How many of `lines` are records: not blank (only spaces, tabs and carriage returns), or
+    longer than `max_line_bytes`, which the binary cuts and reports without reading past the cut."""
     if not len(lines):
         return 0
     blank = compute.and_(compute.match_substring_regex(lines, _BLANK),
@@ -131,7 +127,7 @@ class _Spool:
     starts: List[int]  # the binary's line number of each segment's first line
     segments: List[Tuple[str, int]]  # (file, block) of each segment
     records: int
-    lines: int = 0
+    lines: int  # all lines written, blank ones included
 
 
 class _ScratchWriteFailed(Exception):

@@ -10,7 +10,7 @@ import unittest
 
 import pyspark
 
-from fixtures import DAY, REPOSITORY, PolicyFolder, policy_run, record, temporary_folder, token, write_log
+from fixtures import DAY, REPOSITORY, PolicyFolder, policy_run, record, stand_in_binary, temporary_folder, token, write_log
 
 PACKAGE = os.path.join(REPOSITORY, "spark")
 SPARK_SUBMIT = os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")
@@ -71,12 +71,7 @@ class CommandTests(unittest.TestCase):
         self.assertEqual(len(written), 3)
 
     def test_a_failing_partition_fails_the_command(self):
-        # A stand-in binary: the real one for the driver's check, an error on the executors.
-        wrapper = os.path.join(self.folder, "failing-policy-run")
-        with open(wrapper, "w", encoding="utf-8") as stream:
-            stream.write(f"#!/bin/bash\ncase \" $* \" in *\" --summary-json \"*) echo 'error: the disk is full' >&2; exit 2 ;; esac\n"
-                         f"exec {policy_run()} \"$@\"\n")
-        os.chmod(wrapper, 0o755)
+        wrapper = stand_in_binary(self.folder, "echo 'error: the disk is full' >&2; exit 2")
         result = run([sys.executable, "-m", "policy_spark", *self.arguments[:2], "--input", "logs/day-0.jsonl.gz",
                       "--policy-run", wrapper, "--output", "verdicts", "--master", "local[2]"], self.folder)
         self.assertEqual(result.returncode, 2, result.stderr)

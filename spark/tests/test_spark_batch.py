@@ -2,7 +2,6 @@
 the same logs, a replay across a key rotation, and partitions that fail."""
 
 import os
-import stat
 import unittest
 
 from pyspark.sql import SparkSession
@@ -10,7 +9,7 @@ from pyspark.sql import SparkSession
 from policy_spark import BatchJobError, RecordOptions, judge_logs
 from policy_spark.partition import PartitionFailed
 
-from fixtures import (DAY, PolicyFolder, batch, file_line, policy_run, record, temporary_folder,
+from fixtures import (DAY, PolicyFolder, batch, file_line, policy_run, record, stand_in_binary, temporary_folder,
                       token, write_log)
 
 _spark = None
@@ -163,7 +162,7 @@ class SparkBatchTests(unittest.TestCase):
         policies = PolicyFolder(self.folder)
         policy = policies.policy("p", "{jwks_file: " + policies.key_file("rs.jwks.json", ["test-rs256"]) + "}")
         log = write_log(os.path.join(self.folder, "log.jsonl"), [record(token("test-rs256", DAY), DAY + 5)])
-        job = judge_logs(_spark, policy, [log], binary=self.wrapper("echo 'error: the disk is full' >&2; exit 2"))
+        job = judge_logs(_spark, policy, [log], binary=stand_in_binary(self.folder, "echo 'error: the disk is full' >&2; exit 2"))
         with self.assertRaises(Exception) as raised:
             job.verdicts.write.json(os.path.join(self.folder, "out"))
         self.assertRegex(str(raised.exception), PartitionFailed.MARKER + r"partition 0: policy-run batch exited with status 2: error: the disk is full")
@@ -184,15 +183,6 @@ class SparkBatchTests(unittest.TestCase):
         self.assertTrue(by_line[2]["valid"])
         self.assertEqual((summary["records"], summary["invalid"]), (2, 1))
 
-    def wrapper(self, body: str) -> str:
-        """A stand-in binary: runs the real one for the driver's check over no records (no
-        --summary-json), and `body` on the executors."""
-        path = os.path.join(self.folder, "wrapped-policy-run")
-        with open(path, "w", encoding="utf-8") as stream:
-            stream.write(f"#!/bin/bash\ncase \" $* \" in *\" --summary-json \"*) {body} ;; esac\nexec {policy_run()} \"$@\"\n")
-        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-        return path
-
     def test_a_binary_that_loses_records_or_dies_fails_the_job(self):
         policies = PolicyFolder(self.folder)
         policy = policies.policy("p", "{jwks_file: " + policies.key_file("rs.jwks.json", ["test-rs256"]) + "}")
@@ -209,7 +199,7 @@ class SparkBatchTests(unittest.TestCase):
         }
         for body, expected in cases.items():
             with self.subTest(body=body):
-                job = judge_logs(_spark, policy, [log], binary=self.wrapper(body))
+                job = judge_logs(_spark, policy, [log], binary=stand_in_binary(self.folder, body))
                 with self.assertRaisesRegex(Exception, PartitionFailed.MARKER + "partition 0: .*" + expected):
                     job.verdicts.collect()
 

@@ -156,12 +156,7 @@ public struct Verdict: Sendable, Codable {
             for rule in skipped { writer.string(rule) }
             writer.endArray()
             writer.key(plain: "outputs")
-            writer.beginObject()
-            for name in outputs.keys.sorted() {
-                writer.key(name)
-                writer.value(outputs[name]!)
-            }
-            writer.endObject()
+            writeOutputs(to: &writer)
         }
         if let trace {
             writer.key(plain: "trace")
@@ -169,6 +164,16 @@ public struct Verdict: Sendable, Codable {
         }
     }
 
+    /// `outputs` as one JSON object, its members in name order: the same text whatever the
+    /// dictionary's order, in a verdict line and in a batch's Arrow column alike.
+    package func writeOutputs(to writer: inout JSONWriter) {
+        writer.beginObject()
+        for name in outputs.keys.sorted() {
+            writer.key(name)
+            writer.value(outputs[name]!)
+        }
+        writer.endObject()
+    }
 }
 
 /// One failed check.
