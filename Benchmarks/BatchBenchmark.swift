@@ -130,6 +130,10 @@ struct Corpus {
     let policyFile: URL
     let uniqueFile: URL
     let repeatedFile: URL
+    /// The unique corpus's valid records alone, for counting what a valid record costs.
+    let validFile: URL
+    /// One valid token in every record, each a second later (within its lifetime): a verdict reused record after record.
+    let oneTokenFile: URL
     /// The JWKS (or, for HS256, the secret) PyJWT verifies with.
     let jwksFile: URL
     let secret: String?
@@ -185,9 +189,12 @@ struct Corpus {
         func line(_ token: String, at time: Int = BatchBenchmark.now) -> String { "{\"token\":\"\(token)\",\"ts\":\(time)}\n" }
         let uniqueFile = folder.appendingPathComponent("\(name)-unique.jsonl")
         let repeatedFile = folder.appendingPathComponent("\(name)-repeated.jsonl")
+        let validFile = folder.appendingPathComponent("\(name)-valid.jsonl")
         self.uniqueFile = uniqueFile
         self.repeatedFile = repeatedFile
-        var unique = "", repeated = ""
+        self.validFile = validFile
+        oneTokenFile = folder.appendingPathComponent("\(name)-one-token.jsonl")
+        var unique = "", repeated = "", valid = "", oneToken = ""
         unique.reserveCapacity(records * 700)
         let distinct = max(1, records / 10)
         var tokens: [String] = []
@@ -195,13 +202,17 @@ struct Corpus {
         for index in 0..<records {
             let text = try token(index)
             unique += line(text)
+            if index % 16 < 12 { valid += line(text) }
             if index < distinct { tokens.append(text) }
         }
         // Each pass over the distinct tokens is a second later, as in a log: a verdict that
         // quotes its time (an expired token's) is judged again, one that holds until exp is reused.
         for index in 0..<records { repeated += line(tokens[index % distinct], at: BatchBenchmark.now + index / distinct) }
+        for index in 0..<records { oneToken += line(tokens[0], at: BatchBenchmark.now + index % 1000) }
         try unique.write(to: uniqueFile, atomically: false, encoding: .utf8)
         try repeated.write(to: repeatedFile, atomically: false, encoding: .utf8)
+        try valid.write(to: validFile, atomically: false, encoding: .utf8)
+        try oneToken.write(to: oneTokenFile, atomically: false, encoding: .utf8)
         signingInput = Array(try CompactJWS(tokens[0]).signingInput)
     }
 }
