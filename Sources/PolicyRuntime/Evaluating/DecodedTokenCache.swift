@@ -30,17 +30,15 @@ final class DecodedTokenCache: Sendable {
             self.digest = digest ?? Self.digest(of: token)
         }
 
-        /// The hash of `token`'s bytes that keys it.
+        /// The hash of `token`'s bytes that keys it: SipHash-1-3 under the process's key.
         static func digest(of token: String) -> Int {
-            var hasher = Hasher()
             var text = token
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            return hasher.finalize()
+            return text.withUTF8 { Int(truncatingIfNeeded: SipHash.hash13(UnsafeRawBufferPointer($0))) }
         }
 
         var sketchHash: UInt64 { UInt64(bitPattern: Int64(digest)) }
 
-        /// The digest itself: `Hasher`'s, seeded per process.
+        /// The digest itself: SipHash, keyed per process.
         var tableHash: Int { digest }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
