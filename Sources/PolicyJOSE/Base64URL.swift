@@ -56,9 +56,12 @@ package enum Base64URL {
     package static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
         let outputCount = try decodedCount(input.count)
         var canonical = false
-        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in
+        // Decoded on the stack and copied: `[UInt8](unsafeUninitializedCapacity:)` allocates
+        // through a stdlib entry point that is not specialized and looks up its storage's generic
+        // metadata at run time (~200 instructions, per token part); copying is a tenth of that.
+        let output = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: outputCount) { out in
             canonical = decode(input, into: out)
-            written = outputCount
+            return Array(out)
         }
         guard canonical else { throw invalidInput(input) }
         return output

@@ -66,6 +66,12 @@ package struct CompactJWS: Sendable {
         self = try ContiguousBytes.with(token.utf8) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits, headers: headers) }
     }
 
+    /// Parses a compact JWS from a `String`: what every evaluation calls, not generic, so that
+    /// no generic metadata is looked up per token.
+    package init(_ token: String, limits: TokenLimits = .standard, headers: JOSEHeaderCache? = nil) throws(JOSEError) {
+        self = try ContiguousBytes.with(token) { buffer throws(JOSEError) in try CompactJWS(buffer, limits: limits, headers: headers) }
+    }
+
     /// Parses a compact JWS from its ASCII bytes.
     package init(_ bytes: UnsafeBufferPointer<UInt8>, limits: TokenLimits = .standard, headers: JOSEHeaderCache? = nil) throws(JOSEError) {
         let (dots, header) = try CompactSerialization.split(bytes, parts: 3, what: "JWS", limits: limits, headers: headers)
@@ -83,10 +89,11 @@ package struct CompactJWS: Sendable {
         let signatureCount = try CompactSerialization.decodedCount(signatureText, part: "signature")
         let prefix = UnsafeBufferPointer(rebasing: bytes[..<dots[1]])
         var canonical = false
-        let storage = [UInt8](unsafeUninitializedCapacity: prefix.count + signatureCount) { out, written in
+        // Made on the stack and copied, for the reason `Base64URL.decode` gives.
+        let storage = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + signatureCount) { out in
             _ = UnsafeMutableBufferPointer(rebasing: out[..<prefix.count]).initialize(fromContentsOf: prefix)
             canonical = Base64URL.decode(signatureText, into: UnsafeMutableBufferPointer(rebasing: out[prefix.count...]))
-            written = out.count
+            return Array(out)
         }
         guard canonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
         parts = Parts(header: header, algorithm: algorithm, payload: payload, storage: storage, signingInputCount: prefix.count)
