@@ -62,6 +62,7 @@ struct JSONCursor {
         JOSEError(code, "\(message) (at byte \(index))")
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {

@@ -100,6 +100,12 @@ extension Rule {
     public let id: String
     /// Where the rule is written, for findings and traces.
     public let location: SourceLocation
+    /// `location` as findings and traces quote it (`file:line:column`), made once rather than
+    /// for every finding.
+    public let locationText: String
+    /// Whether the rule is the engine's signature check, whose failure keeps later rules from
+    /// judging the token's claims: asked once, not cast for each failure.
+    let checksSignature: Bool
     /// When the rule runs under `fail_fast`; usually its type's phase.
     public let phase: RulePhase
     /// The inputs the rule reads; when an optional one is absent the rule is skipped.
@@ -111,6 +117,8 @@ extension Rule {
         self.rule = rule
         self.id = id
         self.location = location
+        locationText = location.description
+        checksSignature = rule is SignatureRule
         self.phase = phase
         self.inputs = inputs
     }

@@ -141,14 +141,14 @@ struct ChainEvaluator {
             assert(outcome.code.map(rule.rule.reportableCodes.contains) ?? true,
                    "\(rule.id) reported \(outcome.code!.rawValue), which it does not list in reportableCodes")
             let finding = Finding(rule: rule.id, code: outcome.code ?? .customRuleFailed, message: outcome.message ?? "the rule failed",
-                                  at: rule.location.description, nested: outcome.nested)
+                                  at: rule.locationText, nested: outcome.nested)
             record(rule, .fail, outcome.detail ?? outcome.message, nested: outcome.nestedTrace)
-            if rule.rule is SignatureRule { signatureFailed = true }
+            if rule.checksSignature { signatureFailed = true }
             return .fail([finding], undecided: finding.code.meansUndecided)
         case .blocked:
             // Another rule's failure kept this one from judging: it has no finding of its own.
             record(rule, .notRun, outcome.detail)
-            if rule.rule is SignatureRule { signatureFailed = true }
+            if rule.checksSignature { signatureFailed = true }
             return .fail([], undecided: true)
         }
     }
@@ -162,7 +162,7 @@ struct ChainEvaluator {
     /// rules are named under it (`token.embedded_tokens.njwt > token.issuer`).
     private mutating func record(_ rule: CompiledRule, _ status: Trace.Entry.Status, _ detail: String?, nested: [Trace.Entry] = []) {
         guard tracing else { return }
-        entries.append(Trace.Entry(rule: rule.id, status: status, at: rule.location.description, detail: detail))
+        entries.append(Trace.Entry(rule: rule.id, status: status, at: rule.locationText, detail: detail))
         for entry in nested {
             entries.append(Trace.Entry(rule: "\(rule.id) > \(entry.rule)", status: entry.status, at: entry.at, detail: entry.detail))
         }

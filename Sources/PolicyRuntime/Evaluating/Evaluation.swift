@@ -323,7 +323,7 @@ extension Policy {
             let located = Finding(rule: failure.rule, code: failure.code, message: failure.message, at: at)
             if tracing {
                 trace?.entries.append(.init(rule: failure.rule, status: .fail, at: at, detail: failure.message))
-                for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.location.description, detail: "the token could not be \(failure.rule == "token.decryption" ? "decrypted" : "decoded")")) }
+                for rule in root.rules { trace?.entries.append(.init(rule: rule.id, status: .notRun, at: rule.locationText, detail: "the token could not be \(failure.rule == "token.decryption" ? "decrypted" : "decoded")")) }
             }
             // A plain JWE that decrypted proved its origin even when its payload is unusable.
             let provenBy = envelope.format == .jwe ? failure.decryptedBy : nil
@@ -419,7 +419,7 @@ extension Policy {
         // wherever the rules that compared the time would have answered the same.
         let stableWithin = verdictsReusable && !tracing && keySets.isEmpty && request.decoded == nil && evaluator.oneTimeValues.isEmpty
             ? context.timeWindow : nil
-        return Judged(verdict: verdict, oneTimeValues: evaluator.oneTimeValues.map { .init(rule: $0.rule.id, at: $0.rule.location.description, value: $0.value) },
+        return Judged(verdict: verdict, oneTimeValues: evaluator.oneTimeValues.map { .init(rule: $0.rule.id, at: $0.rule.locationText, value: $0.value) },
                       stableWithin: stableWithin)
     }
 
