@@ -1,6 +1,11 @@
 #ifndef POLICY_ENGINE_COPENSSL_SHIM_H
 #define POLICY_ENGINE_COPENSSL_SHIM_H
 
+/* HMACKey keeps the SHA-1/SHA-2 states after its key's pads (RFC 2104) and copies them per tag:
+ * only the low-level SHA functions, deprecated in OpenSSL 3.0 but kept, have copyable states
+ * (EVP_MD_CTX_copy_ex allocates on every copy). */
+#define OPENSSL_SUPPRESS_DEPRECATED
+
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -16,6 +21,7 @@
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
+#include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 

@@ -383,11 +383,10 @@ extension Policy {
     /// it judges, for the trace.
     private func judge(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest,
                        signature: (index: Int, count: Int)? = nil) -> Judged {
-        let (now, tracing, clockSource, signatureCache) = (request.now, request.trace, request.clockSource, request.signatureCache)
-        var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
+        let tracing = request.trace
         let decoded = prepared.token
-        let context = EvaluationContext(now: now, inputs: prepared.inputs, token: decoded, tokenText: prepared.tokenText, subjects: prepared.subjects,
-                                        keySets: keySets, signatureCache: signatureCache, tracing: tracing, embeddedTokens: prepared.embedded)
+        let context = EvaluationContext(now: request.now, inputs: prepared.inputs, token: decoded, tokenText: prepared.tokenText, subjects: prepared.subjects,
+                                        keySets: keySets, signatureCache: request.signatureCache, tracing: tracing, embeddedTokens: prepared.embedded)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
         // not the same as "no findings".
@@ -401,26 +400,36 @@ extension Policy {
         let verified = provenBy != nil
         // A token must prove its origin; requests, callbacks and PKCE values carry no signature.
         let valid = passed && (verified || decoded == nil)
-        if let decryption = envelope.decryption, let key = decoded?.decryptedBy {
-            trace?.entries.append(.init(rule: "token.decryption", status: .pass, at: decryption.location.description,
-                                        detail: "decrypted with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(key.source)"))
-        }
-        if let signature {
-            trace?.entries.append(.init(rule: "token.signatures", status: passed && verified ? .pass : .fail, at: files.first.map { "\($0):1:1" } ?? name,
-                                        detail: "signature \(signature.index + 1) of \(signature.count) (signatures: \(envelope.signatures))"))
-        }
-        trace?.entries += evaluator.entries
-        trace?.key = provenBy
+        let trace = tracing ? trace(of: evaluator, decoded, provenBy: provenBy, held: passed && verified, signature: signature, request) : nil
         // Operators watch this field for outages: a verdict reached with stale keys says so.
         let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
+        let outputs = !valid ? [:] : self.outputs.isEmpty ? evaluator.outputs : evaluator.outputs.merging(outputValues(decoded)) { $1 }
         let verdict = Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
-                              skipped: evaluator.skipped, outputs: valid ? evaluator.outputs.merging(outputValues(decoded)) { $1 } : [:], trace: trace)
+                              skipped: evaluator.skipped, outputs: outputs, trace: trace)
         // Where the verdict depended on nothing but the token, the inputs and the time, it holds
         // wherever the rules that compared the time would have answered the same.
         let stableWithin = verdictsReusable && !tracing && keySets.isEmpty && request.decoded == nil && evaluator.oneTimeValues.isEmpty
             ? context.timeWindow : nil
-        return Judged(verdict: verdict, oneTimeValues: evaluator.oneTimeValues.map { .init(rule: $0.rule.id, at: $0.rule.locationText, value: $0.value) },
-                      stableWithin: stableWithin)
+        let oneTimeValues = evaluator.oneTimeValues.isEmpty ? [] : evaluator.oneTimeValues.map { Judged.UsedValue(rule: $0.rule.id, at: $0.rule.locationText, value: $0.value) }
+        return Judged(verdict: verdict, oneTimeValues: oneTimeValues, stableWithin: stableWithin)
+    }
+
+    /// The trace of a chain `evaluator` ran: made only when the request asks for one, so an
+    /// untraced evaluation copies none of the optional trace's parts.
+    private func trace(of evaluator: ChainEvaluator, _ decoded: DecodedToken?, provenBy: VerifiedKey?, held: Bool,
+                       signature: (index: Int, count: Int)?, _ request: EvaluationRequest) -> Trace {
+        var trace = Trace(clock: .init(now: request.now, source: request.clockSource))
+        if let decryption = envelope.decryption, let key = decoded?.decryptedBy {
+            trace.entries.append(.init(rule: "token.decryption", status: .pass, at: decryption.location.description,
+                                       detail: "decrypted with \(key.kid.map { "kid '\($0)'" } ?? "a key without kid") from \(key.source)"))
+        }
+        if let signature {
+            trace.entries.append(.init(rule: "token.signatures", status: held ? .pass : .fail, at: files.first.map { "\($0):1:1" } ?? name,
+                                       detail: "signature \(signature.index + 1) of \(signature.count) (signatures: \(envelope.signatures))"))
+        }
+        trace.entries += evaluator.entries
+        trace.key = provenBy
+        return trace
     }
 
     package func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
