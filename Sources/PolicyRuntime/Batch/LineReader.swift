@@ -32,6 +32,8 @@ package final class LineReader {
     private var inflater: GzipInflater?
     private var sniffed = false
     private var buffer: [UInt8] = []
+    /// Where each read lands before its bytes join `buffer` (or, for gzip, are inflated).
+    private var chunk: [UInt8] = []
     private var start = 0
     private var endOfInput = false
     private var lineNumber = 0
@@ -149,37 +151,38 @@ package final class LineReader {
         }
         // Compressed input is read in small steps: gzip expands up to about 1000 times, and a
         // step must not become a huge buffer.
-        var bytes = try readAvailable(upTo: sniffed && inflater == nil ? 256 * 1024 : 8 * 1024)
-        bytesRead += bytes.count
+        let count = try readAvailable(upTo: sniffed && inflater == nil ? 256 * 1024 : 8 * 1024)
+        bytesRead += count
         if !sniffed {
             sniffed = true
-            if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B {
+            if count >= 2, chunk[0] == 0x1F, chunk[1] == 0x8B {
                 do { inflater = try GzipInflater() } catch { throw BatchInputError(error.description) }
             }
         }
-        guard !bytes.isEmpty else {
+        guard count > 0 else {
             if let inflater, !inflater.isComplete { throw BatchInputError("the gzip input ends early: it is truncated") }
             endOfInput = true
             return
         }
         if let inflater {
-            do { bytes = try inflater.inflate(bytes) } catch { throw BatchInputError(error.description) }
+            let bytes: [UInt8]
+            do { bytes = try inflater.inflate(Array(chunk[..<count])) } catch { throw BatchInputError(error.description) }
             decompressed += Int64(bytes.count)
             if let problem = limits.expansionProblem(compressed: Int64(bytesRead), decompressed: decompressed) { throw BatchInputError(problem) }
+            buffer.append(contentsOf: bytes)
+        } else {
+            buffer.append(contentsOf: chunk[..<count])
         }
-        buffer.append(contentsOf: bytes)
     }
 
-    /// What one `read` returns: as soon as the input has some bytes, not once `count` arrived,
-    /// so a pipe that writes a line and waits has that line judged. Empty at the end.
-    private func readAvailable(upTo count: Int) throws(BatchInputError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
+    /// What one `read` returns, into the first bytes of `chunk`: as soon as the input has some
+    /// bytes, not once `count` arrived, so a pipe that writes a line and waits has that line
+    /// judged. Zero at the end. `chunk` is made once, not zeroed again for every read.
+    private func readAvailable(upTo count: Int) throws(BatchInputError) -> Int {
+        if chunk.count < count { chunk = [UInt8](repeating: 0, count: count) }
         while true {
-            let got = bytes.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, count) }
-            if got >= 0 {
-                bytes.removeSubrange(got...)
-                return bytes
-            }
+            let got = chunk.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, count) }
+            if got >= 0 { return got }
             guard errno == EINTR else {
                 throw BatchInputError("the input cannot be read: \(String(cString: strerror(errno)))")
             }
