@@ -134,6 +134,8 @@ struct Corpus {
     let validFile: URL
     /// One valid token in every record, each a second later (within its lifetime): a verdict reused record after record.
     let oneTokenFile: URL
+    /// Every log written, for a caller that keeps only the one it needs.
+    var logFiles: [URL] { [uniqueFile, repeatedFile, validFile, oneTokenFile] }
     /// The JWKS (or, for HS256, the secret) PyJWT verifies with.
     let jwksFile: URL
     let secret: String?

@@ -62,7 +62,8 @@ enum SparkBenchmark {
             let corpus = try Corpus(BatchBenchmark.Case(algorithm: benchCase.algorithm, records: 2 * records, reference: "", target: 0), in: policies)
             let whole = folder.appendingPathComponent(corpus.uniqueFile.lastPathComponent)
             try FileManager.default.moveItem(at: corpus.uniqueFile, to: whole)
-            try FileManager.default.removeItem(at: corpus.repeatedFile)
+            // Only the unique log is used; the others must not be shipped with the policy.
+            for log in corpus.logFiles where log != corpus.uniqueFile { try FileManager.default.removeItem(at: log) }
             let half = folder.appendingPathComponent("half-" + whole.lastPathComponent)
             let lines = try Data(contentsOf: whole).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             try Data(lines.prefix(records).joined(separator: [UInt8(ascii: "\n")]) + [UInt8(ascii: "\n")]).write(to: half)
