@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `Benchmarks instructions` reads from a callgrind output file: instructions by object
-/// (the binary, libcrypto, libsodium, libc, ...) and calls by callee.
+/// (the binary, libcrypto, libsodium, libc, ...) and calls to the allocator by the caller's object.
 ///
 /// The file format (valgrind's "Callgrind Format Specification"): `ob=`, `fn=` and `cfn=`
 /// lines name the current object, function and callee, with `(id) name` compressing repeats;
@@ -10,8 +10,6 @@ import Foundation
 struct CallgrindProfile {
     /// Instructions executed in each object's own code, by the object's path.
     private(set) var instructionsByObject: [String: Int] = [:]
-    /// Calls made to each function, by its (mangled) name.
-    private(set) var callsByCallee: [String: Int] = [:]
     /// Calls to the C allocator (`allocators`), by the object of the function that made them.
     private(set) var allocationsByCaller: [String: Int] = [:]
 
@@ -23,7 +21,7 @@ struct CallgrindProfile {
 
     /// Instructions in objects whose file name contains one of `names` (e.g. `libcrypto`).
     func instructions(inObjectsNamed names: [String]) -> Int {
-        instructionsByObject.filter { object, _ in names.contains { object.contains($0) } }.values.reduce(0, +)
+        Self.sum(instructionsByObject, inObjectsNamed: names)
     }
 
     /// Calls to the C allocator.
@@ -31,7 +29,11 @@ struct CallgrindProfile {
 
     /// Calls to the C allocator made from objects whose file name contains one of `names`.
     func allocations(byObjectsNamed names: [String]) -> Int {
-        allocationsByCaller.filter { object, _ in names.contains { object.contains($0) } }.values.reduce(0, +)
+        Self.sum(allocationsByCaller, inObjectsNamed: names)
+    }
+
+    private static func sum(_ counts: [String: Int], inObjectsNamed names: [String]) -> Int {
+        counts.filter { object, _ in names.contains { object.contains($0) } }.values.reduce(0, +)
     }
 
     init(file: URL) throws {
@@ -66,9 +68,9 @@ struct CallgrindProfile {
             case "fn": _ = name(value, in: &functions)
             case "cfn": callee = name(value, in: &functions)
             case "calls":
-                let count = value.split(separator: " ").first.flatMap { Int($0) } ?? 0
-                callsByCallee[String(callee), default: 0] += count
-                if Self.allocators.contains(callee) { allocationsByCaller[String(object), default: 0] += count }
+                if Self.allocators.contains(callee) {
+                    allocationsByCaller[String(object), default: 0] += value.split(separator: " ").first.flatMap { Int($0) } ?? 0
+                }
                 callCostFollows = true
             default: break
             }

@@ -56,13 +56,7 @@ package enum Base64URL {
     package static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
         let outputCount = try decodedCount(input.count)
         var canonical = false
-        // Decoded on the stack and copied: `[UInt8](unsafeUninitializedCapacity:)` allocates
-        // through a stdlib entry point that is not specialized and looks up its storage's generic
-        // metadata at run time (~200 instructions, per token part); copying is a tenth of that.
-        let output = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: outputCount) { out in
-            canonical = decode(input, into: out)
-            return Array(out)
-        }
+        let output = [UInt8](writtenOnStack: outputCount) { out in canonical = decode(input, into: out) }
         guard canonical else { throw invalidInput(input) }
         return output
     }

@@ -89,11 +89,9 @@ package struct CompactJWS: Sendable {
         let signatureCount = try CompactSerialization.decodedCount(signatureText, part: "signature")
         let prefix = UnsafeBufferPointer(rebasing: bytes[..<dots[1]])
         var canonical = false
-        // Made on the stack and copied, for the reason `Base64URL.decode` gives.
-        let storage = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + signatureCount) { out in
+        let storage = [UInt8](writtenOnStack: prefix.count + signatureCount) { out in
             _ = UnsafeMutableBufferPointer(rebasing: out[..<prefix.count]).initialize(fromContentsOf: prefix)
             canonical = Base64URL.decode(signatureText, into: UnsafeMutableBufferPointer(rebasing: out[prefix.count...]))
-            return Array(out)
         }
         guard canonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
         parts = Parts(header: header, algorithm: algorithm, payload: payload, storage: storage, signingInputCount: prefix.count)

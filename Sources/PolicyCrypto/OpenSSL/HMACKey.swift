@@ -71,13 +71,6 @@ public final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Senda
         authenticationCode(message)
     }
 
-    deinit {
-        switch pads {
-        case let .sha1(key): key.erase()
-        case let .sha256(key): key.erase()
-        case let .sha512(key): key.erase()
-        }
-    }
 }
 
 /// A hash function through OpenSSL's low-level interface, whose state is a plain C struct.
@@ -111,8 +104,9 @@ private extension HashFunction<SHA512_CTX> {
 }
 
 /// A key's inner and outer pads absorbed by `function` (RFC 2104 §2): H(K ⊕ opad, H(K ⊕ ipad, m))
-/// then needs only the message and the inner hash hashed.
-private struct PaddedKey<Context> {
+/// then needs only the message and the inner hash hashed. A class, so that the states are
+/// cleared and freed once, when the key goes.
+private final class PaddedKey<Context> {
     let function: HashFunction<Context>
     private let inner: UnsafeMutablePointer<Context>
     private let outer: UnsafeMutablePointer<Context>
@@ -157,8 +151,7 @@ private struct PaddedKey<Context> {
         OPENSSL_cleanse(&context, MemoryLayout<Context>.size)
     }
 
-    /// Clears and frees the pads' states.
-    func erase() {
+    deinit {
         OPENSSL_cleanse(inner, MemoryLayout<Context>.size)
         OPENSSL_cleanse(outer, MemoryLayout<Context>.size)
         inner.deinitialize(count: 1).deallocate()
