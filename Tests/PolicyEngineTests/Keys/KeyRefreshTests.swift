@@ -39,12 +39,15 @@ struct KeyRefreshTests {
         #expect(await eventually { cache.statistics(for: source).failures == 2 })
         clock.advance(2)
         #expect(await eventually { cache.statistics(for: source).failures == 3 })
+        // The cache's statistics change before it logs: wait for the third line too.
+        _ = await eventually { log.all.filter { $0.message == "key set fetch failed" }.count >= 3 }
         let failures = log.all.filter { $0.message == "key set fetch failed" }
         #expect(failures.map(\.level) == [.warning, .debug, .debug], "the same failure is news once")
 
         document.set(try TestKeys.jwks(["a"]))
         clock.advance(4)
         #expect(await eventually { cache.statistics(for: source).fetchedAt != nil })
+        _ = await eventually { log.all.contains { $0.message == "fetched key set" } }
         let recovered = try #require(log.all.last { $0.message == "fetched key set" })
         #expect(recovered.metadata["after_failures"] == "3")
         #expect(cache.statistics(for: source).hits == 0 && cache.statistics(for: source).misses == 0, "no lookup was made")
