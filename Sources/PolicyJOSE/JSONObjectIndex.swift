@@ -35,6 +35,8 @@ internal import Darwin
     let members: [Member]
     /// The names written with escapes, decoded, by member position.
     let escapedNames: [Int: String]
+    /// Where the registered claims are, found once for the rules that read them on every token.
+    let registered: RegisteredClaimPositions
 
     /// Indexes `bytes`, which must hold one JSON object and nothing else.
     ///
@@ -58,6 +60,7 @@ internal import Darwin
         self.bytes = bytes
         self.members = members
         self.escapedNames = escapedNames
+        registered = members.withUnsafeBufferPointer { RegisteredClaimPositions($0, escapedNames: escapedNames) }
     }
 
     /// The number of members.
@@ -103,6 +106,11 @@ internal import Darwin
         return position(of: name.text)
     }
 
+    /// The position of the registered claim `claim`'s member, if any: one load.
+    @_spi(RuleAuthoring) @usableFromInline package func position(of claim: RegisteredClaim) -> Int? {
+        registered[claim]
+    }
+
     /// The kind of the member at `position`.
     @usableFromInline package func kind(at position: Int) -> JSONKind { members[position].kind }
 
@@ -130,6 +138,12 @@ internal import Darwin
                 preconditionFailure("an indexed JSON value failed to parse: \(error)")
             }
         }
+    }
+
+    /// The member at `position` as an integer, when it is one that fits in 64 bits: read while
+    /// indexing, so asking builds nothing.
+    @usableFromInline package func integer(at position: Int) -> Int64? {
+        members[position].integer
     }
 
     /// Whether the member at `position` is a string equal, code point for code point, to `text`,

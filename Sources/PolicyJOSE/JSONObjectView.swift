@@ -88,6 +88,40 @@ public struct JSONObjectView: Sendable {
         }
     }
 
+    /// The value of the registered claim `claim`, if present: found without a scan.
+    @_spi(RuleAuthoring) @inlinable public subscript(claim: RegisteredClaim) -> JSONValue? {
+        switch storage {
+        case let .indexed(index): index.position(of: claim).map(index.value(at:))
+        case let .object(object): object[claim.description]
+        }
+    }
+
+    /// The kind of the registered claim `claim`, without building its value; nil when absent.
+    @_spi(RuleAuthoring) @inlinable public func kind(of claim: RegisteredClaim) -> JSONKind? {
+        switch storage {
+        case let .indexed(index): index.position(of: claim).map(index.kind(at:))
+        case let .object(object): object[claim.description]?.kind
+        }
+    }
+
+    /// The registered claim `claim` when it is an integer that fits in 64 bits; nil when it is
+    /// absent or any other value (`subscript(claim:)` tells which).
+    @_spi(RuleAuthoring) @inlinable public func integer(_ claim: RegisteredClaim) -> Int64? {
+        switch storage {
+        case let .indexed(index): index.position(of: claim).flatMap(index.integer(at:))
+        case let .object(object):
+            if case let .number(.integer(value))? = object[claim.description] { value } else { nil }
+        }
+    }
+
+    /// Whether the registered claim `claim` is a string equal to `text`, code point for code point.
+    @_spi(RuleAuthoring) @inlinable public func string(_ claim: RegisteredClaim, equals text: String) -> Bool {
+        switch storage {
+        case let .indexed(index): index.position(of: claim).map { index.string(at: $0, equals: text) } ?? false
+        case let .object(object): object[claim.description]?.stringValue?.isExactly(text) == true
+        }
+    }
+
     /// Every member, built: for outputs, traces and `--include-claims`.
     public var object: JSONObject {
         switch storage {

@@ -139,7 +139,7 @@ package struct BatchEvaluator: Sendable {
 
     private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchVerdict {
         let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
-        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[ClaimName.iss]?.stringValue,
+        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[RegisteredClaim.iss]?.stringValue,
                             kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey)
     }
 

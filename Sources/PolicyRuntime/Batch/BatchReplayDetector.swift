@@ -23,15 +23,15 @@ package struct BatchReplayKey: Sendable {
     /// The key of `token`, judged at `time`.
     package init(_ token: DecodedToken, time: Double) {
         let claims = token.claims
-        issuer = claims[ClaimName.iss]?.stringValue ?? ""
-        jti = claims[ClaimName.jti]?.stringValue
+        issuer = claims[RegisteredClaim.iss]?.stringValue ?? ""
+        jti = claims[RegisteredClaim.jti]?.stringValue
         if let jti {
             digest = ContentDigest(of: Array("jti\u{0}\(issuer)\u{0}\(jti)".utf8))
         } else {
             digest = token.jws.map { ContentDigest(of: $0.signedBytes) } ?? ContentDigest(of: Array("\(token.byteCount)".utf8))
         }
         self.time = time
-        expires = claims[ClaimName.exp]?.numberValue?.doubleValue
+        expires = claims[RegisteredClaim.exp]?.numberValue?.doubleValue
     }
 
     private init(digest: ContentDigest, time: Double, expires: Double?, jti: String?, issuer: String) {

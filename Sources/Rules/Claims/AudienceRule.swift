@@ -22,10 +22,10 @@ struct AudienceRule: Rule {
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         guard let expected = audiences.resolved(in: context) else { return .fail(.inputInvalid, "an input used by 'audience' is not a string") }
         let claims = context.decoded.claims
-        switch claims.kind(of: ClaimName.aud) {
+        switch claims.kind(of: RegisteredClaim.aud) {
         case nil: return .fail(.claimMissing, "the token has no aud; expected \(RuleCompiler.show(expected))")
         // A single audience is compared in place; its text is built only for the trace.
-        case .string? where expected.contains(where: { claims.string(ClaimName.aud, equals: $0) }):
+        case .string? where expected.contains(where: { claims.string(RegisteredClaim.aud, equals: $0) }):
             return .pass(context.detail("aud \(RuleCompiler.show(TokenClaims.audiences(claims) ?? [])) includes one of \(RuleCompiler.show(expected))"))
         default: break
         }

@@ -73,12 +73,12 @@ struct OnceRule: Rule {
         case let .duration(seconds):
             expires = UnixTime(seconds: context.now.seconds + Double(seconds))
         case let .expiry(leeway):
-            guard case let .seconds(exp) = TokenClaims.numericDate(ClaimName.exp, in: claims) else {
+            guard case let .seconds(exp) = TokenClaims.numericDate(RegisteredClaim.exp, in: claims) else {
                 return .fail(.claimMissing, "the token has no usable exp to remember its \(path) until (once: within: exp)")
             }
             expires = UnixTime(seconds: exp + Double(leeway))
         }
-        let issuer = claims[ClaimName.iss]?.stringValue ?? ""
+        let issuer = claims[RegisteredClaim.iss]?.stringValue ?? ""
         let once = OneTimeValue(value, scope: "once \(issuer) \(path)", expires: expires, replayCode: .valueReplayed,
                                 what: "the token's \(path)")
         return .pass(context.detail("\(path) to be recorded as used until \(expires.iso8601)"), oneTimeValues: [once])

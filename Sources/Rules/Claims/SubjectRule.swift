@@ -19,7 +19,7 @@ struct SubjectRule: Rule {
     var explanation: String { "sub \(matcher.explanation)" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        switch matcher.check(context.decoded.claims[ClaimName.sub], inputs: context.inputs) {
+        switch matcher.check(context.decoded.claims[RegisteredClaim.sub], inputs: context.inputs) {
         case nil: return .pass(context.detail("sub \(matcher.explanation)"))
         case .missing: return .fail(.claimMissing, "the token has no sub")
         case let .type(message): return .fail(.claimType, "sub: \(message)")

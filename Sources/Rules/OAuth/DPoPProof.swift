@@ -101,7 +101,7 @@ package struct DPoPProof: Sendable {
         htu = try string("htu", required: true)!
         ath = try string("ath", required: false)
         nonce = try string("nonce", required: false)
-        switch TokenClaims.numericDate(ClaimName.iat, in: JSONObjectView(claims)) {
+        switch TokenClaims.numericDate(RegisteredClaim.iat, in: JSONObjectView(claims)) {
         case .absent: throw malformed("the DPoP proof has no 'iat'")
         case let .unusable(reason): throw malformed("the DPoP proof's \(reason)")
         case let .seconds(seconds): issuedAt = seconds

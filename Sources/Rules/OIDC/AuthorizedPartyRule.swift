@@ -23,7 +23,7 @@ struct AuthorizedPartyRule: Rule {
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         guard let expected = context.resolve(party)?.stringValue else { return .fail(.inputInvalid, "the input used by 'authorized_party' is not a string") }
         let claims = context.decoded.claims
-        guard let value = claims[ClaimName.azp] else {
+        guard let value = claims[RegisteredClaim.azp] else {
             if let audiences = TokenClaims.audiences(claims), audiences.count > 1 {
                 return .fail(.azpMissing, "aud has \(audiences.count) values, so azp must be present (OIDC Core 3.1.3.7)")
             }

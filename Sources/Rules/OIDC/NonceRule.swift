@@ -21,7 +21,7 @@ struct NonceRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         guard let expected = context.resolve(nonce)?.stringValue else { return .fail(.inputInvalid, "the input used by 'nonce' is not a string") }
-        guard let value = context.decoded.claims[ClaimName.nonce] else { return .fail(.claimMissing, "the token has no nonce") }
+        guard let value = context.decoded.claims[RegisteredClaim.nonce] else { return .fail(.claimMissing, "the token has no nonce") }
         guard case let .string(actual) = value else { return .blocked("nonce is not a string (see token.claim_types)") }
         guard ConstantTime.equals(actual, expected) else { return .fail(.nonceMismatch, "nonce \"\(actual)\" does not match the expected nonce") }
         return .pass(context.detail("nonce matches"))

@@ -36,7 +36,7 @@ struct TrustedAudiencesRule: Rule {
             return .fail(.inputInvalid, "an input used by 'trusted_audiences' is not a string")
         }
         let claims = context.decoded.claims
-        guard claims[ClaimName.aud] != nil else {
+        guard claims[RegisteredClaim.aud] != nil else {
             return audience.isEmpty ? .fail(.claimMissing, "the token has no aud") : .blocked("the token has no aud (see token.audience)")
         }
         guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }

@@ -23,13 +23,13 @@ struct MaxLifetimeRule: Rule {
         let claims = context.decoded.claims
         // A claim of the wrong type is token.claim_types' finding; this rule only cannot judge.
         let exp: Double
-        switch TokenClaims.numericDate(ClaimName.exp, in: claims) {
+        switch TokenClaims.numericDate(RegisteredClaim.exp, in: claims) {
         case let .seconds(seconds): exp = seconds
         case .absent: return .fail(.claimMissing, "max_lifetime needs a numeric exp")
         case .unusable: return .blocked("exp is not a usable number (see token.claim_types)")
         }
         let start: (name: String, value: Double)
-        switch (TokenClaims.numericDate(ClaimName.iat, in: claims), TokenClaims.numericDate(ClaimName.nbf, in: claims)) {
+        switch (TokenClaims.numericDate(RegisteredClaim.iat, in: claims), TokenClaims.numericDate(RegisteredClaim.nbf, in: claims)) {
         case let (.seconds(iat), _): start = ("iat", iat)
         case let (.absent, .seconds(nbf)): start = ("nbf", nbf)
         case (.absent, .absent): return .fail(.claimMissing, "max_lifetime needs a numeric iat or nbf")

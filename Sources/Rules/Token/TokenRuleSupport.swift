@@ -11,7 +11,10 @@ enum TokenClaims {
         case unusable(String)
     }
 
-    static func numericDate(_ name: JSONMemberName, in claims: JSONObjectView) -> NumericDate {
+    static func numericDate(_ name: RegisteredClaim, in claims: JSONObjectView) -> NumericDate {
+        // The common case, an integer read while indexing, without building a value; within
+        // `UnixTime.supportedRange` (±2^60) it needs no other check.
+        if let integer = claims.integer(name), integer.magnitude <= 1 << 60 { return .seconds(Double(integer)) }
         guard let value = claims[name] else { return .absent }
         guard case let .number(number) = value else { return .unusable("'\(name)' is \(value.typeName), not a number") }
         let seconds = number.doubleValue
@@ -24,7 +27,7 @@ enum TokenClaims {
 
     /// `aud` as a list: a string is a one-element audience (RFC 7519 §4.1.3).
     static func audiences(_ claims: JSONObjectView) -> [String]? {
-        switch claims[ClaimName.aud] {
+        switch claims[RegisteredClaim.aud] {
         case let .string(single)?: [single]
         case let .array(items)?:
             items.allSatisfy { $0.stringValue != nil } ? items.compactMap(\.stringValue) : nil

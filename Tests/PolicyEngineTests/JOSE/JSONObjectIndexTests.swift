@@ -41,6 +41,33 @@ struct JSONObjectIndexTests {
         }
         #expect(index.position(of: "absent") == nil)
         #expect(index.position(of: JSONMemberName("absent")) == nil)
+        for claim in RegisteredClaim.allCases {
+            #expect(index.position(of: claim) == index.position(of: claim.description), "\(claim)")
+        }
+    }
+
+    /// The registered claims are found by their position, taken while indexing: each name
+    /// exactly, written plainly or with escapes, and never a name that is only like one.
+    @Test("registered claims are found by the positions taken while indexing")
+    func registeredClaims() throws {
+        let names = RegisteredClaim.allCases.map(\.description)
+        let text = "{" + names.enumerated().map { "\"\($1)\":\($0)" }.joined(separator: ",") + "}"
+        let index = try JSONObjectIndex(Array(text.utf8), maxDepth: 4)
+        for (position, claim) in RegisteredClaim.allCases.enumerated() {
+            #expect(index.position(of: claim) == position, "\(claim)")
+            #expect(JSONObjectView(try JSONParser().parseObject(Array(text.utf8), what: "a test"))[claim] == .number(.integer(Int64(position))))
+        }
+        let lookalikes = #"{"isS":1,"iss ":2,"nonc":3,"nonces":4,"ex":5,"expx":6,"a\u0075d":7,"\u006eonce":8,"n\u006fncE":9,"jt\u0069\u0000":10}"#
+        let other = try JSONObjectIndex(Array(lookalikes.utf8), maxDepth: 4)
+        for claim in RegisteredClaim.allCases {
+            #expect(other.position(of: claim) == [RegisteredClaim.aud: 6, .nonce: 7][claim], "\(claim)")
+        }
+        // Far into a large object, a claim is found all the same.
+        let long = "{" + (0..<300).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + ",\"exp\":1,\"iss\":\"x\"}"
+        let wide = try JSONObjectIndex(Array(long.utf8), maxDepth: 4)
+        #expect(wide.position(of: RegisteredClaim.exp) == 300)
+        #expect(wide.position(of: RegisteredClaim.iss) == 301)
+        #expect(wide.position(of: RegisteredClaim.aud) == nil)
     }
 
     /// Names alike in their first eight bytes and length, names of eight bytes or fewer ending
