@@ -112,21 +112,54 @@
 
 /// The key a signature verified with, as the trace shows it.
 public struct VerifiedKey: Sendable, Codable, Equatable {
+    /// The members, in one immutable object: a key goes from the signature's outcome through the
+    /// chain to the verdict and its proof, and a copy then retains one reference rather than
+    /// its strings and snapshot.
+    private final class Members: Sendable {
+        let kid: String?
+        let source: String
+        let freshness: KeyFreshness
+        let snapshot: KeySnapshot?
+
+        init(kid: String?, source: String, freshness: KeyFreshness, snapshot: KeySnapshot?) {
+            self.kid = kid
+            self.source = source
+            self.freshness = freshness
+            self.snapshot = snapshot
+        }
+    }
+
+    private let members: Members
+
     /// The key's `kid`, if it has one.
-    public let kid: String?
+    public var kid: String? { members.kid }
     /// Where the key came from, as the policy writes it: `jwks_file keys.json`.
-    public let source: String
+    public var source: String { members.source }
     /// `stale` when a remote key set was served past its TTL because the source failed.
-    public let freshness: KeyFreshness
+    public var freshness: KeyFreshness { members.freshness }
     /// For a source judged by its history, the snapshot that stood at the evaluation time.
-    public let snapshot: KeySnapshot?
+    public var snapshot: KeySnapshot? { members.snapshot }
 
     /// Describes a key; it proves nothing until the engine puts it in a `VerificationProof`.
     public init(kid: String?, source: String, freshness: KeyFreshness = .fresh, snapshot: KeySnapshot? = nil) {
-        self.kid = kid
-        self.source = source
-        self.freshness = freshness
-        self.snapshot = snapshot
+        members = Members(kid: kid, source: source, freshness: freshness, snapshot: snapshot)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kid, source, freshness, snapshot
+    }
+
+    /// Reads a key as a trace writes it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(kid: try container.decodeIfPresent(String.self, forKey: .kid), source: try container.decode(String.self, forKey: .source),
+                  freshness: try container.decode(KeyFreshness.self, forKey: .freshness),
+                  snapshot: try container.decodeIfPresent(KeySnapshot.self, forKey: .snapshot))
+    }
+
+    public static func == (lhs: VerifiedKey, rhs: VerifiedKey) -> Bool {
+        lhs.members === rhs.members
+            || (lhs.kid == rhs.kid && lhs.source == rhs.source && lhs.freshness == rhs.freshness && lhs.snapshot == rhs.snapshot)
     }
 
     /// Encodes what a trace writes of the key.
