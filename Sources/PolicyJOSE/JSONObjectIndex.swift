@@ -140,6 +140,14 @@ internal import Darwin
         }
     }
 
+    /// Where the member at `position` lies in the text between its quotes, when it is a string
+    /// written without escapes: those bytes are then its text.
+    package func plainStringRange(at position: Int) -> Range<Int>? {
+        let member = members[position]
+        guard member.kind == .string, member.plainValue else { return nil }
+        return Int(member.valueStart) + 1..<Int(member.valueEnd) - 1
+    }
+
     /// The member at `position` as an integer, when it is one that fits in 64 bits: read while
     /// indexing, so asking builds nothing.
     @usableFromInline package func integer(at position: Int) -> Int64? {

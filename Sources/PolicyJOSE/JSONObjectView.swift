@@ -122,6 +122,14 @@ public struct JSONObjectView: Sendable {
         }
     }
 
+    /// Where the member named `name` lies in the bytes viewed, between its quotes, when it is a
+    /// string written without escapes (its bytes are then its text); nil otherwise, and for a
+    /// view of a built object.
+    package func plainStringRange(of name: JSONMemberName) -> Range<Int>? {
+        guard case let .indexed(index) = storage else { return nil }
+        return index.position(of: name).flatMap(index.plainStringRange(at:))
+    }
+
     /// Every member, built: for outputs, traces and `--include-claims`.
     public var object: JSONObject {
         switch storage {

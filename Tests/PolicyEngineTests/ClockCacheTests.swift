@@ -105,3 +105,30 @@ struct ClockCacheTests {
         #expect(cache.counts.hits == 1)
     }
 }
+
+/// A token's key compares its bytes: two texts Swift's `==` takes as one (canonically
+/// equivalent, a precomposed and a decomposed accent) are two tokens, whatever their digests,
+/// and a lookup by a line's bytes finds exactly the key made from the same text.
+@Suite("Token keys")
+struct TokenKeyTests {
+    @Test("keys are equal byte for byte, not by canonical equivalence; a lookup by bytes finds the key of those bytes only")
+    func byteExact() {
+        let composed = "{\"payload\":\"e30\",\"header\":{\"kid\":\"caf\u{E9}\"},\"signature\":\"x\"}"
+        let decomposed = "{\"payload\":\"e30\",\"header\":{\"kid\":\"cafe\u{301}\"},\"signature\":\"x\"}"
+        #expect(composed == decomposed, "Swift's String == is canonical equivalence, the premise of this test")
+        let limits = TokenLimits()
+        // The same digest forced on both: only the bytes may tell them apart.
+        let first = DecodedTokenCache.Key(token: composed, limits: limits, digest: 7)
+        let second = DecodedTokenCache.Key(token: decomposed, limits: limits, digest: 7)
+        #expect(first != second)
+        #expect(first == DecodedTokenCache.Key(token: composed, limits: limits, digest: 7))
+        var text = decomposed
+        text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            #expect(!first.holds(raw, digest: 7, limits: limits))
+            #expect(second.holds(raw, digest: 7, limits: limits))
+            #expect(!second.holds(raw, digest: 8, limits: limits))
+            #expect(DecodedTokenCache.Key.digest(of: raw) == DecodedTokenCache.Key.digest(of: decomposed))
+        }
+    }
+}

@@ -72,6 +72,17 @@ final class BatchTests {
         #expect(verdicts.map(\.kid) == Array(repeating: "k1", count: 6))
     }
 
+    @Test("a token written with escapes in its line is the token it spells: judged alike, and a repeat written either way is the same token")
+    func escapedToken() async throws {
+        let token = try fixture.token()
+        let escaped = token.replacingOccurrences(of: ".", with: "\\u002e")
+        let log = (0..<4).map { "{\"token\": \"\($0 % 2 == 0 ? token : escaped)\", \"ts\": 1795253400}" }.joined(separator: "\n")
+        #expect(log.contains("\\u002e"))
+        let verdicts = try await run(file(log))
+        #expect(verdicts.map(\.verdict.valid) == [true, true, true, true])
+        #expect(verdicts.map(\.kid) == Array(repeating: "k1", count: 4))
+    }
+
     @Test("a record's time is read by UnixTime's parser: seconds as a number or text, or RFC 3339; an exponent, a sign or an instant out of range is record_time_invalid")
     func recordTimes() async throws {
         let token = try fixture.token()

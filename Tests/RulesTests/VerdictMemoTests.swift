@@ -22,7 +22,7 @@ struct VerdictMemoTests {
         var lines: [String] = [], verdicts: [BatchVerdict] = []
         for (index, record) in records.enumerated() {
             let batchRecord = BatchRecord(line: index + 1, input: nil,
-                                          content: .token(record.token, time: UnixTime(seconds: record.time), inputs: record.inputs))
+                                          content: .token(RecordToken(record.token), time: UnixTime(seconds: record.time), inputs: record.inputs))
             guard let verdict = evaluator.evaluateNow(batchRecord) else {
                 Issue.record("record \(index + 1) waited for keys")
                 continue
@@ -149,7 +149,7 @@ struct VerdictMemoTests {
         var lines: [String] = []
         for (index, record) in records.enumerated() {
             let verdict = try #require(evaluator.evaluateNow(BatchRecord(line: index + 1, input: nil,
-                                                                         content: .token(record.token, time: UnixTime(seconds: record.time), inputs: [:]))))
+                                                                         content: .token(RecordToken(record.token), time: UnixTime(seconds: record.time), inputs: [:]))))
             var writer = JSONWriter()
             verdict.writeJSONLine(to: &writer)
             lines.append(String(decoding: writer.bytes, as: UTF8.self))

@@ -104,24 +104,34 @@ package struct BatchEvaluator: Sendable {
             let now = time ?? defaultTime ?? .now
             // The memo holds verdicts under the evaluator's inputs; a record with its own is judged.
             let memo = recordInputs.isEmpty ? recentVerdicts : nil
-            let key = memo == nil ? nil : DecodedTokenCache.Key(token: token, limits: policy.envelope.limits)
+            let limits = policy.envelope.limits
+            // Looked up by the line's bytes: a repeat whose verdict is kept makes no string.
+            var digest: Int?
             var keep = false
-            if let memo, let key {
-                switch memo.lookUp(key, at: now) {
+            if let memo {
+                let lookup = token.withUTF8 { bytes in
+                    let taken = DecodedTokenCache.Key.digest(of: bytes)
+                    digest = taken
+                    return memo.lookUp(bytes, digest: taken, limits: limits, at: now)
+                }
+                switch lookup {
                 case let .known(entry):
                     return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now))
                 case let .unknown(worthKeeping): keep = worthKeeping
                 }
             }
-            var request = EvaluationRequest(token: token, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
+            let text = token.text
+            var request = EvaluationRequest(token: text, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
                                             now: now, clockSource: (time ?? defaultTime) == nil ? "wall clock" : nil, signatureCache: signatureCache,
                                             replayStore: replayStore)
-            request.tokenDigest = key?.digest
+            request.tokenDigest = digest
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation):
                     let verdict = judged(record, evaluation.verdict, evaluation.token, at: now)
-                    if keep, let memo, let key, let window = evaluation.stableWithin { memo.remember(verdict, within: window, for: key) }
+                    if keep, let memo, let digest, let window = evaluation.stableWithin {
+                        memo.remember(verdict, within: window, for: DecodedTokenCache.Key(token: text, limits: limits, digest: digest))
+                    }
                     return .judged(verdict)
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
                 }

@@ -1,4 +1,5 @@
 internal import Synchronization
+import PolicyJOSE
 
 /// The verdict lines of a batch's repeated tokens, each with the times it holds at: a token
 /// seen again at a time inside its verdict's window (`Evaluation.stableWithin`) gets that
@@ -54,10 +55,22 @@ final class VerdictMemo: Sendable {
         case unknown(worthKeeping: Bool)
     }
 
-    /// The verdict kept for `token` if it holds at `time`, counting a sighting of the token.
-    func lookUp(_ token: DecodedTokenCache.Key, at time: UnixTime) -> Lookup {
-        state.withLock { state in
-            guard let entry = state.entries.value(for: token) else { return .unknown(worthKeeping: state.entries.admits(token)) }
+    /// A token's bytes to compare with the keys, read only during the lookup that holds them.
+    private struct Probe: @unchecked Sendable {
+        let bytes: UnsafeRawBufferPointer
+        let digest: Int
+        let limits: TokenLimits
+    }
+
+    /// The verdict kept for the token whose UTF-8 bytes are `token` (their digest `digest`)
+    /// under `limits`, if it holds at `time`, counting a sighting of the token.
+    func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, at time: UnixTime) -> Lookup {
+        let sketchHash = UInt64(bitPattern: Int64(digest))
+        let probe = Probe(bytes: token, digest: digest, limits: limits)
+        return state.withLock { state in
+            guard let entry = state.entries.value(tableHash: digest, sketchHash: sketchHash, where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) }) else {
+                return .unknown(worthKeeping: state.entries.admits(sketchHash: sketchHash))
+            }
             guard entry.window.contains(time) else { return .unknown(worthKeeping: true) }
             state.reused += 1
             return .known(entry)

@@ -92,6 +92,20 @@ struct ClockCache<Key: SketchedKey, Value> {
         return slots[slot].value
     }
 
+    /// The value kept for the key whose hashes are `tableHash` and `sketchHash` and which
+    /// `matches`, marking it asked for; nil, counted as a miss, when there is none: a lookup by
+    /// what the key is made of, for a caller that has not made the key.
+    mutating func value(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool) -> Value? {
+        sketch.record(sketchHash)
+        guard let slot = index.slot(hash: tableHash, where: { matches(slots[$0].key) }) else {
+            counts.misses += 1
+            return nil
+        }
+        counts.hits += 1
+        slots[slot].referenced = true
+        return slots[slot].value
+    }
+
     /// Counts a sighting of `key` whose value the caller holds already, as `value(for:)` would,
     /// without counting a hit or a miss; the caller then offers the value.
     mutating func sighted(_ key: Key) {
@@ -100,7 +114,12 @@ struct ClockCache<Key: SketchedKey, Value> {
 
     /// Whether `key` has been sighted often enough to be kept while there is room.
     func admits(_ key: Key) -> Bool {
-        sketch.frequency(of: key.sketchHash) >= admitAfter
+        admits(sketchHash: key.sketchHash)
+    }
+
+    /// Whether the key whose sketch hash is `sketchHash` has been sighted often enough to be kept.
+    func admits(sketchHash: UInt64) -> Bool {
+        sketch.frequency(of: sketchHash) >= admitAfter
     }
 
     /// The value kept for `key`, neither counted nor marked as asked for.

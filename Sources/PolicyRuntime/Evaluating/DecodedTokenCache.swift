@@ -1,4 +1,7 @@
 internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#endif
 @_spi(RuleAuthoring) import PolicyJOSE
 
 /// Tokens decoded once: a token presented again (a session's every request, one access token in
@@ -33,7 +36,20 @@ final class DecodedTokenCache: Sendable {
         /// The hash of `token`'s bytes that keys it: SipHash-1-3 under the process's key.
         static func digest(of token: String) -> Int {
             var text = token
-            return text.withUTF8 { Int(truncatingIfNeeded: SipHash.hash13(UnsafeRawBufferPointer($0))) }
+            return text.withUTF8 { digest(of: UnsafeRawBufferPointer($0)) }
+        }
+
+        /// The hash of a token's UTF-8 bytes, as `digest(of:)` takes it of its text.
+        static func digest(of bytes: UnsafeRawBufferPointer) -> Int {
+            Int(truncatingIfNeeded: SipHash.hash13(bytes))
+        }
+
+        /// Whether this is the key of the token whose UTF-8 bytes are `bytes`, under `limits`,
+        /// `digest` being those bytes' digest: byte for byte, as two keys are compared.
+        func holds(_ bytes: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits) -> Bool {
+            guard self.digest == digest, self.limits == limits else { return false }
+            var text = token
+            return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0) }
         }
 
         var sketchHash: UInt64 { UInt64(bitPattern: Int64(digest)) }
@@ -41,8 +57,11 @@ final class DecodedTokenCache: Sendable {
         /// The digest itself: SipHash, keyed per process.
         var tableHash: Int { digest }
 
+        /// Byte for byte: `==` on strings would take two canonically equivalent tokens (a JSON
+        /// serialization's header written with a decomposed accent) for one.
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.digest == rhs.digest && lhs.limits == rhs.limits && lhs.token == rhs.token
+            var text = rhs.token
+            return text.withUTF8 { lhs.holds(UnsafeRawBufferPointer($0), digest: rhs.digest, limits: rhs.limits) }
         }
 
         func hash(into hasher: inout Hasher) {
