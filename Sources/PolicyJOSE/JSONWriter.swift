@@ -8,7 +8,11 @@
 /// in no other module, and a verdict line calls these writers a few dozen times.
 @_spi(JSONWriting) public struct JSONWriter: Sendable {
     /// The text written so far; written only through the methods below.
-    public var bytes: [UInt8] = []
+    @usableFromInline var buffer: JSONByteBuffer
+    /// The text written so far, copied into an array.
+    public var bytes: [UInt8] { buffer.array }
+    /// The number of bytes written so far.
+    public var byteCount: Int { buffer.count }
     /// Whether the next member or element needs a comma before it.
     @usableFromInline var needsComma = false
     /// Two spaces per level and a line per member or element; empty containers stay `{}` and `[]`.
@@ -20,12 +24,17 @@
 
     /// A writer of compact text, or of indented text when `pretty`.
     public init(capacity: Int = 256, pretty: Bool = false) {
-        bytes.reserveCapacity(capacity)
+        buffer = JSONByteBuffer(capacity: capacity)
         self.pretty = pretty
     }
 
     /// The text written so far.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { buffer.withBytes { String(decoding: $0, as: UTF8.self) } }
+
+    /// Calls `body` with the text written so far, without copying it.
+    public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try buffer.withBytes(body)
+    }
 
     /// What `write` writes, as a value: how a type whose JSON this writer writes offers a
     /// `JSONValue` and an `Encodable` conformance that agree with its text member for member.
@@ -34,7 +43,7 @@
         write(&writer)
         do {
             // Valid JSON by construction; no depth limit applies to what the engine wrote.
-            return try JSONParser(maxDepth: .max).parse(writer.bytes)
+            return try writer.withBytes { bytes throws(JOSEError) in try JSONParser(maxDepth: .max).parse(bytes) }
         } catch {
             preconditionFailure("the writer wrote JSON that does not parse: \(error)")
         }
@@ -42,7 +51,7 @@
 
     /// Empties the text, keeping its storage for the next value.
     public mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        buffer.removeAll()
         needsComma = false
         depth = 0
         valueFollowsKey = false
@@ -50,7 +59,7 @@
 
     /// Appends a raw byte between values, such as the newline ending a JSON line.
     @inlinable @inline(__always) public mutating func append(_ byte: UInt8) {
-        bytes.append(byte)
+        buffer.append(byte)
         needsComma = false
     }
 
@@ -76,7 +85,7 @@
 
     @inlinable @inline(__always) mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(bracket)
+        buffer.append(bracket)
         depth += 1
         needsComma = false
     }
@@ -85,7 +94,7 @@
         depth -= 1
         // `needsComma` still says whether the container got anything: an empty one stays on its line.
         if pretty, needsComma { breakLine() }
-        bytes.append(bracket)
+        buffer.append(bracket)
         needsComma = true
     }
 
@@ -93,8 +102,8 @@
     @inlinable @inline(__always) public mutating func key(_ name: String) {
         separate()
         writeQuoted(name)
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
+        buffer.append(UInt8(ascii: ":"))
+        if pretty { buffer.append(UInt8(ascii: " ")) }
         needsComma = false
         valueFollowsKey = true
     }
@@ -103,11 +112,11 @@
     /// written millions of times, where escaping each name costs more than the line's values.
     @inlinable @inline(__always) public mutating func key(plain name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(name)
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: ":"))
+        if pretty { buffer.append(UInt8(ascii: " ")) }
         needsComma = false
         valueFollowsKey = true
     }
@@ -119,7 +128,7 @@
     public mutating func members(compact text: StaticString) {
         precondition(!pretty, "fixed member text is compact")
         separate()
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        buffer.append(text)
         needsComma = true
     }
 
@@ -130,7 +139,7 @@
     public mutating func members(compact text: [UInt8]) {
         precondition(!pretty, "rendered member text is compact")
         separate()
-        bytes.append(contentsOf: text)
+        text.withUnsafeBufferPointer { buffer.append($0) }
         needsComma = true
     }
 
@@ -160,7 +169,7 @@
     public mutating func integer(_ value: Int64) {
         separate()
         if value >= 0, value < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            buffer.append(UInt8(ascii: "0") + UInt8(value))
         } else {
             // Digits written backwards into a buffer on the stack: a line number per verdict line.
             var magnitude = value.magnitude
@@ -171,8 +180,8 @@
                     digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                     magnitude /= 10
                 } while magnitude > 0
-                if value < 0 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+                if value < 0 { buffer.append(UInt8(ascii: "-")) }
+                buffer.append(UnsafeBufferPointer(rebasing: digits[start...]))
             }
         }
         needsComma = true
@@ -181,14 +190,14 @@
     /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+        buffer.append(value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
     /// `null`.
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: Self.nullBytes)
+        buffer.append(Self.nullBytes)
         needsComma = true
     }
 
@@ -197,7 +206,8 @@
         if case let .integer(value) = number { return integer(value) }
         if case let .decimal(value) = number, !value.isFinite { return null() }
         separate()
-        bytes.append(contentsOf: number.description.utf8)
+        var text = number.description
+        text.withUTF8 { buffer.append($0) }
         needsComma = true
     }
 
@@ -231,17 +241,17 @@
             valueFollowsKey = false
             return
         }
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { buffer.append(UInt8(ascii: ",")) }
         if pretty, depth > 0 { breakLine() }
     }
 
     @usableFromInline mutating func breakLine() {
-        bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<depth { bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")]) }
+        buffer.append(UInt8(ascii: "\n"))
+        for _ in 0..<depth { buffer.append("  ") }
     }
 
     @usableFromInline mutating func writeQuoted(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             // Most strings need no escape: copy them in one go.
@@ -250,15 +260,15 @@
             while index < utf8.count {
                 let byte = utf8[index]
                 if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
+                    buffer.append(UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
                     appendEscape(byte)
                     plainStart = index + 1
                 }
                 index += 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
+            buffer.append(UnsafeBufferPointer(rebasing: utf8[plainStart...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
     }
 
     /// How many of `utf8`'s leading bytes, in whole words of eight, need no escape: none is a
@@ -271,22 +281,17 @@
     }
 
     private mutating func appendEscape(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+        buffer.append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
+        case 0x0A: buffer.append(UInt8(ascii: "n"))
+        case 0x0D: buffer.append(UInt8(ascii: "r"))
+        case 0x09: buffer.append(UInt8(ascii: "t"))
         default:
             let hex: StaticString = "0123456789abcdef"
-            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                      hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0x0F)]])
+            buffer.append("u00")
+            buffer.append(hex.utf8Start[Int(byte >> 4)])
+            buffer.append(hex.utf8Start[Int(byte & 0x0F)])
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate mutating func append(contentsOf text: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }

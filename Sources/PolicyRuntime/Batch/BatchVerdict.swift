@@ -64,7 +64,7 @@ package struct BatchVerdict: Sendable {
         writer.beginObject()
         writeMembers(to: &writer)
         return BatchVerdict(line: line, input: input, replayKey: replayKey,
-                            judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims, renderedMembers: Array(writer.bytes.dropFirst())))
+                            judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims, renderedMembers: writer.withBytes { Array($0.dropFirst()) }))
     }
 
     /// This verdict line for another record, judged at `time`, whose token got the same verdict.

@@ -39,8 +39,8 @@ extension KeyHistory {
         let descriptor = open(index, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw LoadError(message: "cannot open \(index): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        let written = writer.bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard written == writer.bytes.count else { throw LoadError(message: "cannot append to \(index): \(String(cString: strerror(errno)))") }
+        let written = writer.withBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == writer.byteCount else { throw LoadError(message: "cannot append to \(index): \(String(cString: strerror(errno)))") }
         return (snapshot, isNew)
     }
 }

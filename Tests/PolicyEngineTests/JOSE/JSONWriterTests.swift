@@ -72,4 +72,27 @@ struct JSONWriterTests {
         }
         #expect(String(decoding: writer.bytes, as: UTF8.self) == "{\"line\":0,\"tags\":[\"a\",{\"b\":2}]}\n{\"line\":1,\"tags\":[\"a\",{\"b\":2}]}\n")
     }
+
+    /// The writer's storage is its own: a copy written to, or reset, leaves the other's text as
+    /// it was, and text far beyond the first capacity is kept whole.
+    @Test("a copied writer keeps its own text; the storage grows past its first capacity")
+    func copiesAndGrowth() {
+        var first = JSONWriter(capacity: 4)
+        first.beginArray()
+        first.string("shared")
+        var second = first
+        second.string(String(repeating: "x", count: 5000))
+        first.integer(7)
+        second.endArray()
+        first.endArray()
+        #expect(first.text == #"["shared",7]"#)
+        #expect(second.text == "[\"shared\",\"" + String(repeating: "x", count: 5000) + "\"]")
+        #expect(second.byteCount == second.bytes.count && second.byteCount == 5013)
+        var third = second
+        third.reset()
+        third.null()
+        #expect(third.text == "null")
+        #expect(second.byteCount == 5013)
+        #expect(second.withBytes { Array($0) } == second.bytes)
+    }
 }
