@@ -110,7 +110,7 @@ package final class LineReader {
                 }
                 lineNumber += 1
                 let tooLong = end - lineStart > maxLineBytes
-                return Line(number: lineNumber, bytes: Array(buffer[lineStart..<(tooLong ? lineStart + maxLineBytes : end)]), tooLong: tooLong)
+                return Line(number: lineNumber, bytes: copy(lineStart..<(tooLong ? lineStart + maxLineBytes : end)), tooLong: tooLong)
             }
             if buffer.count - start > maxLineBytes, !skippingLongLine {
                 lineNumber += 1
@@ -171,8 +171,14 @@ package final class LineReader {
             if let problem = limits.expansionProblem(compressed: Int64(bytesRead), decompressed: decompressed) { throw BatchInputError(problem) }
             buffer.append(contentsOf: bytes)
         } else {
-            buffer.append(contentsOf: chunk[..<count])
+            // Through a buffer pointer: appending the array slice copied it a byte at a time.
+            chunk.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<count])) }
         }
+    }
+
+    /// The bytes of `range` of the buffer, as an array of their own: copied in one block.
+    private func copy(_ range: Range<Int>) -> [UInt8] {
+        buffer.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// What one `read` returns, into the first bytes of `chunk`: as soon as the input has some
