@@ -219,6 +219,17 @@ public enum JSONKind: UInt8, Sendable {
     }
 }
 
+/// Where `JSONCursor.skipObject` puts the members it reads: an index's array, or a buffer on the
+/// stack (`JSONMemberScan`).
+protocol JSONMemberSink {
+    var count: Int { get }
+    subscript(position: Int) -> JSONObjectIndex.Member { get }
+    /// Adds a member; a sink that is full throws.
+    mutating func append(_ member: JSONObjectIndex.Member) throws(JOSEError)
+}
+
+extension Array: JSONMemberSink where Element == JSONObjectIndex.Member {}
+
 /// Reading a JSON text without building values: the checks of `parseValue`, in the same order,
 /// with the same messages.
 extension JSONCursor {
@@ -257,7 +268,7 @@ extension JSONCursor {
 
     /// Checks an object and moves past it, appending its members to `members`. Duplicate names
     /// are refused as `parseObject` refuses them: by their decoded bytes.
-    mutating func skipObject(depth: Int, members: inout [JSONObjectIndex.Member], escapedNames: inout [Int: String]) throws(JOSEError) {
+    mutating func skipObject<Members: JSONMemberSink>(depth: Int, members: inout Members, escapedNames: inout [Int: String]) throws(JOSEError) {
         try enter(depth: depth)
         let first = members.count
         var seen: Set<[UInt8]>? = nil
@@ -306,7 +317,7 @@ extension JSONCursor {
             let valueStart = index
             let (kind, plainValue, integer) = try skipValue(depth: depth)
             if let decodedName { escapedNames[members.count] = decodedName }
-            members.append(JSONObjectIndex.Member(nameStart: Int32(nameRange.lowerBound), nameEnd: Int32(nameRange.upperBound),
+            try members.append(JSONObjectIndex.Member(nameStart: Int32(nameRange.lowerBound), nameEnd: Int32(nameRange.upperBound),
                                                   valueStart: Int32(valueStart), valueEnd: Int32(index),
                                                   kind: kind, nameWord: nameWord, plainName: plainName, plainValue: plainValue, integer: integer))
             skipWhitespace()

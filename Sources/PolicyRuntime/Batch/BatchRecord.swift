@@ -96,6 +96,7 @@ package struct BatchRecordFormat: Sendable {
             guard let text = String(validating: bytes[first...last], as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
             return BatchRecord(line: line.number, input: input, content: .token(RecordToken(text), time: nil, inputs: [:]))
         case .jsonLines:
+            if inputFields.isEmpty, let record = scanned(line, input: input) { return record }
             let object: JSONObjectView
             do {
                 object = try JSONObjectView(bytes, maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
@@ -141,6 +142,25 @@ package struct BatchRecordFormat: Sendable {
             }
             return BatchRecord(line: line.number, input: input, content: .token(token, time: time, inputs: inputs))
         }
+    }
+}
+
+extension BatchRecordFormat {
+    /// The record of a JSON line as the common case has it, read without an index object
+    /// (`JSONMemberScan`): the token a string without escapes, the time absent, null or whole
+    /// seconds, no mapped inputs, no carriage return. Nil leaves the line to `parsed`, which
+    /// reads every other line and words every refusal.
+    private func scanned(_ line: LineReader.Line, input: String?) -> BatchRecord? {
+        let bytes = line.bytes
+        guard let (token, time) = JSONMemberScan.members(tokenName, timeName, in: bytes, maxDepth: JSONParser().maxDepth),
+              let text = token?.plainText else { return nil }
+        var when: UnixTime?
+        if let time, time.kind != .null {
+            guard let seconds = time.integer, let checked = UnixTime.checked(Double(seconds)) else { return nil }
+            when = checked
+        }
+        guard !bytes.withUnsafeBytes({ $0.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false }) else { return nil }
+        return BatchRecord(line: line.number, input: input, content: .token(RecordToken(line: bytes, range: text), time: when, inputs: [:]))
     }
 }
 

@@ -46,6 +46,40 @@ struct JSONObjectIndexTests {
         }
     }
 
+    /// The scan a record line goes through first answers only what the index would, and
+    /// leaves to it whatever it cannot: refusals, escaped names, many members.
+    @Test("a stack scan finds what the index finds, or leaves the text to it", arguments: texts + [
+        #"{"token":"a.b.c","ts":1795253400}"#, #"{"ts":null,"token":"x"}"#, #"{"token":"a\"b","ts":"2026-11-21T09:45:00Z"}"#,
+        #"{"\u0074oken":"a.b.c"}"#, "{" + (0..<17).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + ",\"token\":\"t\"}",
+        "{" + (0..<15).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + ",\"token\":\"t\"}",
+    ])
+    func scanAgreesWithIndex(text: String) throws {
+        let bytes = Array(text.utf8)
+        let names = ["token", "ts", "a", "iss", "aud", "n", "s", "m14"]
+        let indexed = try? JSONObjectIndex(bytes, maxDepth: 4)
+        for first in names {
+            for second in names where second != first {
+                guard let (found, other) = JSONMemberScan.members(JSONMemberName(first), JSONMemberName(second), in: bytes, maxDepth: 4) else { continue }
+                let index = try #require(indexed, "the scan answered for a text the index refuses: \(text)")
+                #expect(index.escapedNames.isEmpty)
+                for (name, member) in [(first, found), (second, other)] {
+                    let position = index.position(of: name)
+                    #expect((member == nil) == (position == nil), "\(name) in \(text)")
+                    guard let member, let position else { continue }
+                    #expect(member.kind == index.kind(at: position))
+                    #expect(member.plainText == index.plainStringRange(at: position))
+                    #expect(member.integer == index.integer(at: position))
+                    #expect(try JSONParser(maxDepth: 4).parse(Array(bytes[member.range])) == index.value(at: position))
+                }
+            }
+        }
+        let tooMany = text.contains("m16") || text.contains("\\u0074")
+        if tooMany { #expect(JSONMemberScan.members(JSONMemberName("token"), nil, in: bytes, maxDepth: 4) == nil) }
+        if text.hasPrefix(#"{"token":"a.b.c""#) || (text.contains("m14") && !text.contains("m15")) {
+            #expect(JSONMemberScan.members(JSONMemberName("token"), JSONMemberName("ts"), in: bytes, maxDepth: 4)?.first != nil)
+        }
+    }
+
     /// The registered claims are found by their position, taken while indexing: each name
     /// exactly, written plainly or with escapes, and never a name that is only like one.
     @Test("registered claims are found by the positions taken while indexing")

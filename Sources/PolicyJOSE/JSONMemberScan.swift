@@ -1,0 +1,83 @@
+/// Two members of a small JSON object, read by one strict scan that keeps the members in a
+/// buffer on the stack: a token log's record line, read once per record, then makes no index
+/// object and no array of members.
+///
+/// The text is checked exactly as `JSONObjectIndex` checks it (the same cursor); whatever the
+/// scan does not answer itself, it leaves to the index by returning nil.
+package enum JSONMemberScan {
+    /// The most members a scanned object may have: a record line has a handful, and the buffer
+    /// stays well within what `withUnsafeTemporaryAllocation` places on the stack.
+    static let capacity = 16
+
+    /// A member found.
+    package struct Found: Sendable {
+        package let kind: JSONKind
+        /// The whole value in the text, quotes and brackets included.
+        package let range: Range<Int>
+        /// Whether a string has no escapes: its bytes between the quotes are its text.
+        package let plain: Bool
+        /// A number's value, when it is an integer that fits.
+        package let integer: Int64?
+
+        /// Where a string written without escapes lies between its quotes.
+        package var plainText: Range<Int>? {
+            kind == .string && plain ? range.lowerBound + 1..<range.upperBound - 1 : nil
+        }
+    }
+
+    /// The members named `first` and `second` of the object `bytes` holds, nil for a name it
+    /// does not have. The scan itself is nil when it leaves the answer to `JSONObjectIndex`:
+    /// a text the index refuses (so the refusal is worded as the index words it), a name
+    /// written with escapes, or more than `capacity` members.
+    package static func members(_ first: JSONMemberName, _ second: JSONMemberName?, in bytes: [UInt8],
+                                maxDepth: Int) -> (first: Found?, second: Found?)? {
+        guard bytes.count < Int(Int32.max) else { return nil }
+        return bytes.withUnsafeBufferPointer { text in
+            withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
+                var members = StackMembers(storage: storage)
+                var escapedNames: [Int: String] = [:]
+                var cursor = JSONCursor(bytes: text, maxDepth: min(maxDepth, JSONParser.deepestSupported))
+                do throws(JOSEError) {
+                    cursor.skipWhitespace()
+                    guard cursor.index < text.count, text[cursor.index] == UInt8(ascii: "{") else { return nil }
+                    try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
+                    cursor.skipWhitespace()
+                    guard cursor.index == text.count, escapedNames.isEmpty else { return nil }
+                } catch {
+                    return nil
+                }
+                let found = UnsafeBufferPointer(rebasing: storage[..<members.count])
+                return (find(first, found, text), second.flatMap { find($0, found, text) })
+            }
+        }
+    }
+
+    private static func find(_ name: JSONMemberName, _ members: UnsafeBufferPointer<JSONObjectIndex.Member>, _ text: UnsafeBufferPointer<UInt8>) -> Found? {
+        var wanted = name.text
+        return wanted.withUTF8 { wanted in
+            for member in members where member.nameWord == name.word && Int(member.nameEnd - member.nameStart) == name.count
+                && NameWord.restEqual(text.baseAddress! + Int(member.nameStart), wanted.baseAddress, count: name.count) {
+                return Found(kind: member.kind, range: Int(member.valueStart)..<Int(member.valueEnd), plain: member.plainValue, integer: member.integer)
+            }
+            return nil
+        }
+    }
+
+    /// Members in a buffer of `capacity`; one more is refused.
+    private struct StackMembers: JSONMemberSink {
+        let storage: UnsafeMutableBufferPointer<JSONObjectIndex.Member>
+        private(set) var count = 0
+
+        init(storage: UnsafeMutableBufferPointer<JSONObjectIndex.Member>) {
+            self.storage = storage
+        }
+
+        subscript(position: Int) -> JSONObjectIndex.Member { storage[position] }
+
+        mutating func append(_ member: JSONObjectIndex.Member) throws(JOSEError) {
+            guard count < storage.count else { throw JOSEError(.invalidJSON, "more than \(storage.count) members to scan") }
+            storage.initializeElement(at: count, to: member)
+            count += 1
+        }
+    }
+}
