@@ -104,6 +104,32 @@ struct ClockCacheTests {
         #expect(cache.value(for: Number(value: 2)) == nil && cache.counts.declined == 1)
         #expect(cache.counts.hits == 1)
     }
+
+    /// What `admits` tells a caller deciding whether to prepare a value: while there is room a
+    /// first sighting is kept; once full, a key seen once would be declined by `offer`, and
+    /// `admits` says so before the value is made, while a key seen again may displace one.
+    @Test("admits refuses only what offer would decline: a first sighting is kept while there is room, and once full only a key seen again may be")
+    func admitsAsOfferDoes() {
+        var cache = Self.cache(entries: 100)
+        var key = 0
+        while true {
+            cache.sighted(Number(value: key))
+            guard cache.admits(sketchHash: Number(value: key).sketchHash) else { break }
+            cache.offer(key, for: Number(value: key), ownCost: 0)
+            #expect(cache.peek(Number(value: key)) != nil, "admitted but not kept: \(key)")
+            key += 1
+        }
+        #expect(key == Self.room(cache), "first sightings admitted until full")
+        // Full: the key refused stays out when offered; seen again it may be kept, and seen more
+        // often than the entries (each seen once) it displaces one.
+        cache.offer(key, for: Number(value: key), ownCost: 0)
+        #expect(cache.peek(Number(value: key)) == nil)
+        cache.sighted(Number(value: key))
+        #expect(cache.admits(sketchHash: Number(value: key).sketchHash))
+        cache.sighted(Number(value: key))
+        cache.offer(key, for: Number(value: key), ownCost: 0)
+        #expect(cache.peek(Number(value: key)) != nil)
+    }
 }
 
 /// A token's key compares its bytes: two texts Swift's `==` takes as one (canonically

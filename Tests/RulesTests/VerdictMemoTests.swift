@@ -123,7 +123,8 @@ struct VerdictMemoTests {
         // The token expires at now + 1800: the last record is after it, and no replay.
         let records = [0.0, 60, 120, 1900].map { (token: token, time: Self.now + $0, inputs: [String: JSONValue]()) }
         let remembered = judge(policy, records, memo: true, detectReplay: true)
-        #expect(remembered.reused == 1)
+        // Kept from the first record: the second and third reuse it, the expired fourth is judged.
+        #expect(remembered.reused == 2)
         #expect(remembered.verdicts.map(\.line) == [1, 2, 3, 4])
         var marked = remembered.verdicts, freshMarked = judge(policy, records, memo: false, detectReplay: true).verdicts
         var detector = BatchReplayDetector(), freshDetector = BatchReplayDetector()
@@ -143,7 +144,8 @@ struct VerdictMemoTests {
     func boundedMemory() throws {
         let policy = try fixture.policy("")
         let tokens = try (0..<300).map { try fixture.token(["jti": .string("j-\($0)")]) }
-        // Each token three times, in turn: the second sighting admits, the third may reuse.
+        // Each token three times, in turn: kept from the first sighting while there is room, then
+        // only a token seen more often than the entry it would displace.
         let records = (0..<3).flatMap { round in tokens.map { (token: $0, time: Self.now + Double(round), inputs: [String: JSONValue]()) } }
         let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: 64 << 10)
         var lines: [String] = []
@@ -157,7 +159,7 @@ struct VerdictMemoTests {
         #expect(lines == judge(policy, records, memo: false).lines)
         let used = try #require(evaluator.verdictMemoryUsed)
         #expect(used <= 64 << 10, "\(used) bytes")
-        // 64 KiB holds a fraction of the 300 verdicts; those it holds answer their third sighting.
+        // 64 KiB holds a fraction of the 300 verdicts; those it holds answer their later sightings.
         let reused = try #require(evaluator.reusedVerdicts)
         #expect(reused > 0 && reused < 300, "\(reused) reused")
     }

@@ -72,8 +72,8 @@ package struct BatchVerdict: Sendable {
         BatchVerdict(line: line, input: input, replayKey: replayKey?.at(time.seconds), judgement: judgement)
     }
 
-    /// The bytes the rendered members take, for a cache that keeps this line.
-    var renderedByteCount: Int { renderedMembers?.count ?? 0 }
+    /// Whether the members are rendered (`rendered()`).
+    var isRendered: Bool { renderedMembers != nil }
 
     /// This verdict with a `token_replayed` finding: the token was presented at `earlier` and
     /// is presented again within its lifetime.

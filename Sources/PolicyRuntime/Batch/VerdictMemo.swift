@@ -10,14 +10,17 @@ import PolicyJOSE
 /// quotes its time (an expired token's) holds at that instant only; one that compared the time
 /// with the token's `exp` holds until then.
 ///
-/// Bounded like the decoded-token cache it stands before (`ClockCache`, a token kept from its
-/// second sighting on, TinyLFU admission when full): a log of unique tokens keeps nothing, and
-/// a full memo costs a judgement per token it does not hold, never a wrong answer.
+/// Bounded like the decoded-token cache it stands before (`ClockCache`, TinyLFU admission when
+/// full): a token's verdict is kept from its first sighting while there is room, so its second
+/// is already a lookup, and once the memo is full only a token seen again displaces one (a log
+/// of unique tokens fills it once and then costs nothing more). A full memo costs a judgement
+/// per token it does not hold, never a wrong answer. A verdict is kept as judged and its line's
+/// members rendered at its first reuse: a token never seen again costs no rendering.
 final class VerdictMemo: Sendable {
     /// A class: a hit hands out one reference rather than copying a verdict line's members.
     final class Entry: Sendable {
-        /// The verdict line of the record that brought it, its members rendered once;
-        /// `BatchVerdict.moved` gives each record its own line number and replay key.
+        /// The verdict line of the record that brought it, its members rendered once it is
+        /// reused; `BatchVerdict.moved` gives each record its own line number and replay key.
         let verdict: BatchVerdict
         /// The record times the verdict holds at.
         let window: TimeWindow
@@ -37,13 +40,13 @@ final class VerdictMemo: Sendable {
 
     /// What an entry takes besides its slot: the token's text (its key), the rendered line, and
     /// about 384 bytes of verdict, names and object headers.
-    static func cost(ofToken tokenBytes: Int, line lineBytes: Int) -> Int {
+    static func cost(ofToken tokenBytes: Int, line lineBytes: Int = 256) -> Int {
         tokenBytes + lineBytes + 384
     }
 
     /// A memo of at most `budget` bytes.
     init(budget: Int) {
-        state = Mutex(State(entries: ClockCache(budget: budget, typicalCost: Self.cost(ofToken: 1024, line: 256), admitAfter: 2)))
+        state = Mutex(State(entries: ClockCache(budget: budget, typicalCost: Self.cost(ofToken: 1024), admitAfter: 1)))
     }
 
     /// What the memo knows of a token at a record's time.
@@ -73,6 +76,12 @@ final class VerdictMemo: Sendable {
             }
             guard entry.window.contains(time) else { return .unknown(worthKeeping: true) }
             state.reused += 1
+            guard entry.verdict.isRendered else {
+                // The first reuse renders the line's members once, for every later one.
+                let rendered = Entry(verdict: entry.verdict.rendered(), window: entry.window)
+                state.entries.replaceValue(tableHash: digest, where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) }, with: rendered)
+                return .known(rendered)
+            }
             return .known(entry)
         }
     }
@@ -80,8 +89,8 @@ final class VerdictMemo: Sendable {
     /// Keeps `verdict`, which holds within `window`, for `token`: in place of an entry whose
     /// window did not hold for this record's time.
     func remember(_ verdict: BatchVerdict, within window: TimeWindow, for token: DecodedTokenCache.Key) {
-        let entry = Entry(verdict: verdict.rendered(), window: window)
-        let cost = Self.cost(ofToken: token.token.utf8.count, line: entry.verdict.renderedByteCount)
+        let entry = Entry(verdict: verdict, window: window)
+        let cost = Self.cost(ofToken: token.token.utf8.count)
         state.withLock { $0.entries.offer(entry, for: token, ownCost: cost) }
     }
 

@@ -47,6 +47,8 @@ struct ClockCache<Key: SketchedKey, Value> {
     let limit: Int
     /// The sightings a key needs before it is kept while there is room.
     let admitAfter: Int
+    /// What an entry's owner is expected to cost it, besides its slot: whether one more fits.
+    private let typicalCost: Int
     /// The bytes the entries take now, as their owner costed them.
     private(set) var used = 0
     /// Hits, misses, evictions and declined offers since the cache was made.
@@ -72,6 +74,7 @@ struct ClockCache<Key: SketchedKey, Value> {
         sketch = FrequencySketch(keys: max(8, budget / (typicalCost + Self.overheadPerEntry)))
         limit = max(0, budget - sketch.byteCount)
         self.admitAfter = admitAfter
+        self.typicalCost = typicalCost
     }
 
     /// The bytes the cache takes: its entries and its sketch.
@@ -106,6 +109,13 @@ struct ClockCache<Key: SketchedKey, Value> {
         return slots[slot].value
     }
 
+    /// Replaces the value kept for the key whose table hash is `tableHash` and which `matches`,
+    /// if it is kept, without counting a sighting or marking it asked for.
+    mutating func replaceValue(tableHash: Int, where matches: (Key) -> Bool, with value: Value) {
+        guard let slot = index.slot(hash: tableHash, where: { matches(slots[$0].key) }) else { return }
+        slots[slot].value = value
+    }
+
     /// Counts a sighting of `key` whose value the caller holds already, as `value(for:)` would,
     /// without counting a hit or a miss; the caller then offers the value.
     mutating func sighted(_ key: Key) {
@@ -117,9 +127,14 @@ struct ClockCache<Key: SketchedKey, Value> {
         admits(sketchHash: key.sketchHash)
     }
 
-    /// Whether the key whose sketch hash is `sketchHash` has been sighted often enough to be kept.
+    /// Whether a value for the key whose sketch hash is `sketchHash` may be kept if offered
+    /// now, so that a caller prepares none `offer` would decline: the key was sighted often
+    /// enough, and a typical entry still fits or, in a full cache, the key was sighted more than
+    /// once (`offer` lets a newcomer displace an entry only when the sketch saw it more often:
+    /// never one seen once).
     func admits(sketchHash: UInt64) -> Bool {
-        sketch.frequency(of: sketchHash) >= admitAfter
+        let frequency = sketch.frequency(of: sketchHash)
+        return frequency >= admitAfter && (frequency >= 2 || used + typicalCost + Self.overheadPerEntry <= limit)
     }
 
     /// The value kept for `key`, neither counted nor marked as asked for.
