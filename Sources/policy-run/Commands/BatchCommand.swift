@@ -99,10 +99,10 @@ struct BatchCommand: AsyncParsableCommand {
         let format = try records.recordFormat()
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
-        // A quarter of the memory keeps verdicts of repeated tokens, the rest checks and decoded
-        // tokens; a policy of HMAC keys alone, whose checks are never kept, gives verdicts half.
+        // A quarter of the memory keeps verdicts of tokens (from their first sighting, so a log of
+        // unique tokens fills it), the rest checks and decoded tokens.
         let cacheBytes = try cacheBytes()
-        let verdictBytes = policy.algorithms.allSatisfy(\.isSymmetric) ? cacheBytes / 2 : cacheBytes / 4
+        let verdictBytes = cacheBytes / 4
         let cache = noCache ? nil : SignatureCache(memoryLimit: cacheBytes - verdictBytes)
         let now = try options.time()
         var evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
