@@ -76,6 +76,11 @@ package struct BatchRecordFormat: Sendable {
         }
     }
 
+    /// Whether `bytes` hold a carriage return, found by `memchr` at vector speed.
+    static func holdsCarriageReturn(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { $0.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false }
+    }
+
     /// The record a line that is not blank holds.
     func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
         let bytes = line.bytes
@@ -107,7 +112,7 @@ package struct BatchRecordFormat: Sendable {
             // that indexes holds a control byte only if it holds a carriage return, which memchr
             // finds at vector speed. The byte-by-byte search runs only for a line that holds one
             // or fails, to say where.
-            if bytes.withUnsafeBytes({ $0.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false }), let refused = controlByte() { return refused }
+            if Self.holdsCarriageReturn(bytes), let refused = controlByte() { return refused }
             let token: RecordToken
             // A token written without escapes stays bytes of the line until it is judged.
             if let range = object.plainStringRange(of: tokenName) {
@@ -159,7 +164,7 @@ extension BatchRecordFormat {
             guard let seconds = time.integer, let checked = UnixTime.checked(Double(seconds)) else { return nil }
             when = checked
         }
-        guard !bytes.withUnsafeBytes({ $0.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false }) else { return nil }
+        guard !Self.holdsCarriageReturn(bytes) else { return nil }
         return BatchRecord(line: line.number, input: input, content: .token(RecordToken(line: bytes, range: text), time: when, inputs: [:]))
     }
 }

@@ -85,14 +85,7 @@ struct ClockCache<Key: SketchedKey, Value> {
 
     /// The value kept for `key`, marking it asked for; nil, counted as a miss, when there is none.
     mutating func value(for key: Key) -> Value? {
-        sketch.record(key.sketchHash)
-        guard let slot = slot(of: key, hash: key.tableHash) else {
-            counts.misses += 1
-            return nil
-        }
-        counts.hits += 1
-        slots[slot].referenced = true
-        return slots[slot].value
+        value(tableHash: key.tableHash, sketchHash: key.sketchHash) { $0 == key }
     }
 
     /// The value kept for the key whose hashes are `tableHash` and `sketchHash` and which
