@@ -17,18 +17,16 @@
         let code: FindingCode?
         let message: String?
         let detail: String?
-        let verifiedKey: VerifiedKey?
         let outputs: [String: JSONValue]
         let nested: [Finding]
         let nestedTrace: [Trace.Entry]
         let oneTimeValues: [OneTimeValue]
 
-        init(code: FindingCode? = nil, message: String? = nil, detail: String?, verifiedKey: VerifiedKey? = nil,
+        init(code: FindingCode? = nil, message: String? = nil, detail: String?,
              outputs: [String: JSONValue] = [:], nested: [Finding] = [], nestedTrace: [Trace.Entry] = [], oneTimeValues: [OneTimeValue] = []) {
             self.code = code
             self.message = message
             self.detail = detail
-            self.verifiedKey = verifiedKey
             self.outputs = outputs
             self.nested = nested
             self.nestedTrace = nestedTrace
@@ -39,6 +37,9 @@
     /// Whether the rule passed, failed or could not run.
     public let status: Status
     private let particulars: Particulars?
+    /// The key of a `verified(by:)` outcome: apart from the particulars, so that the pass that
+    /// proves a token's origin, the one every valid verdict has, allocates nothing.
+    private let proofKey: VerifiedKey?
 
     /// The finding code of a failure.
     public var code: FindingCode? { particulars?.code }
@@ -47,7 +48,7 @@
     /// The values compared, for the trace; secrets are never put here.
     public var detail: String? { particulars?.detail }
     /// The key that verified, when the outcome carries the engine's proof (`verified(by:)`).
-    public var verifiedKey: VerifiedKey? { particulars?.verifiedKey }
+    public var verifiedKey: VerifiedKey? { proofKey }
     /// Values a passing rule hands to the verdict's `outputs` (a callback's `code` and `state`).
     public var outputs: [String: JSONValue] { particulars?.outputs ?? [:] }
     /// For a failing rule that evaluated another policy: that policy's findings.
@@ -61,11 +62,12 @@
 
     /// Whether this is a pass with nothing beyond its status: what most rules of most
     /// evaluations return, which the chain then takes without reading any particular.
-    var isPlainPass: Bool { status == .pass && particulars == nil }
+    var isPlainPass: Bool { status == .pass && particulars == nil && proofKey == nil }
 
-    private init(_ status: Status, _ particulars: Particulars?) {
+    private init(_ status: Status, _ particulars: Particulars?, proofKey: VerifiedKey? = nil) {
         self.status = status
         self.particulars = particulars
+        self.proofKey = proofKey
     }
 
     /// A pass.
@@ -106,7 +108,7 @@
     /// A pass that proves the token's origin, with the engine's proof: the verdict counts the
     /// token as verified only through such an outcome.
     public static func verified(by proof: VerificationProof, detail: String? = nil, nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
-        RuleOutcome(.pass, Particulars(detail: detail, verifiedKey: proof.key, nestedTrace: nestedTrace))
+        RuleOutcome(.pass, detail == nil && nestedTrace.isEmpty ? nil : Particulars(detail: detail, nestedTrace: nestedTrace), proofKey: proof.key)
     }
 }
 
