@@ -83,6 +83,11 @@ package struct JWKSet: Sendable {
     /// Without a `kid` every key of the right type is a candidate (unless `requireKid`); with one,
     /// only keys carrying that exact `kid` are — a token never falls back to some other key.
     package func candidates(for algorithm: JWSAlgorithm, kid: String?, requireKid: Bool = false) throws(JOSEError) -> [JWK] {
+        // The whole set when every key is a candidate (one key, the common case): no new array.
+        if !keys.isEmpty, kid != nil || !requireKid,
+           keys.allSatisfy({ key in key.canVerify(algorithm) && (kid.map { key.kid?.isExactly($0) == true } ?? true) }) {
+            return keys
+        }
         if let kid {
             // One pass and one array: this runs for every token.
             var usable: [JWK] = []

@@ -75,6 +75,32 @@ struct JOSEBehaviourTests {
         #expect { try unknown.verify(with: set) } throws: { ($0 as? JOSEError)?.code == .keyNotFound }
     }
 
+    /// The candidates a set offers for a token: the whole set when every key is one (no new
+    /// array), and otherwise exactly the keys named and able, in the set's order.
+    @Test("candidates: a kid's keys that can verify the alg, every able key without kid, and the refusals")
+    func candidates() throws {
+        let a = try JWK.generate(for: .es256, kid: "a").publicKey, b = try JWK.generate(for: .es256, kid: "b").publicKey
+        let es384 = try JWK.generate(for: .es384, kid: "c").publicKey
+        func kids(_ keys: [JWK]) -> [String?] { keys.map(\.kid) }
+        let pair = try JWKSet(keys: [a, b])
+        #expect(try kids(pair.candidates(for: .es256, kid: "a")) == ["a"])
+        #expect(try kids(pair.candidates(for: .es256, kid: "b")) == ["b"])
+        #expect(try kids(pair.candidates(for: .es256, kid: nil)) == ["a", "b"])
+        #expect { try pair.candidates(for: .es256, kid: nil, requireKid: true) } throws: { ($0 as? JOSEError)?.code == .keyNotFound }
+        #expect { try pair.candidates(for: .es256, kid: "c") } throws: { ($0 as? JOSEError)?.code == .keyNotFound }
+        let single = try JWKSet(keys: [a])
+        #expect(try kids(single.candidates(for: .es256, kid: "a")) == ["a"])
+        #expect(try kids(single.candidates(for: .es256, kid: nil)) == ["a"])
+        #expect { try single.candidates(for: .es384, kid: "a") } throws: { ($0 as? JOSEError)?.code == .keyMismatch }
+        #expect { try single.candidates(for: .es384, kid: nil) } throws: { ($0 as? JOSEError)?.code == .keyNotFound }
+        // Keys of two curves: without kid only those that can verify the alg; a kid naming a key
+        // of the other curve is a mismatch, not a fallback to the able one.
+        let mixed = try JWKSet(keys: [a, es384])
+        #expect(try kids(mixed.candidates(for: .es384, kid: nil)) == ["c"])
+        #expect(try kids(mixed.candidates(for: .es256, kid: nil)) == ["a"])
+        #expect { try mixed.candidates(for: .es256, kid: "c") } throws: { ($0 as? JOSEError)?.code == .keyMismatch }
+    }
+
     @Test("a JWK Set skips unknown kty and broken keys, and refuses ambiguity")
     func keySetParsing() throws {
         let good = try JWK.generate(for: .es256).publicKey.publicJSON()
