@@ -1,5 +1,5 @@
 import PolicyRuntime
-@_spi(JSONWriting) import PolicyJOSE
+@_spi(JSONWriting) @testable import PolicyJOSE
 import Testing
 
 /// The byte writer behind verdict lines and every serialization: commas, escapes, numbers.
@@ -94,5 +94,33 @@ struct JSONWriterTests {
         #expect(third.text == "null")
         #expect(second.byteCount == 5013)
         #expect(second.withBytes { Array($0) } == second.bytes)
+    }
+
+    /// The sixteen-byte scans (CJSONScan) against the byte-by-byte rule they replace: every byte
+    /// value at every position of the first vectors and their tails.
+    @Test("the string scans stop exactly where the byte-by-byte rule would, for every byte value at every position")
+    func scansMatchTheRule() {
+        for length in [0, 1, 15, 16, 17, 33, 40] {
+            for position in 0..<max(1, length) {
+                for value in 0...255 {
+                    var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+                    if length > 0 { bytes[position] = UInt8(value) }
+                    let byte = UInt8(value)
+                    let reads = length > 0 && (byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C) ? position : length
+                    let skipped = bytes.withUnsafeBufferPointer { buffer in
+                        var cursor = JSONCursor(bytes: buffer, maxDepth: 4)
+                        cursor.skipPlainASCII()
+                        return cursor.index
+                    }
+                    #expect(skipped == reads, "length \(length), byte 0x\(String(value, radix: 16)) at \(position)")
+                    guard byte < 0x80 else { continue }
+                    // The writer escapes exactly the quote, the backslash and control bytes.
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    let escapes = length > 0 && (byte < 0x20 || byte == 0x22 || byte == 0x5C)
+                    #expect(JSONValue.string(text).serialized().count == length + 2 + (escapes ? (byte < 0x20 && ![0x0A, 0x0D, 0x09].contains(byte) ? 5 : 1) : 0),
+                            "length \(length), byte 0x\(String(value, radix: 16)) at \(position)")
+                }
+            }
+        }
     }
 }
