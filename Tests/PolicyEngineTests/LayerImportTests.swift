@@ -13,6 +13,7 @@ struct LayerImportTests {
         ("CZlib", ["PolicyCrypto"]),
         ("CRE2", ["Rules/Matchers"]),
         ("CCurl", ["PolicyRuntime/Keys"]),
+        ("CJSONScan", ["PolicyJOSE"]),
         ("Rules", ["PolicyEngine", "policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer"]),
         ("HTTPTypes", ["PolicyHTTP", "PolicyServer"]),
         ("PolicyHTTP", ["PolicyServer", "PolicyEngineHummingbird"]),
