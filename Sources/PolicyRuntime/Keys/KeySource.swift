@@ -38,6 +38,9 @@ package struct KeySource: Sendable {
     package let certificateTrust: CertificateTrust?
     /// Limits for keys read at evaluation time (an `x5c` leaf).
     package let keyOptions: KeyLoadingOptions
+    /// For local keys, how a verdict names each key of the set that verified (by position):
+    /// made once, so that verifying a token with a local key allocates no description of it.
+    private let localProofs: [VerifiedKey]
 
     /// A key source; policies get theirs from `keys:` through the compiler.
     package init(origin: Origin, purpose: Purpose = .verification, description: String, requireKid: Bool,
@@ -48,6 +51,11 @@ package struct KeySource: Sendable {
         self.requireKid = requireKid
         self.certificateTrust = certificateTrust
         self.keyOptions = keyOptions
+        if case let .local(keys) = origin {
+            localProofs = keys.keys.map { VerifiedKey(kid: $0.kid, source: description, freshness: .fresh) }
+        } else {
+            localProofs = []
+        }
     }
 
     /// The keys written in or beside the policy; nil for remote and certificate-only sources.
@@ -124,7 +132,9 @@ package struct KeySource: Sendable {
         let selectsByKid = resolved.keys.selectsByKid
         do {
             let candidates = try resolved.keys.candidates(for: algorithm, kid: selectsByKid ? kid : nil, requireKid: requireKid && kid == nil)
-            return .keys(candidates, freshness: resolved.freshness, source: description, keySet: resolved.keys.identity, snapshot: snapshot)
+            // A local set's candidates are the whole set, in order, when there are as many.
+            let proofs = localProofs.count == candidates.count && !localProofs.isEmpty ? localProofs : nil
+            return .keys(candidates, freshness: resolved.freshness, source: description, keySet: resolved.keys.identity, snapshot: snapshot, proofs: proofs)
         } catch {
             if let kid, selectsByKid, error.code == .keyNotFound {
                 if let history { return .refused(history.absence(of: kid, at: now())) }
@@ -150,7 +160,8 @@ package enum KeySelection: Sendable {
     /// Keys to try, whether their set is current as of this evaluation, where they came from
     /// (for the trace), the identity of the set by content (for remembering signature checks), and
     /// for a source judged by its history, the snapshot that stood at the evaluation time.
-    case keys([JWK], freshness: KeyFreshness, source: String, keySet: KeySetIdentity, snapshot: KeySnapshot? = nil)
+    /// `proofs`, when given, describe the candidates as a verdict names them, by position.
+    case keys([JWK], freshness: KeyFreshness, source: String, keySet: KeySetIdentity, snapshot: KeySnapshot? = nil, proofs: [VerifiedKey]? = nil)
     /// No key may be tried, and why.
     case refused(KeyRefusal)
 }

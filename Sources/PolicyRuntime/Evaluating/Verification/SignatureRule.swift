@@ -170,12 +170,13 @@ struct SignatureRule: Rule {
         switch source.selectKeys(for: jws, at: context.now.seconds, keySets: context.keySets) {
         case let .refused(refusal):
             return .failure(Failure(code: Self.code(refusal), message: refusal.message))
-        case let .keys(candidates, freshness, shown, keySet, snapshot):
+        case let .keys(candidates, freshness, shown, keySet, snapshot, proofs):
             guard let position = context.verifyingKey(jws, digest: digest, among: candidates, keySet: keySet) else {
                 return .failure(Failure(code: .signatureInvalid,
                                         message: "the \(jws.algorithm.rawValue) signature does not verify with \(candidates.count == 1 ? "the key" : "any of \(candidates.count) keys")\(kid.map { " for kid '\($0)'" } ?? "") from \(shown)"))
             }
-            return .success(Verified(algorithm: jws.algorithm, key: VerifiedKey(kid: candidates[position].kid, source: shown, freshness: freshness, snapshot: snapshot)))
+            let key = proofs?[position] ?? VerifiedKey(kid: candidates[position].kid, source: shown, freshness: freshness, snapshot: snapshot)
+            return .success(Verified(algorithm: jws.algorithm, key: key))
         }
     }
 
