@@ -70,7 +70,6 @@ public final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Senda
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         authenticationCode(message)
     }
-
 }
 
 /// A hash function through OpenSSL's low-level interface, whose state is a plain C struct.

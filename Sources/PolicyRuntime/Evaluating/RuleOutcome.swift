@@ -159,6 +159,8 @@ public struct VerifiedKey: Sendable, Codable, Equatable {
                   snapshot: try container.decodeIfPresent(KeySnapshot.self, forKey: .snapshot))
     }
 
+    /// The same key from the same source, as fresh and of the same snapshot: member by member,
+    /// at once when both copies share their members.
     public static func == (lhs: VerifiedKey, rhs: VerifiedKey) -> Bool {
         lhs.members === rhs.members
             || (lhs.kid == rhs.kid && lhs.source == rhs.source && lhs.freshness == rhs.freshness && lhs.snapshot == rhs.snapshot)
