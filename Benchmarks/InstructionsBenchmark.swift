@@ -109,8 +109,9 @@ enum InstructionsBenchmark {
         let format = BatchRecordFormat()
         var writer = JSONWriter(capacity: 1 << 16)
         var judged = 0
+        var sharing = JudgementSharing()
         while let line = try reader.next() {
-            guard let record = format.record(line), let verdict = evaluator.evaluateNow(record) else {
+            guard let record = format.record(line), let verdict = evaluator.evaluateNow(record, sharing: &sharing) else {
                 throw BenchmarkError("line \(line.number) of \(file) could not be judged without waiting")
             }
             verdict.writeJSONLine(to: &writer)

@@ -14,16 +14,19 @@ struct VerdictMemoTests {
     static let now = TokenFixture.now
 
     /// The verdict lines of `records` (a token, the record's time, its inputs) judged in order on
-    /// one thread, and how many verdicts were reused; `memo: false` keeps none.
+    /// one thread, and how many verdicts were reused; `memo: false` keeps none, and shares no
+    /// judgement between lines either (each is judged as if alone).
     func judge(_ policy: Policy, _ records: [(token: String, time: Double, inputs: [String: JSONValue])], memo: Bool,
                detectReplay: Bool = false) -> (lines: [String], verdicts: [BatchVerdict], reused: Int?) {
         var evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: memo ? 1 << 20 : nil)
         evaluator.detectReplay = detectReplay
         var lines: [String] = [], verdicts: [BatchVerdict] = []
+        var sharing = JudgementSharing()
         for (index, record) in records.enumerated() {
             let batchRecord = BatchRecord(line: index + 1, input: nil,
                                           content: .token(RecordToken(record.token), time: UnixTime(seconds: record.time), inputs: record.inputs))
-            guard let verdict = evaluator.evaluateNow(batchRecord) else {
+            if !memo { sharing = JudgementSharing() }
+            guard let verdict = evaluator.evaluateNow(batchRecord, sharing: &sharing) else {
                 Issue.record("record \(index + 1) waited for keys")
                 continue
             }
@@ -140,6 +143,35 @@ struct VerdictMemoTests {
         #expect(text(marked) == text(freshMarked))
     }
 
+    @Test("lines in a row share an issuer's text and a judgement only where they say the same: issuers, kids and outcomes changing line by line")
+    func sharedJudgementsFollowEachLine() throws {
+        let policy = try fixture.policy("")
+        let escapedIssuer = try CompactJWS.sign(payload: Array(#"{"iss":"https:\/\/issuer.example","aud":"client-1","exp":1795255200,"jti":"e"}"#.utf8),
+                                                header: JSONObject(["typ": .string("JWT"), "kid": .string("k1")]), algorithm: .es256, key: fixture.key)
+        let tokens = [
+            try fixture.token(["jti": .string("1")]),
+            try fixture.token(["jti": .string("2")]),
+            try fixture.token(["jti": .string("3"), "iss": .string("https://other.example")]),
+            try fixture.token(["jti": .string("4")], remove: ["iss"]),
+            try fixture.token(["jti": .string("5"), "iss": .number(.integer(5))]),
+            escapedIssuer,
+            try fixture.token(["jti": .string("7")], header: ["kid": .string("k2")]),
+            try fixture.token(["jti": .string("8")]),
+            try fixture.token(["jti": .string("9"), "exp": .number(.integer(1_795_250_000))]),
+            try fixture.token(["jti": .string("10")]),
+            try fixture.token(["jti": .string("11")]),
+        ]
+        let records = tokens.map { (token: $0, time: Self.now, inputs: [String: JSONValue]()) }
+        let shared = judge(policy, records, memo: true).lines
+        #expect(shared == judge(policy, records, memo: false).lines)
+        let members = try shared.map { line in try JSONParser().parseObject(Array(line.utf8), what: "a verdict line") }
+        #expect(members.map { $0["iss"]?.stringValue } == ["https://issuer.example", "https://issuer.example", "https://other.example", nil, nil,
+                                                           "https://issuer.example", "https://issuer.example", "https://issuer.example",
+                                                           "https://issuer.example", "https://issuer.example", "https://issuer.example"])
+        #expect(members.map { $0["kid"]?.stringValue } == ["k1", "k1", "k1", "k1", "k1", "k1", "k2", "k1", "k1", "k1", "k1"])
+        #expect(members.map { $0["valid"]?.boolValue } == [true, true, true, true, false, true, false, true, false, true, true])
+    }
+
     @Test("more repeated tokens than the memory holds: the memo stays within its bytes, keeps answering some, and the lines are those judged afresh")
     func boundedMemory() throws {
         let policy = try fixture.policy("")
@@ -149,9 +181,11 @@ struct VerdictMemoTests {
         let records = (0..<3).flatMap { round in tokens.map { (token: $0, time: Self.now + Double(round), inputs: [String: JSONValue]()) } }
         let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: 64 << 10)
         var lines: [String] = []
+        var sharing = JudgementSharing()
         for (index, record) in records.enumerated() {
             let verdict = try #require(evaluator.evaluateNow(BatchRecord(line: index + 1, input: nil,
-                                                                         content: .token(RecordToken(record.token), time: UnixTime(seconds: record.time), inputs: [:]))))
+                                                                         content: .token(RecordToken(record.token), time: UnixTime(seconds: record.time), inputs: [:])),
+                                                             sharing: &sharing))
             var writer = JSONWriter()
             verdict.writeJSONLine(to: &writer)
             lines.append(String(decoding: writer.bytes, as: UTF8.self))

@@ -68,7 +68,8 @@ package struct BatchEvaluator: Sendable {
     /// The verdict on one record; never throws: a record that cannot be judged gets a verdict
     /// saying why.
     package func evaluate(_ record: BatchRecord) async -> BatchVerdict {
-        switch start(record) {
+        var sharing = JudgementSharing()
+        return switch start(record, sharing: &sharing) {
         case let .judged(verdict): verdict
         case let .waiting(pending): await finish(record, pending)
         }
@@ -77,8 +78,11 @@ package struct BatchEvaluator: Sendable {
     /// The verdict on one record if it can be had without waiting (local keys, or remote keys
     /// cached): the per-record path of `run`, for callers that count its cost on one thread.
     /// Nil when the record waits for a key fetch; `evaluate` then finishes it.
-    package func evaluateNow(_ record: BatchRecord) -> BatchVerdict? {
-        switch start(record) {
+    ///
+    /// - Parameter sharing: What the lines judged before on this thread share with this one,
+    ///   as a worker of `run` keeps it.
+    package func evaluateNow(_ record: BatchRecord, sharing: inout JudgementSharing) -> BatchVerdict? {
+        switch start(record, sharing: &sharing) {
         case let .judged(verdict): verdict
         case .waiting: nil
         }
@@ -94,10 +98,10 @@ package struct BatchEvaluator: Sendable {
     /// Judges a record without suspending when its keys are at hand (local keys, a warm cache):
     /// skipping the suspension point per record matters at hundreds of thousands of records per
     /// second. Otherwise the record waits for `finish`, its token decoded once.
-    func start(_ record: BatchRecord) -> RecordStart {
+    func start(_ record: BatchRecord, sharing: inout JudgementSharing) -> RecordStart {
         switch record.content {
         case let .unparsed(line, format):
-            return start(format.parsed(line, input: record.input))
+            return start(format.parsed(line, input: record.input), sharing: &sharing)
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
@@ -128,7 +132,7 @@ package struct BatchEvaluator: Sendable {
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation):
-                    let verdict = judged(record, evaluation.verdict, evaluation.token, at: now)
+                    let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, sharing: &sharing)
                     if keep, let memo, let digest, let window = evaluation.stableWithin {
                         memo.remember(verdict, within: window, for: DecodedTokenCache.Key(token: text, limits: limits, digest: digest))
                     }
@@ -144,13 +148,16 @@ package struct BatchEvaluator: Sendable {
     /// The verdict on a record that waited for its keys.
     private func finish(_ record: BatchRecord, _ pending: PendingEvaluation) async -> BatchVerdict {
         let evaluation = await policy.finish(pending)
-        return judged(record, evaluation.verdict, evaluation.token, at: pending.request.now)
+        var sharing = JudgementSharing()
+        return judged(record, evaluation.verdict, evaluation.token, at: pending.request.now, sharing: &sharing)
     }
 
-    private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime) -> BatchVerdict {
+    private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime,
+                        sharing: inout JudgementSharing) -> BatchVerdict {
         let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
-        return BatchVerdict(line: record.line, input: record.input, verdict: verdict, issuer: decoded?.claims[RegisteredClaim.iss]?.stringValue,
-                            kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil, replayKey: replayKey)
+        let judgement = sharing.judgement(verdict: verdict, issuer: decoded.flatMap { sharing.issuer(of: $0.claims) }, kid: decoded?.keyID,
+                                          claims: includeClaims ? decoded?.claims.object : nil)
+        return BatchVerdict(line: record.line, input: record.input, replayKey: replayKey, judgement: judgement)
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {
@@ -216,8 +223,9 @@ package struct BatchEvaluator: Sendable {
                 group.addTask {
                     var verdicts: [BatchVerdict] = []
                     verdicts.reserveCapacity(chunk.count)
+                    var sharing = JudgementSharing()
                     for record in chunk {
-                        switch start(record) {
+                        switch start(record, sharing: &sharing) {
                         case let .judged(verdict): verdicts.append(verdict)
                         case let .waiting(pending): verdicts.append(await finish(record, pending))
                         }

@@ -7,21 +7,52 @@
 /// repeated token, made again for every record, so a copy retains one reference rather than
 /// each string of the verdict.
 package struct BatchVerdict: Sendable {
-    private final class Judgement: Sendable {
+    /// What a token's verdict line says besides where its record was.
+    final class Judgement: Sendable {
         let verdict: Verdict
         let issuer: String?
         let kid: String?
         let claims: JSONObject?
         /// The line's members after `line` and `input`, as compact JSON text, when rendered
-        /// once for a verdict that many records share (`rendered()`).
+        /// once for a judgement that many records share (`rendered()`).
         let renderedMembers: [UInt8]?
 
-        init(verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, renderedMembers: [UInt8]?) {
+        init(verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, renderedMembers: [UInt8]? = nil) {
             self.verdict = verdict
             self.issuer = issuer
             self.kid = kid
             self.claims = claims
             self.renderedMembers = renderedMembers
+        }
+
+        /// This judgement with its members rendered, for the records that will share it.
+        func rendered() -> Judgement {
+            guard renderedMembers == nil else { return self }
+            var writer = JSONWriter()
+            writer.beginObject()
+            write(to: &writer)
+            return Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims, renderedMembers: writer.withBytes { Array($0.dropFirst()) })
+        }
+
+        /// The members after `line` and `input`.
+        func write(to writer: inout JSONWriter) {
+            if let renderedMembers, !writer.isPretty {
+                writer.members(compact: renderedMembers)
+                return
+            }
+            if let issuer {
+                writer.key(plain: "iss")
+                writer.string(issuer)
+            }
+            if let kid {
+                writer.key(plain: "kid")
+                writer.string(kid)
+            }
+            verdict.writeMembers(to: &writer)
+            if let claims {
+                writer.key("claims")
+                writer.value(.object(claims))
+            }
         }
     }
 
@@ -42,15 +73,14 @@ package struct BatchVerdict: Sendable {
     package var kid: String? { judgement.kid }
     /// The token's claims, when the run includes them.
     package var claims: JSONObject? { judgement.claims }
-    private var renderedMembers: [UInt8]? { judgement.renderedMembers }
 
     /// A verdict line for a record.
     package init(line: Int, input: String?, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, replayKey: BatchReplayKey? = nil) {
-        self.init(line: line, input: input, replayKey: replayKey,
-                  judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims, renderedMembers: nil))
+        self.init(line: line, input: input, replayKey: replayKey, judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims))
     }
 
-    private init(line: Int, input: String?, replayKey: BatchReplayKey?, judgement: Judgement) {
+    /// A verdict line for a record whose judgement other lines may share.
+    init(line: Int, input: String?, replayKey: BatchReplayKey?, judgement: Judgement) {
         self.line = line
         self.input = input
         self.replayKey = replayKey
@@ -60,11 +90,7 @@ package struct BatchVerdict: Sendable {
     /// This verdict with its members after `line` and `input` rendered once, for the records
     /// that will share it (`moved`).
     func rendered() -> BatchVerdict {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writeMembers(to: &writer)
-        return BatchVerdict(line: line, input: input, replayKey: replayKey,
-                            judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims, renderedMembers: writer.withBytes { Array($0.dropFirst()) }))
+        BatchVerdict(line: line, input: input, replayKey: replayKey, judgement: judgement.rendered())
     }
 
     /// This verdict line for another record, judged at `time`, whose token got the same verdict.
@@ -73,7 +99,7 @@ package struct BatchVerdict: Sendable {
     }
 
     /// Whether the members are rendered (`rendered()`).
-    var isRendered: Bool { renderedMembers != nil }
+    var isRendered: Bool { judgement.renderedMembers != nil }
 
     /// This verdict with a `token_replayed` finding: the token was presented at `earlier` and
     /// is presented again within its lifetime.
@@ -101,30 +127,9 @@ package struct BatchVerdict: Sendable {
             writer.key(plain: "input")
             writer.string(input)
         }
-        if let renderedMembers, !writer.isPretty {
-            writer.members(compact: renderedMembers)
-        } else {
-            writeMembers(to: &writer)
-        }
+        judgement.write(to: &writer)
         writer.endObject()
         writer.append(UInt8(ascii: "\n"))
-    }
-
-    /// The members after `line` and `input`.
-    private func writeMembers(to writer: inout JSONWriter) {
-        if let issuer {
-            writer.key(plain: "iss")
-            writer.string(issuer)
-        }
-        if let kid {
-            writer.key(plain: "kid")
-            writer.string(kid)
-        }
-        verdict.writeMembers(to: &writer)
-        if let claims {
-            writer.key("claims")
-            writer.value(.object(claims))
-        }
     }
 }
 

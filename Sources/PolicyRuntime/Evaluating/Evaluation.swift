@@ -404,8 +404,10 @@ extension Policy {
         // Operators watch this field for outages: a verdict reached with stale keys says so.
         let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
         let outputs = !valid ? [:] : self.outputs.isEmpty ? evaluator.outputs : evaluator.outputs.merging(outputValues(decoded)) { $1 }
-        let verdict = Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
-                              skipped: evaluator.skipped, outputs: outputs, trace: trace)
+        let plain = valid && findings.isEmpty && evaluator.skipped.isEmpty && outputs.isEmpty && trace == nil && keyFreshness == nil
+        let verdict = (plain ? provenBy.flatMap(plainValidVerdict(provenBy:)) : nil)
+            ?? Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
+                       skipped: evaluator.skipped, outputs: outputs, trace: trace)
         // Where the verdict depended on nothing but the token, the inputs and the time, it holds
         // wherever the rules that compared the time would have answered the same.
         let stableWithin = verdictsReusable && !tracing && keySets.isEmpty && request.decoded == nil && evaluator.oneTimeValues.isEmpty

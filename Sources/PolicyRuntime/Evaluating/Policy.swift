@@ -48,6 +48,10 @@ public struct Policy: Sendable {
     /// signed tokens alone whose keys are at hand (no remote set that may rotate, no decryption
     /// key), with no rule that judges another token under a policy of its own.
     package let verdictsReusable: Bool
+    /// The verdict of a token that verified with a local key and met every rule, with nothing
+    /// skipped, handed over or traced, made once per key (`plainValidVerdict(provenBy:)`): the
+    /// verdict of most tokens of a log then allocates nothing.
+    private let plainValidVerdicts: [(key: VerifiedKey, verdict: Verdict)]
 
     /// The policy the token in `claim` must satisfy (`embedded_tokens`), if the policy names one:
     /// what a test runner mints that token for.
@@ -75,6 +79,19 @@ public struct Policy: Sendable {
         tokenEmbeddingRules = root.rules.compactMap { $0.rule as? any TokenEmbeddingRule }
         verdictsReusable = subjects == ["token"] && remoteKeySources.isEmpty && tokenEmbeddingRules.isEmpty && envelope.format == .jws
             && envelope.decryption == nil
+        plainValidVerdicts = keySources.flatMap(\.localProofs).prefix(Self.plainValidVerdictLimit).map {
+            ($0, Verdict(policy: name, valid: true, provenBy: $0, keyFreshness: nil, findings: [], skipped: [], outputs: [:], trace: nil))
+        }
+    }
+
+    /// Local keys beyond this many get a verdict of their own each time: looking a key up by
+    /// identity stays a short scan.
+    static let plainValidVerdictLimit = 32
+
+    /// The verdict made once for a token `key` verified that met every rule with nothing
+    /// skipped, handed over or traced; nil when `key` is not one of the policy's local keys'.
+    func plainValidVerdict(provenBy key: VerifiedKey) -> Verdict? {
+        plainValidVerdicts.first { $0.key.isSameDescription(as: key) }?.verdict
     }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {

@@ -166,6 +166,12 @@ public struct VerifiedKey: Sendable, Codable, Equatable {
             || (lhs.kid == rhs.kid && lhs.source == rhs.source && lhs.freshness == rhs.freshness && lhs.snapshot == rhs.snapshot)
     }
 
+    /// Whether both copies are of one description (not only equal): a local key's proofs are
+    /// made once, so an evaluation can find what it prepared for that key by identity alone.
+    func isSameDescription(as other: VerifiedKey) -> Bool {
+        members === other.members
+    }
+
     /// Encodes what a trace writes of the key.
     public func encode(to encoder: any Encoder) throws {
         try JSONWriter.value(write).encode(to: encoder)

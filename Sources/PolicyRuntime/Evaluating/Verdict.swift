@@ -90,6 +90,12 @@ public struct Verdict: Sendable, Codable {
                   outputs: try container.decode([String: JSONValue].self, forKey: .outputs), trace: try container.decodeIfPresent(Trace.self, forKey: .trace))
     }
 
+    /// Whether both are copies of one verdict (not only equal ones): what a batch worker checks
+    /// before sharing a verdict line's judgement, at the cost of one comparison.
+    func isIdentical(to other: Verdict) -> Bool {
+        members === other.members
+    }
+
     /// The finding codes, in order, for quick checks.
     public var codes: [FindingCode] { findings.map(\.code) }
 

@@ -40,7 +40,7 @@ package struct KeySource: Sendable {
     package let keyOptions: KeyLoadingOptions
     /// For local keys, how a verdict names each key of the set that verified (by position):
     /// made once, so that verifying a token with a local key allocates no description of it.
-    private let localProofs: [VerifiedKey]
+    package let localProofs: [VerifiedKey]
 
     /// A key source; policies get theirs from `keys:` through the compiler.
     package init(origin: Origin, purpose: Purpose = .verification, description: String, requireKid: Bool,

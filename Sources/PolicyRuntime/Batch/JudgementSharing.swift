@@ -1,0 +1,44 @@
+@_spi(RuleAuthoring) import PolicyJOSE
+
+/// What the verdict lines one worker makes in a row share: the issuer's text and the last
+/// judgement, so that a run of tokens from one issuer with one outcome (most of a log) makes
+/// no string of `iss` and no judgement per record, and renders that judgement's line once.
+///
+/// A judgement is shared only by identity of its verdict (a policy's plain valid verdict is
+/// made once per local key, `Policy.plainValidVerdict`) and equality of `iss` and `kid`; a
+/// verdict carrying claims is never shared. Local to a worker: no lock.
+package struct JudgementSharing {
+    private var issuer: String?
+    private var last: BatchVerdict.Judgement?
+    /// Whether `last` has been handed to a second record, after which it is rendered.
+    private var lastShared = false
+
+    /// Nothing shared yet.
+    package init() {}
+
+    /// The token's `iss` as text, nil when it has none or it is not a string: the last issuer's
+    /// string when the claim equals it, compared in place.
+    mutating func issuer(of claims: JSONObjectView) -> String? {
+        if let issuer, claims.string(RegisteredClaim.iss, equals: issuer) { return issuer }
+        guard let found = claims[RegisteredClaim.iss]?.stringValue else { return nil }
+        issuer = found
+        return found
+    }
+
+    /// The judgement for a line with these members: the last one when it says the same, else
+    /// a new one that becomes the last.
+    mutating func judgement(verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?) -> BatchVerdict.Judgement {
+        if claims == nil, let last, last.claims == nil, last.verdict.isIdentical(to: verdict), last.issuer == issuer, last.kid == kid {
+            if !lastShared {
+                // Rendered at its second line: a judgement no other record shares costs no rendering.
+                lastShared = true
+                self.last = last.rendered()
+            }
+            return self.last!
+        }
+        let made = BatchVerdict.Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims)
+        last = made
+        lastShared = false
+        return made
+    }
+}
