@@ -22,7 +22,7 @@ enum JSONFuzzing {
     /// The in-place index (how claims and batch records are read) refuses exactly the texts the
     /// parser refuses as an object, and reads the same members: names, kinds, values, lookups.
     static func indexAgrees(_ data: [UInt8]) {
-        let index = try? JSONObjectIndex(data, maxDepth: 128)
+        let index = try? JSONObjectIndex.make(data, maxDepth: 128)
         guard case let .object(object)? = try? JSONParser(maxDepth: 128).parse(data) else {
             invariant(index == nil, "the index accepts a text the parser refuses as an object")
             return

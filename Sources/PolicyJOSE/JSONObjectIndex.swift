@@ -11,10 +11,13 @@ internal import Darwin
 /// Rules read a handful of a token's claims; building a tree of `String`s and `JSONValue`s for
 /// every claim, then looking members up by `String` and releasing the tree, cost more than the
 /// rest of judging an HMAC token. A member's value is built only when asked for, from its range.
-/// A class, so that handing the index around retains one reference, not its three arrays.
-@usableFromInline package final class JSONObjectIndex: Sendable {
+/// A class, so that handing the index around retains one reference; its members lie in the
+/// object itself (a `ManagedBuffer`), so an index is one allocation beside its text. Nothing in
+/// it changes after `make`, so it may be shared across threads (`JSONObjectView` says so for it:
+/// a `ManagedBuffer` cannot declare itself `Sendable`).
+@usableFromInline package final class JSONObjectIndex: ManagedBuffer<JSONObjectIndex.Header, JSONObjectIndex.Member> {
     /// One member: where its name and value lie in `bytes`, and what the value is.
-    struct Member: Sendable {
+    @usableFromInline package struct Member: Sendable {
         /// The name between its quotes.
         let nameStart: Int32, nameEnd: Int32
         /// The whole value, quotes and brackets included.
@@ -30,41 +33,95 @@ internal import Darwin
         let integer: Int64?
     }
 
-    /// The object's text.
-    let bytes: [UInt8]
-    let members: [Member]
-    /// The names written with escapes, decoded, by member position.
-    let escapedNames: [Int: String]
-    /// Where the registered claims are, found once for the rules that read them on every token.
-    let registered: RegisteredClaimPositions
+    /// What the index holds besides its members. Immutable once made: the index is `Sendable`
+    /// because nothing in it changes after `make`.
+    @usableFromInline package struct Header {
+        /// The object's text.
+        let bytes: [UInt8]
+        /// The number of members that follow the header.
+        let count: Int
+        /// The names written with escapes, decoded, by member position.
+        let escapedNames: [Int: String]
+        /// Where the registered claims are, found once for the rules that read them on every token.
+        let registered: RegisteredClaimPositions
+    }
+
+    /// The members read in place: the elements of this object.
+    private var members: UnsafeBufferPointer<Member> {
+        withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0, count: count) }
+    }
+    // The header's fields are read through its pointer: `ManagedBuffer.header` is a class's
+    // stored `var`, and each read of it would go through a dynamic exclusivity check.
+    private var bytes: [UInt8] { withUnsafeMutablePointerToHeader { $0.pointee.bytes } }
+
+    /// The member at `position`, which must be one of the index's: checked, as an array's
+    /// subscript would be.
+    @inline(__always) private func member(at position: Int) -> Member {
+        let count = withUnsafeMutablePointerToHeader { $0.pointee.count }
+        precondition(position >= 0 && position < count, "member \(position) of an index of \(count)")
+        return withUnsafeMutablePointerToElements { $0[position] }
+    }
+    var escapedNames: [Int: String] { withUnsafeMutablePointerToHeader { $0.pointee.escapedNames } }
+
+    /// Members read before they are placed in the index: on the stack up to `stackCapacity`,
+    /// and past that in an array.
+    private struct Gathered: JSONMemberSink {
+        static let stackCapacity = 16
+        let stack: UnsafeMutableBufferPointer<Member>
+        var overflow: [Member] = []
+        private(set) var count = 0
+
+        init(stack: UnsafeMutableBufferPointer<Member>) {
+            self.stack = stack
+        }
+
+        subscript(position: Int) -> Member { position < stack.count ? stack[position] : overflow[position - stack.count] }
+
+        mutating func append(_ member: Member) throws(JOSEError) {
+            if count < stack.count { stack.initializeElement(at: count, to: member) } else { overflow.append(member) }
+            count += 1
+        }
+
+        /// Copies the members to `target`, which has room for `count`.
+        func move(to target: UnsafeMutablePointer<Member>) {
+            target.initialize(from: stack.baseAddress!, count: min(count, stack.count))
+            if !overflow.isEmpty { overflow.withUnsafeBufferPointer { (target + stack.count).initialize(from: $0.baseAddress!, count: $0.count) } }
+        }
+    }
 
     /// Indexes `bytes`, which must hold one JSON object and nothing else.
     ///
     /// - Throws: `invalid_json`, `duplicate_member` or `json_too_deep`, as `JSONParser` would for
     ///   the same text (`JSONObjectView` asks the parser itself for the message).
-    package init(_ bytes: [UInt8], maxDepth: Int) throws(JOSEError) {
+    package static func make(_ bytes: [UInt8], maxDepth: Int) throws(JOSEError) -> JSONObjectIndex {
         guard bytes.count < Int(Int32.max) else { throw JOSEError(.invalidJSON, "a JSON text of \(bytes.count) bytes is too large to index") }
-        var members: [Member] = []
-        var escapedNames: [Int: String] = [:]
-        try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in
-            var cursor = JSONCursor(bytes: buffer, maxDepth: min(maxDepth, JSONParser.deepestSupported))
-            cursor.skipWhitespace()
-            guard cursor.index < buffer.count, buffer[cursor.index] == UInt8(ascii: "{") else {
-                throw JOSEError(.invalidJSON, "not a JSON object")
+        let made = try withUnsafeTemporaryAllocation(of: Member.self, capacity: Gathered.stackCapacity) { stack throws(JOSEError) in
+            var members = Gathered(stack: stack)
+            var escapedNames: [Int: String] = [:]
+            try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in
+                var cursor = JSONCursor(bytes: buffer, maxDepth: min(maxDepth, JSONParser.deepestSupported))
+                cursor.skipWhitespace()
+                guard cursor.index < buffer.count, buffer[cursor.index] == UInt8(ascii: "{") else {
+                    throw JOSEError(.invalidJSON, "not a JSON object")
+                }
+                try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
+                cursor.skipWhitespace()
+                guard cursor.index == buffer.count else { throw cursor.error("unexpected content after the JSON value") }
             }
-            members.reserveCapacity(16)
-            try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
-            cursor.skipWhitespace()
-            guard cursor.index == buffer.count else { throw cursor.error("unexpected content after the JSON value") }
+            let count = members.count
+            let index = create(minimumCapacity: count) { index in
+                index.withUnsafeMutablePointerToElements { members.move(to: $0) }
+                let placed = index.withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0, count: count) }
+                return Header(bytes: bytes, count: count, escapedNames: escapedNames,
+                              registered: RegisteredClaimPositions(placed, escapedNames: escapedNames))
+            }
+            return unsafeDowncast(index, to: JSONObjectIndex.self)
         }
-        self.bytes = bytes
-        self.members = members
-        self.escapedNames = escapedNames
-        registered = members.withUnsafeBufferPointer { RegisteredClaimPositions($0, escapedNames: escapedNames) }
+        return made
     }
 
     /// The number of members.
-    package var count: Int { members.count }
+    package var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
 
     /// The position of the member named `name` (compared code point for code point), if any.
     @usableFromInline package func position(of name: String) -> Int? {
@@ -72,7 +129,8 @@ internal import Darwin
         return name.withUTF8 { wanted in
             let word = NameWord(wanted)
             return bytes.withUnsafeBufferPointer { buffer in
-                members.withUnsafeBufferPointer { members in
+                do {
+                    let members = self.members
                     for position in members.indices {
                         let member = members[position]
                         if member.plainName {
@@ -94,13 +152,14 @@ internal import Darwin
     @_spi(RuleAuthoring) @usableFromInline package func position(of name: JSONMemberName) -> Int? {
         let count = name.count
         guard count <= 8 else { return position(of: name.text) }
-        let found: Int? = members.withUnsafeBufferPointer { members in
+        let found: Int? = {
+            let members = self.members
             for position in members.indices {
                 let member = members[position]
                 if member.plainName, member.nameWord == name.word, Int(member.nameEnd - member.nameStart) == count { return position }
             }
             return nil
-        }
+        }()
         guard found == nil, !escapedNames.isEmpty else { return found }
         // A name written with escapes is found by its text: as rare as it is slow.
         return position(of: name.text)
@@ -108,22 +167,22 @@ internal import Darwin
 
     /// The position of the registered claim `claim`'s member, if any: one load.
     @_spi(RuleAuthoring) @usableFromInline package func position(of claim: RegisteredClaim) -> Int? {
-        registered[claim]
+        withUnsafeMutablePointerToHeader { $0.pointee.registered[claim] }
     }
 
     /// The kind of the member at `position`.
-    @usableFromInline package func kind(at position: Int) -> JSONKind { members[position].kind }
+    @usableFromInline package func kind(at position: Int) -> JSONKind { member(at: position).kind }
 
     /// The name of the member at `position`.
     package func name(at position: Int) -> String {
-        let member = members[position]
+        let member = member(at: position)
         guard member.plainName else { return escapedNames[position] ?? "" }
         return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(member.nameStart)..<Int(member.nameEnd)]), as: UTF8.self) }
     }
 
     /// The value of the member at `position`, built from its range.
     @usableFromInline package func value(at position: Int) -> JSONValue {
-        let member = members[position]
+        let member = member(at: position)
         return bytes.withUnsafeBufferPointer { buffer in
             let range = Int(member.valueStart)..<Int(member.valueEnd)
             if let integer = member.integer { return .number(.integer(integer)) }
@@ -143,7 +202,7 @@ internal import Darwin
     /// Where the member at `position` lies in the text between its quotes, when it is a string
     /// written without escapes: those bytes are then its text.
     package func plainStringRange(at position: Int) -> Range<Int>? {
-        let member = members[position]
+        let member = member(at: position)
         guard member.kind == .string, member.plainValue else { return nil }
         return Int(member.valueStart) + 1..<Int(member.valueEnd) - 1
     }
@@ -151,13 +210,13 @@ internal import Darwin
     /// The member at `position` as an integer, when it is one that fits in 64 bits: read while
     /// indexing, so asking builds nothing.
     @usableFromInline package func integer(at position: Int) -> Int64? {
-        members[position].integer
+        member(at: position).integer
     }
 
     /// Whether the member at `position` is a string equal, code point for code point, to `text`,
     /// compared without building the member's string when it has no escapes.
     @usableFromInline package func string(at position: Int, equals text: String) -> Bool {
-        let member = members[position]
+        let member = member(at: position)
         guard member.kind == .string else { return false }
         guard member.plainValue else { return value(at: position).stringValue?.isExactly(text) == true }
         var text = text

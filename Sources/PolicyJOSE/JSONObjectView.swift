@@ -4,7 +4,9 @@
 /// (`JSONObjectIndex`), and builds a value only when a rule, an output or a message asks for it.
 /// The text is checked as strictly as `JSONParser` checks it: duplicates, depth, UTF-8, numbers.
 public struct JSONObjectView: Sendable {
-    @usableFromInline enum Storage: Sendable {
+    /// `@unchecked`: a `JSONObjectIndex` is immutable once made, but as a `ManagedBuffer` it
+    /// cannot state that itself.
+    @usableFromInline enum Storage: @unchecked Sendable {
         case indexed(JSONObjectIndex)
         case object(JSONObject)
     }
@@ -24,7 +26,7 @@ public struct JSONObjectView: Sendable {
     /// - Throws: what `parse` throws.
     package init(_ bytes: [UInt8], maxDepth: Int, parse: ([UInt8]) throws(JOSEError) -> JSONObject) throws(JOSEError) {
         do {
-            storage = .indexed(try JSONObjectIndex(bytes, maxDepth: maxDepth))
+            storage = .indexed(try JSONObjectIndex.make(bytes, maxDepth: maxDepth))
         } catch {
             storage = .object(try parse(bytes))
         }

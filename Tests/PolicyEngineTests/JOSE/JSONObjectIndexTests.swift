@@ -26,7 +26,7 @@ struct JSONObjectIndexTests {
     func agreesWithParser(text: String) throws {
         let bytes = Array(text.utf8)
         let parsed = Result { () throws(JOSEError) in try JSONParser(maxDepth: 4).parse(bytes) }
-        let indexed = Result { () throws(JOSEError) in try JSONObjectIndex(bytes, maxDepth: 4) }
+        let indexed = Result { () throws(JOSEError) in try JSONObjectIndex.make(bytes, maxDepth: 4) }
         guard case let .success(.object(object)) = parsed else {
             #expect(throws: JOSEError.self) { try indexed.get() }
             return
@@ -56,7 +56,7 @@ struct JSONObjectIndexTests {
     func scanAgreesWithIndex(text: String) throws {
         let bytes = Array(text.utf8)
         let names = ["token", "ts", "a", "iss", "aud", "n", "s", "m14"]
-        let indexed = try? JSONObjectIndex(bytes, maxDepth: 4)
+        let indexed = try? JSONObjectIndex.make(bytes, maxDepth: 4)
         for first in names {
             for second in names where second != first {
                 guard let (found, other) = JSONMemberScan.members(JSONMemberName(first), JSONMemberName(second), in: bytes, maxDepth: 4) else { continue }
@@ -86,19 +86,19 @@ struct JSONObjectIndexTests {
     func registeredClaims() throws {
         let names = RegisteredClaim.allCases.map(\.description)
         let text = "{" + names.enumerated().map { "\"\($1)\":\($0)" }.joined(separator: ",") + "}"
-        let index = try JSONObjectIndex(Array(text.utf8), maxDepth: 4)
+        let index = try JSONObjectIndex.make(Array(text.utf8), maxDepth: 4)
         for (position, claim) in RegisteredClaim.allCases.enumerated() {
             #expect(index.position(of: claim) == position, "\(claim)")
             #expect(JSONObjectView(try JSONParser().parseObject(Array(text.utf8), what: "a test"))[claim] == .number(.integer(Int64(position))))
         }
         let lookalikes = #"{"isS":1,"iss ":2,"nonc":3,"nonces":4,"ex":5,"expx":6,"a\u0075d":7,"\u006eonce":8,"n\u006fncE":9,"jt\u0069\u0000":10}"#
-        let other = try JSONObjectIndex(Array(lookalikes.utf8), maxDepth: 4)
+        let other = try JSONObjectIndex.make(Array(lookalikes.utf8), maxDepth: 4)
         for claim in RegisteredClaim.allCases {
             #expect(other.position(of: claim) == [RegisteredClaim.aud: 6, .nonce: 7][claim], "\(claim)")
         }
         // Far into a large object, a claim is found all the same.
         let long = "{" + (0..<300).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + ",\"exp\":1,\"iss\":\"x\"}"
-        let wide = try JSONObjectIndex(Array(long.utf8), maxDepth: 4)
+        let wide = try JSONObjectIndex.make(Array(long.utf8), maxDepth: 4)
         #expect(wide.position(of: RegisteredClaim.exp) == 300)
         #expect(wide.position(of: RegisteredClaim.iss) == 301)
         #expect(wide.position(of: RegisteredClaim.aud) == nil)
@@ -110,7 +110,7 @@ struct JSONObjectIndexTests {
     @Test("members are found and told apart by their first eight bytes, then the rest")
     func nameWords() throws {
         let text = #"{"abcdefgh1":1,"abcdefgh2":2,"abcdefgh":3,"abcdefg":4,"":5,"iss":6,"abcdefghij":7,"x":8}"#
-        let index = try JSONObjectIndex(Array(text.utf8), maxDepth: 4)
+        let index = try JSONObjectIndex.make(Array(text.utf8), maxDepth: 4)
         let expected = ["abcdefgh1": 0, "abcdefgh2": 1, "abcdefgh": 2, "abcdefg": 3, "": 4, "iss": 5, "abcdefghij": 6, "x": 7]
         for (name, position) in expected {
             #expect(index.position(of: name) == position, "\(name)")
@@ -123,7 +123,7 @@ struct JSONObjectIndexTests {
         // Duplicates that differ from other names only past their eighth byte, or not at all.
         for duplicate in [#"{"abcdefghij":1,"abcdefghik":2,"abcdefghij":3}"#, #"{"abcdefgh":1,"abcdefgh":2}"#, #"{"":1,"":2}"#,
                           #"{"iss":1,"iss":2}"#] {
-            #expect(throws: JOSEError.self, "\(duplicate)") { try JSONObjectIndex(Array(duplicate.utf8), maxDepth: 4) }
+            #expect(throws: JOSEError.self, "\(duplicate)") { try JSONObjectIndex.make(Array(duplicate.utf8), maxDepth: 4) }
         }
         let view = try JSONObjectView(claimsPayload: Array(text.utf8), limits: .standard, what: "the JWS payload")
         #expect(view[JSONMemberName("abcdefgh2")] == .number(.integer(2)))
