@@ -33,8 +33,9 @@ internal import Darwin
         let integer: Int64?
     }
 
-    /// What the index holds besides its members. Immutable once made: the index is `Sendable`
-    /// because nothing in it changes after `make`.
+    /// What the index holds besides its members, immutable once made. Its fields are read
+    /// through the header's pointer: `ManagedBuffer.header` is a class's stored `var`, and each
+    /// read of it would go through a dynamic exclusivity check.
     @usableFromInline package struct Header {
         /// The object's text.
         let bytes: [UInt8]
@@ -50,8 +51,6 @@ internal import Darwin
     private var members: UnsafeBufferPointer<Member> {
         withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0, count: count) }
     }
-    // The header's fields are read through its pointer: `ManagedBuffer.header` is a class's
-    // stored `var`, and each read of it would go through a dynamic exclusivity check.
     private var bytes: [UInt8] { withUnsafeMutablePointerToHeader { $0.pointee.bytes } }
 
     /// The member at `position`, which must be one of the index's: checked, as an array's
@@ -95,7 +94,7 @@ internal import Darwin
     ///   the same text (`JSONObjectView` asks the parser itself for the message).
     package static func make(_ bytes: [UInt8], maxDepth: Int) throws(JOSEError) -> JSONObjectIndex {
         guard bytes.count < Int(Int32.max) else { throw JOSEError(.invalidJSON, "a JSON text of \(bytes.count) bytes is too large to index") }
-        let made = try withUnsafeTemporaryAllocation(of: Member.self, capacity: Gathered.stackCapacity) { stack throws(JOSEError) in
+        return try withUnsafeTemporaryAllocation(of: Member.self, capacity: Gathered.stackCapacity) { stack throws(JOSEError) in
             var members = Gathered(stack: stack)
             var escapedNames: [Int: String] = [:]
             try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in
@@ -117,7 +116,6 @@ internal import Darwin
             }
             return unsafeDowncast(index, to: JSONObjectIndex.self)
         }
-        return made
     }
 
     /// The number of members.
@@ -126,24 +124,22 @@ internal import Darwin
     /// The position of the member named `name` (compared code point for code point), if any.
     @usableFromInline package func position(of name: String) -> Int? {
         var name = name
+        let members = self.members
         return name.withUTF8 { wanted in
             let word = NameWord(wanted)
             return bytes.withUnsafeBufferPointer { buffer in
-                do {
-                    let members = self.members
-                    for position in members.indices {
-                        let member = members[position]
-                        if member.plainName {
-                            if member.nameWord == word.value, Int(member.nameEnd - member.nameStart) == wanted.count,
-                               NameWord.restEqual(buffer.baseAddress! + Int(member.nameStart), wanted.baseAddress, count: wanted.count) {
-                                return position
-                            }
-                        } else if escapedNames[position].map({ Array($0.utf8).elementsEqual(wanted) }) == true {
+                for position in members.indices {
+                    let member = members[position]
+                    if member.plainName {
+                        if member.nameWord == word.value, Int(member.nameEnd - member.nameStart) == wanted.count,
+                           NameWord.restEqual(buffer.baseAddress! + Int(member.nameStart), wanted.baseAddress, count: wanted.count) {
                             return position
                         }
+                    } else if escapedNames[position].map({ Array($0.utf8).elementsEqual(wanted) }) == true {
+                        return position
                     }
-                    return nil
                 }
+                return nil
             }
         }
     }
@@ -152,14 +148,11 @@ internal import Darwin
     @_spi(RuleAuthoring) @usableFromInline package func position(of name: JSONMemberName) -> Int? {
         let count = name.count
         guard count <= 8 else { return position(of: name.text) }
-        let found: Int? = {
-            let members = self.members
-            for position in members.indices {
-                let member = members[position]
-                if member.plainName, member.nameWord == name.word, Int(member.nameEnd - member.nameStart) == count { return position }
-            }
-            return nil
-        }()
+        let members = self.members
+        let found = members.indices.first { position in
+            let member = members[position]
+            return member.plainName && member.nameWord == name.word && Int(member.nameEnd - member.nameStart) == count
+        }
         guard found == nil, !escapedNames.isEmpty else { return found }
         // A name written with escapes is found by its text: as rare as it is slow.
         return position(of: name.text)

@@ -155,8 +155,8 @@ package struct BatchEvaluator: Sendable {
     private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime,
                         sharing: inout JudgementSharing) -> BatchVerdict {
         let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
-        let judgement = sharing.judgement(verdict: verdict, issuer: decoded.flatMap { sharing.issuer(of: $0.claims) }, kid: decoded?.keyID,
-                                          claims: includeClaims ? decoded?.claims.object : nil)
+        let issuer = decoded.flatMap { sharing.issuer(of: $0.claims) }
+        let judgement = sharing.judgement(verdict: verdict, issuer: issuer, kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
         return BatchVerdict(line: record.line, input: record.input, replayKey: replayKey, judgement: judgement)
     }
 
