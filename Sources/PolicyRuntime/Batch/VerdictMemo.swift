@@ -38,10 +38,10 @@ final class VerdictMemo: Sendable {
 
     private let state: Mutex<State>
 
-    /// What an entry takes besides its slot: the token's text (its key), the rendered line, and
-    /// about 384 bytes of verdict, names and object headers.
-    static func cost(ofToken tokenBytes: Int, line lineBytes: Int = 256) -> Int {
-        tokenBytes + lineBytes + 384
+    /// What an entry takes besides its slot: the token's text (its key), about 256 bytes of
+    /// rendered line, and about 384 bytes of verdict, names and object headers.
+    static func cost(ofToken tokenBytes: Int) -> Int {
+        tokenBytes + 256 + 384
     }
 
     /// A memo of at most `budget` bytes.

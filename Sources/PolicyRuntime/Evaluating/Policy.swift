@@ -51,7 +51,7 @@ public struct Policy: Sendable {
     /// The verdict of a token that verified with a local key and met every rule, with nothing
     /// skipped, handed over or traced, made once per key (`plainValidVerdict(provenBy:)`): the
     /// verdict of most tokens of a log then allocates nothing.
-    private let plainValidVerdicts: [(key: VerifiedKey, verdict: Verdict)]
+    private let plainValidVerdicts: [Verdict]
 
     /// The policy the token in `claim` must satisfy (`embedded_tokens`), if the policy names one:
     /// what a test runner mints that token for.
@@ -80,7 +80,7 @@ public struct Policy: Sendable {
         verdictsReusable = subjects == ["token"] && remoteKeySources.isEmpty && tokenEmbeddingRules.isEmpty && envelope.format == .jws
             && envelope.decryption == nil
         plainValidVerdicts = keySources.flatMap(\.localProofs).prefix(Self.plainValidVerdictLimit).map {
-            ($0, Verdict(policy: name, valid: true, provenBy: $0, keyFreshness: nil, findings: [], skipped: [], outputs: [:], trace: nil))
+            Verdict(policy: name, valid: true, provenBy: $0, keyFreshness: nil, findings: [], skipped: [], outputs: [:], trace: nil)
         }
     }
 
@@ -91,7 +91,7 @@ public struct Policy: Sendable {
     /// The verdict made once for a token `key` verified that met every rule with nothing
     /// skipped, handed over or traced; nil when `key` is not one of the policy's local keys'.
     func plainValidVerdict(provenBy key: VerifiedKey) -> Verdict? {
-        plainValidVerdicts.first { $0.key.isSameDescription(as: key) }?.verdict
+        plainValidVerdicts.first { $0.proof?.key.isSameDescription(as: key) == true }
     }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {
