@@ -23,6 +23,7 @@ enum JSONFuzzing {
     /// parser refuses as an object, and reads the same members: names, kinds, values, lookups.
     static func indexAgrees(_ data: [UInt8]) {
         let index = try? JSONObjectIndex.make(data, maxDepth: 128)
+        shapedIndexAgrees(data, with: index)
         guard case let .object(object)? = try? JSONParser(maxDepth: 128).parse(data) else {
             invariant(index == nil, "the index accepts a text the parser refuses as an object")
             return
@@ -39,6 +40,28 @@ enum JSONFuzzing {
             if let text = member.value.stringValue {
                 invariant(index.string(at: position, equals: text) && !index.string(at: position, equals: text + "x"), "the index compares a string otherwise")
             }
+        }
+    }
+
+    /// Layouts of the inputs indexed so far: each input is indexed against them too, which
+    /// mutations of an input seen before exercise.
+    static let shapes = JSONObjectShapes()
+
+    /// Indexed against a layout seen before, a text reads exactly as it reads scanned.
+    static func shapedIndexAgrees(_ data: [UInt8], with index: JSONObjectIndex?) {
+        let shaped = try? JSONObjectIndex.make(data, maxDepth: 128, shapes: shapes)
+        guard let index, let shaped else {
+            invariant(index == nil && shaped == nil, "indexing against a layout accepts otherwise than scanning")
+            return
+        }
+        invariant(shaped.count == index.count, "indexing against a layout counts other members")
+        for position in 0..<min(index.count, shaped.count) {
+            invariant(shaped.name(at: position).isExactly(index.name(at: position)) && shaped.value(at: position) == index.value(at: position)
+                      && shaped.plainStringRange(at: position) == index.plainStringRange(at: position),
+                      "indexing against a layout reads a member otherwise")
+        }
+        for claim in RegisteredClaim.allCases {
+            invariant(shaped.position(of: claim) == index.position(of: claim), "indexing against a layout finds a registered claim elsewhere")
         }
     }
 

@@ -90,32 +90,52 @@ internal import Darwin
 
     /// Indexes `bytes`, which must hold one JSON object and nothing else.
     ///
+    /// - Parameter shapes: the layouts of objects indexed before: a text that names the same
+    ///   members in the same order is indexed against its layout, and a new layout is held.
     /// - Throws: `invalid_json`, `duplicate_member` or `json_too_deep`, as `JSONParser` would for
     ///   the same text (`JSONObjectView` asks the parser itself for the message).
-    package static func make(_ bytes: [UInt8], maxDepth: Int) throws(JOSEError) -> JSONObjectIndex {
+    package static func make(_ bytes: [UInt8], maxDepth: Int, shapes: JSONObjectShapes? = nil) throws(JOSEError) -> JSONObjectIndex {
         guard bytes.count < Int(Int32.max) else { throw JOSEError(.invalidJSON, "a JSON text of \(bytes.count) bytes is too large to index") }
         return try withUnsafeTemporaryAllocation(of: Member.self, capacity: Gathered.stackCapacity) { stack throws(JOSEError) in
             var members = Gathered(stack: stack)
             var escapedNames: [Int: String] = [:]
+            var shaped: RegisteredClaimPositions?
             try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) in
                 var cursor = JSONCursor(bytes: buffer, maxDepth: min(maxDepth, JSONParser.deepestSupported))
                 cursor.skipWhitespace()
                 guard cursor.index < buffer.count, buffer[cursor.index] == UInt8(ascii: "{") else {
                     throw JOSEError(.invalidJSON, "not a JSON object")
                 }
+                if let shapes, let shape = shapes.shape(startingAt: cursor.firstNameOffset(), of: buffer) {
+                    var following = cursor
+                    if following.skipObject(following: shape, members: &members), following.isAtEndAfterWhitespace() {
+                        shaped = shape.registered
+                        return
+                    }
+                    members = Gathered(stack: stack)
+                }
                 try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
-                cursor.skipWhitespace()
-                guard cursor.index == buffer.count else { throw cursor.error("unexpected content after the JSON value") }
+                guard cursor.isAtEndAfterWhitespace() else { throw cursor.error("unexpected content after the JSON value") }
             }
             let count = members.count
             let index = create(minimumCapacity: count) { index in
                 index.withUnsafeMutablePointerToElements { members.move(to: $0) }
                 let placed = index.withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0, count: count) }
                 return Header(bytes: bytes, count: count, escapedNames: escapedNames,
-                              registered: RegisteredClaimPositions(placed, escapedNames: escapedNames))
+                              registered: shaped ?? RegisteredClaimPositions(placed, escapedNames: escapedNames))
             }
-            return unsafeDowncast(index, to: JSONObjectIndex.self)
+            let made = unsafeDowncast(index, to: JSONObjectIndex.self)
+            if shaped == nil, let shapes, let shape = made.shape { shapes.remember(shape) }
+            return made
         }
+    }
+
+    /// This object's layout, for indexing the next that repeats it; nil when a name has escapes
+    /// or the object is too large to remember.
+    private var shape: JSONObjectShape? {
+        guard escapedNames.isEmpty else { return nil }
+        let registered = withUnsafeMutablePointerToHeader { $0.pointee.registered }
+        return bytes.withUnsafeBufferPointer { JSONObjectShape(members, text: $0, registered: registered) }
     }
 
     /// The number of members.

@@ -20,13 +20,15 @@ public struct JSONObjectView: Sendable {
 
     /// Reads `bytes`, which must hold one JSON object.
     ///
-    /// - Parameter parse: builds the object with `JSONParser` when the index refuses the text, so
-    ///   every refusal is worded as the parser words it. Should the parser accept what the index
-    ///   refused, its tree serves: the two agree on every test, and a difference must not refuse.
+    /// - Parameters:
+    ///   - shapes: layouts of objects read before, which a text repeating one is indexed against.
+    ///   - parse: builds the object with `JSONParser` when the index refuses the text, so every
+    ///     refusal is worded as the parser words it. Should the parser accept what the index
+    ///     refused, its tree serves: the two agree on every test, and a difference must not refuse.
     /// - Throws: what `parse` throws.
-    package init(_ bytes: [UInt8], maxDepth: Int, parse: ([UInt8]) throws(JOSEError) -> JSONObject) throws(JOSEError) {
+    package init(_ bytes: [UInt8], maxDepth: Int, shapes: JSONObjectShapes? = nil, parse: ([UInt8]) throws(JOSEError) -> JSONObject) throws(JOSEError) {
         do {
-            storage = .indexed(try JSONObjectIndex.make(bytes, maxDepth: maxDepth))
+            storage = .indexed(try JSONObjectIndex.make(bytes, maxDepth: maxDepth, shapes: shapes))
         } catch {
             storage = .object(try parse(bytes))
         }
@@ -34,11 +36,13 @@ public struct JSONObjectView: Sendable {
 
     /// Reads a payload as a JWT Claims Set (RFC 7519 §7.2 step 10): one JSON object.
     ///
-    /// - Parameter what: the payload in messages ("the JWS payload").
+    /// - Parameters:
+    ///   - what: the payload in messages ("the JWS payload").
+    ///   - shapes: layouts of claims sets read before (an issuer's tokens repeat theirs).
     /// - Throws: what `CompactJWS.claimsSet` throws for the same payload, with the same message:
     ///   `malformed_token`, or `json_too_deep`.
-    package init(claimsPayload payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) {
-        try self.init(payload, maxDepth: limits.maxJSONDepth) { bytes throws(JOSEError) in try CompactJWS.claimsSet(bytes, limits: limits, what: what) }
+    package init(claimsPayload payload: [UInt8], limits: TokenLimits, what: String, shapes: JSONObjectShapes? = nil) throws(JOSEError) {
+        try self.init(payload, maxDepth: limits.maxJSONDepth, shapes: shapes) { bytes throws(JOSEError) in try CompactJWS.claimsSet(bytes, limits: limits, what: what) }
     }
 
     /// The value of the member named `name` (compared code point for code point), if present.

@@ -309,10 +309,10 @@ extension Policy {
             decoding = .success(Self.remembered(known, as: token, request))
         } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits, digest: request.token == nil ? nil : request.tokenDigest) {
-                TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders)
+                TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders, shapes: recentClaimShapes)
             }
         } else {
-            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil, headers: recentHeaders)
+            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil, headers: recentHeaders, shapes: recentClaimShapes)
         }
         switch decoding {
         case let .success(decoded):

@@ -17,7 +17,7 @@ enum TokenDecoder {
 
     /// `token` decoded under `envelope`; with `digesting`, its signed bytes are hashed for the
     /// signature cache (`DecodedToken.signedBytesDigest`); `headers` answers for a compact
-    /// JWS's header text it holds.
+    /// JWS's header text it holds, and `shapes` holds the layouts of claims sets read before.
     ///
     /// A token may nest others (RFC 7519 §7.2 step 8): a JWS whose `cty` is `JWT`, and any JWE
     /// of `format: nested`, holds the next token, up to `limits.maxLayers` in all. The claims
@@ -27,14 +27,16 @@ enum TokenDecoder {
     /// The token presented may be in JSON serialization (RFC 7515 §7.2, RFC 7516 §7.2): a JWS
     /// is decoded once per signature, the first carrying the others (`otherSignatures`); a JWE
     /// decrypts with the first recipient a policy key opens.
-    static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool, headers: JOSEHeaderCache? = nil) -> Result<DecodedToken, Failure> {
+    static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool, headers: JOSEHeaderCache? = nil,
+                       shapes: JSONObjectShapes? = nil) -> Result<DecodedToken, Failure> {
         let byteCount = token.utf8.count
         guard JSONSerializedJWS.isJSON(token) else {
             guard envelope.format == .jws else { return decode(.compact(token), byteCount: byteCount, envelope: envelope, digesting: digesting) }
             // The common case without the layer loop: a compact JWS that nests no other token.
             switch structure({ () throws(JOSEError) in try CompactJWS(token, limits: envelope.limits, headers: headers) }) {
             case let .success(jws) where !jws.header.holdsJWT:
-                return claimsToken(jws, byteCount: byteCount, limits: envelope.limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting)
+                return claimsToken(jws, byteCount: byteCount, limits: envelope.limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting,
+                                   shapes: shapes)
             case let .success(jws): return decode(.signed(jws), byteCount: byteCount, envelope: envelope, digesting: digesting)
             case let .failure(failure): return .failure(failure)
             }
@@ -149,9 +151,9 @@ enum TokenDecoder {
 
     /// The token whose claims are `jws`'s payload, inside `layers`.
     private static func claimsToken(_ jws: CompactJWS, byteCount: Int, limits: TokenLimits, decryptedBy: VerifiedKey?, layers: [TokenLayer],
-                                    otherSignatures: [DecodedToken], digesting: Bool) -> Result<DecodedToken, Failure> {
+                                    otherSignatures: [DecodedToken], digesting: Bool, shapes: JSONObjectShapes? = nil) -> Result<DecodedToken, Failure> {
         structure { () throws(JOSEError) in
-            let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload")
+            let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload", shapes: shapes)
             return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
                                 outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting)
         }.mapError { failure in

@@ -80,6 +80,90 @@ struct JSONObjectIndexTests {
         }
     }
 
+    /// The layout the shape tests remember: names of three bytes, one past eight, a registered
+    /// claim last.
+    static let layout = #"{"iss":"https://issuer.example","sub":"u","a_name_past_eight":[1,{"k":null}],"exp":1795256400,"aud":"api"}"#
+
+    /// Texts against the layout, and whether each follows it: the same names in the same order,
+    /// as the layout writes them, whatever the values and the whitespace.
+    static let againstLayout: [(text: String, follows: Bool)] = [
+        (layout, true),
+        (#"{"iss":"x\"y","sub":"\u00e9","a_name_past_eight":{},"exp":1.5,"aud":["a","b"]}"#, true),
+        (" { \"iss\" :\t\"x\" ,\n\"sub\":\"u\",\"a_name_past_eight\":0,\"exp\":1 , \"aud\":\"api\" } ", true),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":1}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":1,"aud":"api","nbf":2}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":1,"aud":"api","iss":"y"}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":1,"aud":"api"} {}"#, false),
+        (#"{"sub":"u","iss":"x","a_name_past_eight":0,"exp":1,"aud":"api"}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eighth":0,"exp":1,"aud":"api"}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":1,"\u0061ud":"api"}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":01,"aud":"api"}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":[[[[[0]]]]],"exp":1,"aud":"api"}"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":1,"aud":"api""#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight":0,"exp":1,"au"#, false),
+        (#"{"iss":"x","sub":"u","a_name_past_eight""#, false),
+        (#"{"iss""#, false),
+        ("{\"iss\":\"x\u{1}\",\"sub\":\"u\",\"a_name_past_eight\":0,\"exp\":1,\"aud\":\"api\"}", false),
+    ]
+
+    /// A claims set that repeats a layout seen before is indexed against it, and reads exactly as
+    /// the scan reads it: the same members, values and registered claims, the same refusals.
+    @Test("an object repeating a layout is indexed against it as the scan indexes it", arguments: againstLayout)
+    func shapes(text: String, follows: Bool) throws {
+        let shapes = JSONObjectShapes()
+        let layout = Array(Self.layout.utf8)
+        _ = try JSONObjectIndex.make(layout, maxDepth: 4, shapes: shapes)
+        let shape = try #require(layout.withUnsafeBufferPointer { shapes.shape(startingAt: 1, of: $0) })
+        let bytes = Array(text.utf8)
+        let followed = bytes.withUnsafeBufferPointer { buffer in
+            var cursor = JSONCursor(bytes: buffer, maxDepth: 4)
+            cursor.skipWhitespace()
+            var members: [JSONObjectIndex.Member] = []
+            return buffer.count > cursor.index && cursor.skipObject(following: shape, members: &members) && cursor.isAtEndAfterWhitespace()
+        }
+        #expect(followed == follows)
+        let scanned = Result { () throws(JOSEError) in try JSONObjectIndex.make(bytes, maxDepth: 4) }
+        let shaped = Result { () throws(JOSEError) in try JSONObjectIndex.make(bytes, maxDepth: 4, shapes: shapes) }
+        switch (scanned, shaped) {
+        case let (.success(scanned), .success(shaped)):
+            #expect(shaped.count == scanned.count)
+            for position in 0..<scanned.count {
+                #expect(shaped.name(at: position) == scanned.name(at: position))
+                #expect(shaped.value(at: position) == scanned.value(at: position))
+                #expect(shaped.kind(at: position) == scanned.kind(at: position))
+                #expect(shaped.plainStringRange(at: position) == scanned.plainStringRange(at: position))
+                #expect(shaped.position(of: JSONMemberName(scanned.name(at: position))) == position)
+            }
+            for claim in RegisteredClaim.allCases {
+                #expect(shaped.position(of: claim) == scanned.position(of: claim), "\(claim)")
+            }
+        case let (.failure(scanned), .failure(shaped)):
+            #expect(shaped == scanned)
+        default:
+            Issue.record("indexed against the layout: \(shaped), scanned: \(scanned)")
+        }
+    }
+
+    /// Shapes are held for the objects they fit: small ones whose names are all plain, the
+    /// newest in place of the oldest.
+    @Test("only small objects with plain names are remembered, a few at a time")
+    func shapesHeld() throws {
+        let shapes = JSONObjectShapes()
+        func held(_ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBufferPointer { shapes.shape(startingAt: bytes.firstIndex(of: UInt8(ascii: "\"")) ?? 0, of: $0) != nil }
+        }
+        for text in [#"{"\u0069ss":1,"b":2}"#, "{" + (0..<17).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + "}",
+                     #"{"x":1,"x":2}"#, #"{}"#, "{\"" + String(repeating: "n", count: 600) + "\":1}"] {
+            _ = try? JSONObjectIndex.make(Array(text.utf8), maxDepth: 4, shapes: shapes)
+            #expect(!held(text), "\(text)")
+        }
+        let texts = (0...JSONObjectShapes.capacity).map { #"{"n\#($0)":1,"a":2}"# }
+        for text in texts { _ = try JSONObjectIndex.make(Array(text.utf8), maxDepth: 4, shapes: shapes) }
+        #expect(!held(texts[0]))
+        #expect(texts.dropFirst().allSatisfy(held))
+    }
+
     /// The registered claims are found by their position, taken while indexing: each name
     /// exactly, written plainly or with escapes, and never a name that is only like one.
     @Test("registered claims are found by the positions taken while indexing")

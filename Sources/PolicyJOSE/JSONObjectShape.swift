@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+internal import Synchronization
+
+/// The member names of an object indexed before, in their order and as their text wrote them:
+/// the layout of a claims set, which every token of an issuer repeats.
+///
+/// An object whose text names the same members in the same order, each written byte for byte
+/// as here, is indexed against the shape: its names are matched, not scanned, decoded, hashed
+/// and compared with each other again. The values are checked as ever. That reads the same
+/// members the scan would, since the scan's verdict on a name (a plain string, where it ends,
+/// whether an earlier name equals it) depends on nothing but the name's bytes and those before.
+final class JSONObjectShape: Sendable {
+    /// Objects with more members are not remembered: what the index gathers on the stack.
+    static let maxMembers = 16
+    /// The longest run of names, quotes included, remembered.
+    static let maxNameBytes = 512
+
+    /// One member's name.
+    struct Name: Sendable {
+        /// Where the name, with its quotes, starts in `text`, and its length with them.
+        let start: Int, quotedCount: Int
+        /// The first eight bytes of the quoted name as a little-endian word, and the mask of
+        /// those that are the name's: most names are matched by one load and one comparison.
+        let head: UInt64, headMask: UInt64
+        /// The name's word, as the index keeps it (`NameWord`).
+        let word: UInt64
+    }
+
+    /// Each name with its quotes, one after another.
+    let text: [UInt8]
+    let names: [Name]
+    /// Where the registered claims are among the members.
+    let registered: RegisteredClaimPositions
+
+    /// The shape of `members`, read from `text`, or nil when one of its names is written with
+    /// escapes, or there are too many names or name bytes to remember.
+    init?(_ members: UnsafeBufferPointer<JSONObjectIndex.Member>, text: UnsafeBufferPointer<UInt8>, registered: RegisteredClaimPositions) {
+        guard !members.isEmpty, members.count <= Self.maxMembers, members.allSatisfy(\.plainName) else { return nil }
+        var names: [UInt8] = [], starts: [Int] = []
+        for member in members {
+            starts.append(names.count)
+            names.append(contentsOf: text[Int(member.nameStart) - 1..<Int(member.nameEnd) + 1])
+        }
+        guard names.count <= Self.maxNameBytes else { return nil }
+        self.names = zip(members, starts).map { member, start in
+            let quotedCount = Int(member.nameEnd - member.nameStart) + 2
+            var head: UInt64 = 0
+            names.withUnsafeBufferPointer { memcpy(&head, $0.baseAddress! + start, min(8, quotedCount)) }
+            return Name(start: start, quotedCount: quotedCount, head: UInt64(littleEndian: head),
+                        headMask: quotedCount >= 8 ? .max : (1 << (8 * UInt64(quotedCount))) - 1, word: member.nameWord)
+        }
+        self.text = names
+        self.registered = registered
+    }
+
+    /// Whether `text` holds, at `offset`, the name `name` with its quotes.
+    @inline(__always) static func matches(_ name: Name, in names: UnsafePointer<UInt8>, at offset: Int, of text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard offset + max(8, name.quotedCount) <= text.count else {
+            return offset + name.quotedCount <= text.count && memcmp(names + name.start, text.baseAddress! + offset, name.quotedCount) == 0
+        }
+        let word = UInt64(littleEndian: UnsafeRawPointer(text.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+        return word & name.headMask == name.head
+            && (name.quotedCount <= 8 || memcmp(names + name.start + 8, text.baseAddress! + offset + 8, name.quotedCount - 8) == 0)
+    }
+
+    /// Whether the text at `offset` of `text` begins with the first name, quotes included.
+    func startsWithFirstName(at offset: Int, of text: UnsafeBufferPointer<UInt8>) -> Bool {
+        self.text.withUnsafeBufferPointer { Self.matches(names[0], in: $0.baseAddress!, at: offset, of: text) }
+    }
+}
+
+/// The few object shapes seen last, for indexing the next claims set against (`JSONObjectShape`).
+///
+/// What a stream of hostile texts can do is make every one miss: one failed match, which stops
+/// at the first name that differs, and a shape remembered in place of the oldest.
+package final class JSONObjectShapes: Sendable {
+    /// How many shapes are held: an issuer's few token types.
+    static let capacity = 4
+
+    private struct Held: Sendable {
+        var shapes: [JSONObjectShape] = []
+        /// The slot the next shape replaces, once all are taken.
+        var next = 0
+    }
+
+    private let held = Mutex(Held())
+
+    /// An empty set of shapes.
+    package init() {}
+
+    /// A held shape whose first name is the text at `offset` of `text`.
+    func shape(startingAt offset: Int, of text: UnsafeBufferPointer<UInt8>) -> JSONObjectShape? {
+        held.withLock { held in held.shapes.first { $0.startsWithFirstName(at: offset, of: text) } }
+    }
+
+    /// Holds `shape`, in place of the oldest when all slots are taken.
+    func remember(_ shape: JSONObjectShape) {
+        held.withLock { held in
+            if held.shapes.count < Self.capacity {
+                held.shapes.append(shape)
+            } else {
+                held.shapes[held.next] = shape
+                held.next = (held.next + 1) % Self.capacity
+            }
+        }
+    }
+}
+
+extension JSONCursor {
+    /// Where the first member's name would start, the cursor being at an object's `{`.
+    func firstNameOffset() -> Int {
+        var probe = self
+        probe.index += 1
+        probe.skipWhitespace()
+        return probe.index
+    }
+
+    /// Whether nothing but whitespace follows the cursor, which moves past it.
+    mutating func isAtEndAfterWhitespace() -> Bool {
+        skipWhitespace()
+        return index == bytes.count
+    }
+
+    /// Checks an object whose names should be `shape`'s, in order, and moves past it, appending
+    /// its members to `members`; false as soon as the text departs from the shape (another name,
+    /// more or fewer members, or anything the scan would refuse), leaving the object to it.
+    mutating func skipObject<Members: JSONMemberSink>(following shape: JSONObjectShape, members: inout Members) -> Bool {
+        shape.text.withUnsafeBufferPointer { names in
+            shape.names.withUnsafeBufferPointer { shapeNames in
+                do {
+                    try enter(depth: 1)
+                    for position in shapeNames.indices {
+                        let name = shapeNames[position]
+                        skipWhitespace()
+                        guard JSONObjectShape.matches(name, in: names.baseAddress!, at: index, of: bytes) else { return false }
+                        let nameStart = index + 1
+                        index += name.quotedCount
+                        skipWhitespace()
+                        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+                        index += 1
+                        skipWhitespace()
+                        let valueStart = index
+                        let (kind, plainValue, integer) = try skipValue(depth: 1)
+                        try members.append(JSONObjectIndex.Member(nameStart: Int32(nameStart), nameEnd: Int32(nameStart + name.quotedCount - 2),
+                                                                  valueStart: Int32(valueStart), valueEnd: Int32(index), kind: kind, nameWord: name.word,
+                                                                  plainName: true, plainValue: plainValue, integer: integer))
+                        skipWhitespace()
+                        let closing = position == shapeNames.count - 1 ? UInt8(ascii: "}") : UInt8(ascii: ",")
+                        guard index < bytes.count, bytes[index] == closing else { return false }
+                        index += 1
+                    }
+                    return true
+                } catch {
+                    return false
+                }
+            }
+        }
+    }
+}
