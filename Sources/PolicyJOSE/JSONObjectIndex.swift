@@ -106,13 +106,19 @@ internal import Darwin
                 guard cursor.index < buffer.count, buffer[cursor.index] == UInt8(ascii: "{") else {
                     throw JOSEError(.invalidJSON, "not a JSON object")
                 }
-                if let shapes, let shape = shapes.shape(startingAt: cursor.firstNameOffset(), of: buffer) {
-                    var following = cursor
-                    if following.skipObject(following: shape, members: &members), following.isAtEndAfterWhitespace() {
-                        shaped = shape.registered
-                        return
+                if let shapes {
+                    let firstName = cursor.firstNameOffset()
+                    var tried = 0
+                    while let shape = shapes.shape(startingAt: firstName, of: buffer, skipping: tried) {
+                        var following = cursor
+                        if following.skipObject(following: shape, members: &members), following.isAtEndAfterWhitespace() {
+                            if tried > 0 { shapes.promote(shape) }
+                            shaped = shape.registered
+                            return
+                        }
+                        members = Gathered(stack: stack)
+                        tried += 1
                     }
-                    members = Gathered(stack: stack)
                 }
                 try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
                 guard cursor.isAtEndAfterWhitespace() else { throw cursor.error("unexpected content after the JSON value") }

@@ -75,37 +75,46 @@ final class JSONObjectShape: Sendable {
 
 /// The few object shapes seen last, for indexing the next claims set against (`JSONObjectShape`).
 ///
-/// What a stream of hostile texts can do is make every one miss: one failed match, which stops
-/// at the first name that differs, and a shape remembered in place of the oldest.
+/// Several may start with the same name (an issuer's access and ID tokens both with `iss`):
+/// each is tried in turn, and the one that fits moves to the front. What a stream of hostile
+/// texts can do is make every one miss: at most `capacity` failed matches, each stopping at the
+/// first name that differs, and a shape remembered in place of the oldest.
 package final class JSONObjectShapes: Sendable {
     /// How many shapes are held: an issuer's few token types.
     static let capacity = 4
 
-    private struct Held: Sendable {
-        var shapes: [JSONObjectShape] = []
-        /// The slot the next shape replaces, once all are taken.
-        var next = 0
-    }
-
-    private let held = Mutex(Held())
+    private let held = Mutex<[JSONObjectShape]>([])
 
     /// An empty set of shapes.
     package init() {}
 
-    /// A held shape whose first name is the text at `offset` of `text`.
-    func shape(startingAt offset: Int, of text: UnsafeBufferPointer<UInt8>) -> JSONObjectShape? {
-        held.withLock { held in held.shapes.first { $0.startsWithFirstName(at: offset, of: text) } }
+    /// The held shape whose first name is the text at `offset` of `text`, skipping the first
+    /// `skipped` such shapes (tried already); front to back.
+    func shape(startingAt offset: Int, of text: UnsafeBufferPointer<UInt8>, skipping skipped: Int = 0) -> JSONObjectShape? {
+        held.withLock { held in
+            var skipped = skipped
+            for shape in held where shape.startsWithFirstName(at: offset, of: text) {
+                if skipped == 0 { return shape }
+                skipped -= 1
+            }
+            return nil
+        }
     }
 
-    /// Holds `shape`, in place of the oldest when all slots are taken.
+    /// Puts `shape`, which fitted a text, at the front, where the next text's search starts.
+    func promote(_ shape: JSONObjectShape) {
+        held.withLock { held in
+            guard let position = held.firstIndex(where: { $0 === shape }), position > 0 else { return }
+            held.remove(at: position)
+            held.insert(shape, at: 0)
+        }
+    }
+
+    /// Holds `shape` at the front, dropping the least recently fitted when all slots are taken.
     func remember(_ shape: JSONObjectShape) {
         held.withLock { held in
-            if held.shapes.count < Self.capacity {
-                held.shapes.append(shape)
-            } else {
-                held.shapes[held.next] = shape
-                held.next = (held.next + 1) % Self.capacity
-            }
+            if held.count == Self.capacity { held.removeLast() }
+            held.insert(shape, at: 0)
         }
     }
 }

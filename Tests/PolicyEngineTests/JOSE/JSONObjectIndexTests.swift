@@ -162,6 +162,22 @@ struct JSONObjectIndexTests {
         for text in texts { _ = try JSONObjectIndex.make(Array(text.utf8), maxDepth: 4, shapes: shapes) }
         #expect(!held(texts[0]))
         #expect(texts.dropFirst().allSatisfy(held))
+        // Layouts that start alike are each found, and one that fits is kept over newer ones.
+        let sharing = (0..<JSONObjectShapes.capacity).map { #"{"iss":"x","m\#($0)":1}"# }
+        for text in sharing + [sharing[0]] { _ = try JSONObjectIndex.make(Array(text.utf8), maxDepth: 4, shapes: shapes) }
+        let bytes = Array(sharing[0].utf8)
+        func heldShapes() -> [JSONObjectShape] {
+            bytes.withUnsafeBufferPointer { buffer in (0..<JSONObjectShapes.capacity).compactMap { shapes.shape(startingAt: 1, of: buffer, skipping: $0) } }
+        }
+        #expect(heldShapes().count == JSONObjectShapes.capacity)
+        _ = try JSONObjectIndex.make(Array(#"{"other":1}"#.utf8), maxDepth: 4, shapes: shapes)
+        let kept = heldShapes()
+        #expect(kept.count == JSONObjectShapes.capacity - 1)
+        #expect(bytes.withUnsafeBufferPointer { buffer in kept.first.map { shape in
+            var cursor = JSONCursor(bytes: buffer, maxDepth: 4)
+            var members: [JSONObjectIndex.Member] = []
+            return cursor.skipObject(following: shape, members: &members)
+        } } == true, "the layout that fitted last is tried first")
     }
 
     /// The registered claims are found by their position, taken while indexing: each name
