@@ -60,9 +60,14 @@ package enum JSONSerializedJWS {
     /// Not generic: every presented token passes here, and an unspecialized `StringProtocol`
     /// walk across the module boundary cost some 1,000 instructions a token.
     package static func isJSON(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        if let first = utf8.first, first > 0x20 { return first == UInt8(ascii: "{") }
-        for byte in utf8 {
+        var text = text
+        return text.withUTF8(isJSON)
+    }
+
+    /// Whether the UTF-8 bytes `text` are a JSON serialization, as `isJSON(_: String)` tells.
+    package static func isJSON(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let first = text.first, first > 0x20 { return first == UInt8(ascii: "{") }
+        for byte in text {
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D: continue
             default: return byte == UInt8(ascii: "{")

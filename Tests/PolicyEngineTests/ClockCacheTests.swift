@@ -144,17 +144,23 @@ struct TokenKeyTests {
         #expect(composed == decomposed, "Swift's String == is canonical equivalence, the premise of this test")
         let limits = TokenLimits()
         // The same digest forced on both: only the bytes may tell them apart.
-        let first = DecodedTokenCache.Key(token: composed, limits: limits, digest: 7)
-        let second = DecodedTokenCache.Key(token: decomposed, limits: limits, digest: 7)
+        let first = DecodedTokenCache.Key(token: TokenText(composed), limits: limits, digest: 7)
+        let second = DecodedTokenCache.Key(token: TokenText(decomposed), limits: limits, digest: 7)
         #expect(first != second)
-        #expect(first == DecodedTokenCache.Key(token: composed, limits: limits, digest: 7))
+        #expect(first == DecodedTokenCache.Key(token: TokenText(composed), limits: limits, digest: 7))
+        // A token that is bytes of a log line is the same key as its text, and no other.
+        let line = Array("{\"token\":\(composed)}".utf8)
+        let start = line.firstIndex(of: UInt8(ascii: ":"))! + 1
+        let fromLine = DecodedTokenCache.Key(token: TokenText(line: line, range: start..<line.count - 1), limits: limits, digest: 7)
+        #expect(fromLine == first && first == fromLine && fromLine != second && second != fromLine)
+        #expect(DecodedTokenCache.Key(token: TokenText(line: line, range: start..<line.count - 1), limits: limits) == DecodedTokenCache.Key(token: TokenText(composed), limits: limits))
         var text = decomposed
         text.withUTF8 { bytes in
             let raw = UnsafeRawBufferPointer(bytes)
             #expect(!first.holds(raw, digest: 7, limits: limits))
             #expect(second.holds(raw, digest: 7, limits: limits))
             #expect(!second.holds(raw, digest: 8, limits: limits))
-            #expect(DecodedTokenCache.Key.digest(of: raw) == DecodedTokenCache.Key.digest(of: decomposed))
+            #expect(DecodedTokenCache.Key.digest(of: raw) == DecodedTokenCache.Key(token: TokenText(decomposed), limits: limits).digest)
         }
     }
 }

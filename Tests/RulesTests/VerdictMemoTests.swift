@@ -24,7 +24,7 @@ struct VerdictMemoTests {
         var sharing = JudgementSharing()
         for (index, record) in records.enumerated() {
             let batchRecord = BatchRecord(line: index + 1, input: nil,
-                                          content: .token(RecordToken(record.token), time: UnixTime(seconds: record.time), inputs: record.inputs))
+                                          content: .token(TokenText(record.token), time: UnixTime(seconds: record.time), inputs: record.inputs))
             if !memo { sharing = JudgementSharing() }
             guard let verdict = evaluator.evaluateNow(batchRecord, sharing: &sharing) else {
                 Issue.record("record \(index + 1) waited for keys")
@@ -184,7 +184,7 @@ struct VerdictMemoTests {
         var sharing = JudgementSharing()
         for (index, record) in records.enumerated() {
             let verdict = try #require(evaluator.evaluateNow(BatchRecord(line: index + 1, input: nil,
-                                                                         content: .token(RecordToken(record.token), time: UnixTime(seconds: record.time), inputs: [:])),
+                                                                         content: .token(TokenText(record.token), time: UnixTime(seconds: record.time), inputs: [:])),
                                                              sharing: &sharing))
             var writer = JSONWriter()
             verdict.writeJSONLine(to: &writer)

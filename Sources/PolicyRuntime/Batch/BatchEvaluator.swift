@@ -113,7 +113,8 @@ package struct BatchEvaluator: Sendable {
             var digest: Int?
             var keep = false
             if let memo {
-                let lookup = token.withUTF8 { bytes in
+                let lookup = token.withUTF8 { text in
+                    let bytes = UnsafeRawBufferPointer(text)
                     let taken = DecodedTokenCache.Key.digest(of: bytes)
                     digest = taken
                     return memo.lookUp(bytes, digest: taken, limits: limits, at: now)
@@ -124,17 +125,17 @@ package struct BatchEvaluator: Sendable {
                 case let .unknown(worthKeeping): keep = worthKeeping
                 }
             }
-            let text = token.text
-            var request = EvaluationRequest(token: text, inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
+            var request = EvaluationRequest(inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
                                             now: now, clockSource: (time ?? defaultTime) == nil ? "wall clock" : nil, signatureCache: signatureCache,
                                             replayStore: replayStore)
+            request.presentedToken = token
             request.tokenDigest = digest
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation):
                     let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, sharing: &sharing)
                     if keep, let memo, let digest, let window = evaluation.stableWithin {
-                        memo.remember(verdict, within: window, for: DecodedTokenCache.Key(token: text, limits: limits, digest: digest))
+                        memo.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest))
                     }
                     return .judged(verdict)
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)

@@ -99,7 +99,7 @@ package struct BatchRecordFormat: Sendable {
             // Blank lines were skipped above, so some byte is neither a space nor a tab.
             let first = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 }!, last = bytes.lastIndex { $0 != 0x20 && $0 != 0x09 }!
             guard let text = String(validating: bytes[first...last], as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
-            return BatchRecord(line: line.number, input: input, content: .token(RecordToken(text), time: nil, inputs: [:]))
+            return BatchRecord(line: line.number, input: input, content: .token(TokenText(text), time: nil, inputs: [:]))
         case .jsonLines:
             if inputFields.isEmpty, let record = scanned(line, input: input) { return record }
             let object: JSONObjectView
@@ -113,18 +113,18 @@ package struct BatchRecordFormat: Sendable {
             // finds at vector speed. The byte-by-byte search runs only for a line that holds one
             // or fails, to say where.
             if Self.holdsCarriageReturn(bytes), let refused = controlByte() { return refused }
-            let token: RecordToken
+            let token: TokenText
             // A token written without escapes stays bytes of the line until it is judged.
             if let range = object.plainStringRange(of: tokenName) {
-                token = RecordToken(line: bytes, range: range)
+                token = TokenText(line: bytes, range: range)
             } else {
                 switch object[tokenName] {
                 case let .string(text)?:
-                    token = RecordToken(text)
+                    token = TokenText(text)
                 case let .object(serialized)?:
                     // A JWS or JWE in JSON serialization (RFC 7515/7516 §7.2), written as an object:
                     // its members are strings, which writing it again leaves as they were signed.
-                    token = RecordToken(String(decoding: JSONValue.object(serialized).serializedBytes(), as: UTF8.self))
+                    token = TokenText(String(decoding: JSONValue.object(serialized).serializedBytes(), as: UTF8.self))
                 default:
                     return malformed(.recordFieldMissing, object.kind(of: tokenField).map { "the record's '\(tokenField)' is \($0.name), not a token string or a JSON-serialized token" }
                                                          ?? "the record has no '\(tokenField)' field")
@@ -165,7 +165,7 @@ extension BatchRecordFormat {
             when = checked
         }
         guard !Self.holdsCarriageReturn(bytes) else { return nil }
-        return BatchRecord(line: line.number, input: input, content: .token(RecordToken(line: bytes, range: text), time: when, inputs: [:]))
+        return BatchRecord(line: line.number, input: input, content: .token(TokenText(line: bytes, range: text), time: when, inputs: [:]))
     }
 }
 
@@ -174,7 +174,7 @@ package struct BatchRecord: Sendable {
     /// What a line turned out to hold.
     package enum Content: Sendable {
         /// A token, the record's time (nil: use the run's default), and its mapped inputs.
-        case token(RecordToken, time: UnixTime?, inputs: [String: JSONValue])
+        case token(TokenText, time: UnixTime?, inputs: [String: JSONValue])
         /// A line that holds no usable record, with the finding it becomes.
         case malformed(FindingCode, String)
         /// A line not parsed yet (never blank): the worker that judges it parses it with the

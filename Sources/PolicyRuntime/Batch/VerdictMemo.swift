@@ -90,7 +90,7 @@ final class VerdictMemo: Sendable {
     /// window did not hold for this record's time.
     func remember(_ verdict: BatchVerdict, within window: TimeWindow, for token: DecodedTokenCache.Key) {
         let entry = Entry(verdict: verdict, window: window)
-        let cost = Self.cost(ofToken: token.token.utf8.count)
+        let cost = Self.cost(ofToken: token.token.byteCount)
         state.withLock { $0.entries.offer(entry, for: token, ownCost: cost) }
     }
 

@@ -20,26 +20,20 @@ internal import Glibc
 /// answer.
 final class DecodedTokenCache: Sendable {
     struct Key: SketchedKey {
-        let token: String
+        let token: TokenText
         let limits: TokenLimits
         /// The hash of the token's bytes, taken once in one block, for the table and the sketch.
         let digest: Int
 
-        /// The key of `token` under `limits`; `digest` is `Key.digest(of: token)` when the
-        /// caller took it already (a batch looks the token up among its verdicts first).
-        init(token: String, limits: TokenLimits, digest: Int? = nil) {
+        /// The key of `token` under `limits`; `digest` is `Key.digest(of:)` of its bytes when
+        /// the caller took it already (a batch looks the token up among its verdicts first).
+        init(token: TokenText, limits: TokenLimits, digest: Int? = nil) {
             self.token = token
             self.limits = limits
-            self.digest = digest ?? Self.digest(of: token)
+            self.digest = digest ?? token.withUTF8 { Self.digest(of: UnsafeRawBufferPointer($0)) }
         }
 
-        /// The hash of `token`'s bytes that keys it: SipHash-1-3 under the process's key.
-        static func digest(of token: String) -> Int {
-            var text = token
-            return text.withUTF8 { digest(of: UnsafeRawBufferPointer($0)) }
-        }
-
-        /// The hash of a token's UTF-8 bytes, as `digest(of:)` takes it of its text.
+        /// The hash of a token's UTF-8 bytes: SipHash-1-3 under the process's key.
         static func digest(of bytes: UnsafeRawBufferPointer) -> Int {
             Int(truncatingIfNeeded: SipHash.hash13(bytes))
         }
@@ -47,9 +41,7 @@ final class DecodedTokenCache: Sendable {
         /// Whether this is the key of the token whose UTF-8 bytes are `bytes`, under `limits`,
         /// `digest` being those bytes' digest: byte for byte, as two keys are compared.
         func holds(_ bytes: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits) -> Bool {
-            guard self.digest == digest, self.limits == limits else { return false }
-            var text = token
-            return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0) }
+            self.digest == digest && self.limits == limits && token.hasBytes(bytes)
         }
 
         var sketchHash: UInt64 { UInt64(bitPattern: Int64(digest)) }
@@ -60,8 +52,7 @@ final class DecodedTokenCache: Sendable {
         /// Byte for byte: `==` on strings would take two canonically equivalent tokens (a JSON
         /// serialization's header written with a decomposed accent) for one.
         static func == (lhs: Key, rhs: Key) -> Bool {
-            var text = rhs.token
-            return text.withUTF8 { lhs.holds(UnsafeRawBufferPointer($0), digest: rhs.digest, limits: rhs.limits) }
+            rhs.token.withUTF8 { lhs.holds(UnsafeRawBufferPointer($0), digest: rhs.digest, limits: rhs.limits) }
         }
 
         func hash(into hasher: inout Hasher) {
@@ -85,7 +76,7 @@ final class DecodedTokenCache: Sendable {
 
     /// The token decoded under `limits`: remembered, or decoded by `decode` and remembered when
     /// it decoded.
-    func decoded(_ token: String, limits: TokenLimits, digest: Int? = nil,
+    func decoded(_ token: TokenText, limits: TokenLimits, digest: Int? = nil,
                  decode: () -> Result<DecodedToken, TokenDecoder.Failure>) -> Result<DecodedToken, TokenDecoder.Failure> {
         let key = Key(token: token, limits: limits, digest: digest)
         if let known = state.withLock({ $0.value(for: key) }) { return .success(known) }
@@ -100,7 +91,7 @@ final class DecodedTokenCache: Sendable {
     /// Remembers `decoded`, which an evaluation holds already (a token inside a request, decoded
     /// for its `kid` before its policy judges it): a sighting, so the token is kept as one looked
     /// up again would be, but neither a hit nor a miss, since nothing was decoded or found here.
-    func remember(_ decoded: DecodedToken, as token: String, limits: TokenLimits) {
+    func remember(_ decoded: DecodedToken, as token: TokenText, limits: TokenLimits) {
         let key = Key(token: token, limits: limits)
         let cost = Self.cost(ofToken: decoded.byteCount)
         state.withLock { cache in

@@ -5,7 +5,13 @@
 public struct EvaluationRequest: Sendable {
     /// The compact token, for a policy with a `token` section (a JWS, or a JWE for
     /// `format: jwe | nested`).
-    public var token: String?
+    public var token: String? {
+        get { presentedToken?.text }
+        set { presentedToken = newValue.map(TokenText.init) }
+    }
+    /// The token as given: its text, or the bytes of the log line that holds it (a batch's), which
+    /// the evaluation reads without making a string of them.
+    package var presentedToken: TokenText?
     /// The other subjects its sections read (`RequestSubject`, `CallbackSubject`).
     public var subjects: [any PolicySubject]
     /// Values for the inputs the policy declares (`nonce`, `state`).
@@ -26,7 +32,7 @@ public struct EvaluationRequest: Sendable {
     /// Tokens the enclosing evaluation decoded already (under standard limits), for the nested
     /// evaluation of a `bearer` or `embedded_tokens` rule: a token inside a request is split once.
     package var decoded: [String: DecodedToken]?
-    /// `DecodedTokenCache.Key.digest(of: token)`, when the caller took it already: a batch
+    /// `DecodedTokenCache.Key.digest(of:)` of the token's bytes, when the caller took it already: a batch
     /// hashes a record's token once, for its verdicts and for the decoded tokens.
     package var tokenDigest: Int?
 
@@ -35,7 +41,7 @@ public struct EvaluationRequest: Sendable {
     public init(token: String? = nil, subjects: [any PolicySubject] = [], inputs: [String: JSONValue] = [:], now: UnixTime? = nil,
                 trace: Bool = false, clockSource: String? = nil, signatureCache: SignatureCache? = .shared,
                 replayStore: (any ReplayStore)? = MemoryReplayStore.shared) {
-        self.token = token
+        presentedToken = token.map(TokenText.init)
         self.replayStore = replayStore
         self.subjects = subjects
         self.inputs = inputs
@@ -217,14 +223,15 @@ extension Policy {
 
     /// `token` as a signed token under standard limits, as `decodeEmbedded` keeps it.
     private static func decodeStandard(_ token: String, _ request: EvaluationRequest) -> Result<DecodedToken, TokenDecoder.Failure> {
-        if let known = request.decoded?[token] { return .success(remembered(known, as: token, request)) }
-        guard let cache = request.signatureCache?.decodedTokens else { return TokenDecoder.decode(token, envelope: .standard, digesting: false) }
-        return cache.decoded(token, limits: TokenEnvelope.standard.limits) { TokenDecoder.decode(token, envelope: .standard, digesting: true) }
+        let text = TokenText(token)
+        if let known = request.decoded?[token] { return .success(remembered(known, as: text, request)) }
+        guard let cache = request.signatureCache?.decodedTokens else { return TokenDecoder.decode(text, envelope: .standard, digesting: false) }
+        return cache.decoded(text, limits: TokenEnvelope.standard.limits) { TokenDecoder.decode(text, envelope: .standard, digesting: true) }
     }
 
     /// `known`, which the enclosing evaluation decoded, counted as a sighting of `token` by the
     /// process's decoded-token cache, so a token seen again is kept as one looked up would be.
-    private static func remembered(_ known: DecodedToken, as token: String, _ request: EvaluationRequest) -> DecodedToken {
+    private static func remembered(_ known: DecodedToken, as token: TokenText, _ request: EvaluationRequest) -> DecodedToken {
         request.signatureCache?.decodedTokens.remember(known, as: token, limits: TokenEnvelope.standard.limits)
         return known
     }
@@ -271,7 +278,7 @@ extension Policy {
         let inputs: [String: JSONValue]
         var token: DecodedToken?
         /// The token as presented, for rules bound to its exact text (a DPoP proof's `ath`).
-        var tokenText: String?
+        var tokenText: TokenText?
         let subjects: [String: any PolicySubject]
         /// The tokens inside the subjects and the token's claims that rules will judge with the
         /// policies they name, decoded once: their `kid`s choose the key sets to have at hand,
@@ -287,7 +294,7 @@ extension Policy {
 
     private func prepare(_ request: EvaluationRequest) throws(EvaluationError) -> Preparation {
         let (given, now, tracing, clockSource, signatureCache) = (request.subjects, request.now, request.trace, request.clockSource, request.signatureCache)
-        let token = request.token ?? (subjects.contains("token") ? given.lazy.compactMap(\.presentedToken).first : nil)
+        let token = request.presentedToken ?? (subjects.contains("token") ? given.lazy.compactMap(\.presentedToken).first.map(TokenText.init) : nil)
         let inputs = try resolveInputs(request.inputs)
         var bySection: [String: any PolicySubject] = [:]
         for subject in given {
@@ -305,10 +312,11 @@ extension Policy {
         }
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
         let decoding: Result<DecodedToken, TokenDecoder.Failure>
-        if let known = request.decoded?[token], envelope.format == .jws, envelope.decryption == nil, envelope.limits == TokenEnvelope.standard.limits {
+        if let decoded = request.decoded, let known = decoded[token.text], envelope.format == .jws, envelope.decryption == nil,
+           envelope.limits == TokenEnvelope.standard.limits {
             decoding = .success(Self.remembered(known, as: token, request))
         } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
-            decoding = cache.decoded(token, limits: envelope.limits, digest: request.token == nil ? nil : request.tokenDigest) {
+            decoding = cache.decoded(token, limits: envelope.limits, digest: request.presentedToken == nil ? nil : request.tokenDigest) {
                 TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders, shapes: recentClaimShapes)
             }
         } else {
@@ -385,7 +393,7 @@ extension Policy {
                        signature: (index: Int, count: Int)? = nil) -> Judged {
         let tracing = request.trace
         let decoded = prepared.token
-        let context = EvaluationContext(now: request.now, inputs: prepared.inputs, token: decoded, tokenText: prepared.tokenText, subjects: prepared.subjects,
+        let context = EvaluationContext(now: request.now, inputs: prepared.inputs, token: decoded, presentedToken: prepared.tokenText, subjects: prepared.subjects,
                                         keySets: keySets, signatureCache: request.signatureCache, tracing: tracing, embeddedTokens: prepared.embedded)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is

@@ -27,7 +27,8 @@ internal import Synchronization
     /// The decoded token, for token rules.
     public let token: DecodedToken?
     /// The token as presented, for rules bound to its exact text (a DPoP proof's `ath`).
-    package let tokenText: String?
+    package var tokenText: String? { presentedToken?.text }
+    private let presentedToken: TokenText?
     /// The non-token subjects of this evaluation, by section.
     public let subjects: [String: any PolicySubject]
     /// The remote key sets this evaluation resolved, for the signature rule.
@@ -43,14 +44,21 @@ internal import Synchronization
 
     /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
     /// sets it resolved and its signature cache.
-    package init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, tokenText: String? = nil, subjects: [String: any PolicySubject] = [:],
-                keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false,
-                embeddedTokens: [String: DecodedToken]? = nil) {
+    package convenience init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, tokenText: String? = nil, subjects: [String: any PolicySubject] = [:],
+                             keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false,
+                             embeddedTokens: [String: DecodedToken]? = nil) {
+        self.init(now: now, inputs: inputs, token: token, presentedToken: tokenText.map(TokenText.init), subjects: subjects, keySets: keySets,
+                  signatureCache: signatureCache, tracing: tracing, embeddedTokens: embeddedTokens)
+    }
+
+    /// A context for one evaluation, the token presented as `presentedToken`.
+    init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, presentedToken: TokenText?, subjects: [String: any PolicySubject],
+         keySets: [RemoteKeySource: KeyResolution], signatureCache: SignatureCache?, tracing: Bool, embeddedTokens: [String: DecodedToken]?) {
         self.embeddedTokens = embeddedTokens
         instant = now
         self.inputs = inputs
         self.token = token
-        self.tokenText = tokenText
+        self.presentedToken = presentedToken
         self.subjects = subjects
         self.signatureCache = signatureCache
         self.keySets = keySets

@@ -27,13 +27,14 @@ enum TokenDecoder {
     /// The token presented may be in JSON serialization (RFC 7515 §7.2, RFC 7516 §7.2): a JWS
     /// is decoded once per signature, the first carrying the others (`otherSignatures`); a JWE
     /// decrypts with the first recipient a policy key opens.
-    static func decode(_ token: String, envelope: TokenEnvelope, digesting: Bool, headers: JOSEHeaderCache? = nil,
+    static func decode(_ presented: TokenText, envelope: TokenEnvelope, digesting: Bool, headers: JOSEHeaderCache? = nil,
                        shapes: JSONObjectShapes? = nil) -> Result<DecodedToken, Failure> {
-        let byteCount = token.utf8.count
-        guard JSONSerializedJWS.isJSON(token) else {
-            guard envelope.format == .jws else { return decode(.compact(token), byteCount: byteCount, envelope: envelope, digesting: digesting) }
-            // The common case without the layer loop: a compact JWS that nests no other token.
-            switch structure({ () throws(JOSEError) in try CompactJWS(token, limits: envelope.limits, headers: headers) }) {
+        let byteCount = presented.byteCount
+        guard presented.withUTF8(JSONSerializedJWS.isJSON) else {
+            guard envelope.format == .jws else { return decode(.compact(presented.text), byteCount: byteCount, envelope: envelope, digesting: digesting) }
+            // The common case without the layer loop: a compact JWS that nests no other token,
+            // read from the token's bytes as given.
+            switch structure({ () throws(JOSEError) in try presented.withUTF8 { bytes throws(JOSEError) in try CompactJWS(bytes, limits: envelope.limits, headers: headers) } }) {
             case let .success(jws) where !jws.header.holdsJWT:
                 return claimsToken(jws, byteCount: byteCount, limits: envelope.limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting,
                                    shapes: shapes)
@@ -41,6 +42,7 @@ enum TokenDecoder {
             case let .failure(failure): return .failure(failure)
             }
         }
+        let token = presented.text
         guard envelope.format == .jws else {
             return structure { () throws(JOSEError) in try JSONSerializedJWE.recipients(token, limits: envelope.limits) }
                 .flatMap { decode(.encrypted($0), byteCount: byteCount, envelope: envelope, digesting: digesting) }
