@@ -64,11 +64,15 @@ package enum Base64URL {
     /// The number of bytes `count` base64url characters encode; throws for a length of 4n+1,
     /// which no byte string encodes to.
     static func decodedCount(_ count: Int) throws(JOSEError) -> Int {
-        let remainder = count % 4
-        guard remainder != 1 else {
+        guard let decoded = decodedCountIfWhole(count) else {
             throw JOSEError(.invalidBase64URL, "base64url text of length \(count) cannot encode whole bytes")
         }
-        return count / 4 * 3 + max(remainder - 1, 0)
+        return decoded
+    }
+
+    /// The number of bytes `count` characters encode, or nil for a length of 4n+1.
+    static func decodedCountIfWhole(_ count: Int) -> Int? {
+        count % 4 == 1 ? nil : count / 4 * 3 + max(count % 4 - 1, 0)
     }
 
     /// Decodes `input` into `out`, which holds exactly `decodedCount(input.count)` bytes, so callers

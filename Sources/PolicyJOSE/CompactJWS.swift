@@ -17,18 +17,20 @@ package struct CompactJWS: Sendable {
     private final class Parts: Sendable {
         let header: JOSEHeader
         let algorithm: JWSAlgorithm
-        let payload: [UInt8]
-        /// The signing input followed by the decoded signature: one allocation for both, since
-        /// per-token allocations, not parsing, dominate the cost of a fast signature check.
+        /// The signing input, the decoded signature and the decoded payload, one after another:
+        /// one allocation for the three, since per-token allocations, not parsing, dominate the
+        /// cost of a fast signature check.
         let storage: [UInt8]
         let signingInputCount: Int
+        /// Where the signature ends and the payload starts.
+        let signatureEnd: Int
 
-        init(header: JOSEHeader, algorithm: JWSAlgorithm, payload: [UInt8], storage: [UInt8], signingInputCount: Int) {
+        init(header: JOSEHeader, algorithm: JWSAlgorithm, storage: [UInt8], signingInputCount: Int, signatureEnd: Int) {
             self.header = header
             self.algorithm = algorithm
-            self.payload = payload
             self.storage = storage
             self.signingInputCount = signingInputCount
+            self.signatureEnd = signatureEnd
         }
     }
 
@@ -38,7 +40,7 @@ package struct CompactJWS: Sendable {
     /// The algorithm named by the header.
     package var algorithm: JWSAlgorithm { parts.algorithm }
     /// The decoded payload bytes.
-    package var payload: [UInt8] { parts.payload }
+    package var payload: ArraySlice<UInt8> { storage[parts.signatureEnd...] }
     private var storage: [UInt8] { parts.storage }
     private var signingInputCount: Int { parts.signingInputCount }
     /// The `kid` of the signature's unprotected header, in a JWS JSON serialization
@@ -55,9 +57,9 @@ package struct CompactJWS: Sendable {
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
     package var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
     /// The decoded signature bytes.
-    package var signature: ArraySlice<UInt8> { storage[signingInputCount...] }
+    package var signature: ArraySlice<UInt8> { storage[signingInputCount..<parts.signatureEnd] }
     /// The signing input and the signature together: what identifies a signature check.
-    package var signedBytes: [UInt8] { storage }
+    package var signedBytes: ArraySlice<UInt8> { storage[..<parts.signatureEnd] }
 
     /// Parses a compact JWS from text.
     ///
@@ -84,17 +86,25 @@ package struct CompactJWS: Sendable {
         if !header.encodesPayload {
             throw JOSEError(.unsupportedHeader, "unencoded payloads (b64: false, RFC 7797) are not accepted")
         }
-        let payload = try CompactSerialization.decode(bytes, dots[0] + 1..<dots[1], part: "payload")
+        // Refused in the order of the parts: the payload's text, then the signature's.
+        let payloadText = UnsafeBufferPointer(rebasing: bytes[dots[0] + 1..<dots[1]])
+        let payloadCount = try CompactSerialization.decodedCount(payloadText, part: "payload")
         let signatureText = UnsafeBufferPointer(rebasing: bytes[(dots[1] + 1)...])
-        let signatureCount = try CompactSerialization.decodedCount(signatureText, part: "signature")
+        let signatureCount = Base64URL.decodedCountIfWhole(signatureText.count)
         let prefix = UnsafeBufferPointer(rebasing: bytes[..<dots[1]])
-        var canonical = false
-        let storage = [UInt8](writtenOnStack: prefix.count + signatureCount) { out in
+        let signatureEnd = prefix.count + (signatureCount ?? 0)
+        var payloadCanonical = false, signatureCanonical = false
+        let storage = [UInt8](writtenOnStack: signatureEnd + payloadCount) { out in
             _ = UnsafeMutableBufferPointer(rebasing: out[..<prefix.count]).initialize(fromContentsOf: prefix)
-            canonical = Base64URL.decode(signatureText, into: UnsafeMutableBufferPointer(rebasing: out[prefix.count...]))
+            payloadCanonical = Base64URL.decode(payloadText, into: UnsafeMutableBufferPointer(rebasing: out[signatureEnd...]))
+            if signatureCount != nil {
+                signatureCanonical = Base64URL.decode(signatureText, into: UnsafeMutableBufferPointer(rebasing: out[prefix.count..<signatureEnd]))
+            }
         }
-        guard canonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
-        parts = Parts(header: header, algorithm: algorithm, payload: payload, storage: storage, signingInputCount: prefix.count)
+        guard payloadCanonical else { throw CompactSerialization.invalid(payloadText, part: "payload") }
+        if signatureCount == nil { _ = try CompactSerialization.decodedCount(signatureText, part: "signature") }
+        guard signatureCanonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
+        parts = Parts(header: header, algorithm: algorithm, storage: storage, signingInputCount: prefix.count, signatureEnd: signatureEnd)
         keyID = header.kid
     }
 
@@ -105,7 +115,7 @@ package struct CompactJWS: Sendable {
 
     /// A payload read as a JWT Claims Set (RFC 7519 §7.2 step 10): a JSON object. Anything else is
     /// `malformed_token` saying so, without quoting the payload (for a JWE, it was encrypted).
-    package static func claimsSet(_ payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) -> JSONObject {
+    package static func claimsSet(_ payload: some Collection<UInt8>, limits: TokenLimits, what: String) throws(JOSEError) -> JSONObject {
         do {
             return try JSONParser(maxDepth: limits.maxJSONDepth).parseObject(payload, what: what)
         } catch where error.code == .jsonTooDeep {
@@ -121,7 +131,7 @@ package struct CompactJWS: Sendable {
     package func verify(with key: JWK) throws(JOSEError) -> Bool {
         let verifier = try key.verifier(for: algorithm)
         return storage.withUnsafeBytes { bytes in
-            verifier.verify(signature: UnsafeRawBufferPointer(rebasing: bytes[signingInputCount...]),
+            verifier.verify(signature: UnsafeRawBufferPointer(rebasing: bytes[signingInputCount..<parts.signatureEnd]),
                             message: UnsafeRawBufferPointer(rebasing: bytes[..<signingInputCount]))
         }
     }

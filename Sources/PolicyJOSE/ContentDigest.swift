@@ -22,6 +22,11 @@ package struct ContentDigest: Hashable, Sendable {
         self = bytes.withUnsafeBytes { ContentDigest(of: $0) }
     }
 
+    /// The digest of `bytes`.
+    package init(of bytes: ArraySlice<UInt8>) {
+        self = bytes.withUnsafeBytes { ContentDigest(of: $0) }
+    }
+
     /// The 32 bytes of the digest, for a store outside the process.
     package var bytes: [UInt8] { withUnsafeBytes(of: words) { Array($0) } }
 

@@ -37,8 +37,8 @@ internal import Darwin
     /// through the header's pointer: `ManagedBuffer.header` is a class's stored `var`, and each
     /// read of it would go through a dynamic exclusivity check.
     @usableFromInline package struct Header {
-        /// The object's text.
-        let bytes: [UInt8]
+        /// The object's text: a token's payload is a part of the bytes its JWS decoded to.
+        let bytes: ArraySlice<UInt8>
         /// The number of members that follow the header.
         let count: Int
         /// The names written with escapes, decoded, by member position.
@@ -51,7 +51,7 @@ internal import Darwin
     private var members: UnsafeBufferPointer<Member> {
         withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0, count: count) }
     }
-    private var bytes: [UInt8] { withUnsafeMutablePointerToHeader { $0.pointee.bytes } }
+    private var bytes: ArraySlice<UInt8> { withUnsafeMutablePointerToHeader { $0.pointee.bytes } }
 
     /// The member at `position`, which must be one of the index's: checked, as an array's
     /// subscript would be.
@@ -95,6 +95,12 @@ internal import Darwin
     /// - Throws: `invalid_json`, `duplicate_member` or `json_too_deep`, as `JSONParser` would for
     ///   the same text (`JSONObjectView` asks the parser itself for the message).
     package static func make(_ bytes: [UInt8], maxDepth: Int, shapes: JSONObjectShapes? = nil) throws(JOSEError) -> JSONObjectIndex {
+        try make(bytes[...], maxDepth: maxDepth, shapes: shapes)
+    }
+
+    /// Indexes `bytes`, which must hold one JSON object and nothing else, keeping the slice (and
+    /// so the array it is part of) rather than a copy.
+    package static func make(_ bytes: ArraySlice<UInt8>, maxDepth: Int, shapes: JSONObjectShapes? = nil) throws(JOSEError) -> JSONObjectIndex {
         guard bytes.count < Int(Int32.max) else { throw JOSEError(.invalidJSON, "a JSON text of \(bytes.count) bytes is too large to index") }
         return try withUnsafeTemporaryAllocation(of: Member.self, capacity: Gathered.stackCapacity) { stack throws(JOSEError) in
             var members = Gathered(stack: stack)

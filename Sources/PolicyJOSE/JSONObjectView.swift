@@ -26,7 +26,8 @@ public struct JSONObjectView: Sendable {
     ///     refusal is worded as the parser words it. Should the parser accept what the index
     ///     refused, its tree serves: the two agree on every test, and a difference must not refuse.
     /// - Throws: what `parse` throws.
-    package init(_ bytes: [UInt8], maxDepth: Int, shapes: JSONObjectShapes? = nil, parse: ([UInt8]) throws(JOSEError) -> JSONObject) throws(JOSEError) {
+    package init(_ bytes: ArraySlice<UInt8>, maxDepth: Int, shapes: JSONObjectShapes? = nil,
+                 parse: (ArraySlice<UInt8>) throws(JOSEError) -> JSONObject) throws(JOSEError) {
         do {
             storage = .indexed(try JSONObjectIndex.make(bytes, maxDepth: maxDepth, shapes: shapes))
         } catch {
@@ -36,12 +37,18 @@ public struct JSONObjectView: Sendable {
 
     /// Reads a payload as a JWT Claims Set (RFC 7519 §7.2 step 10): one JSON object.
     ///
-    /// - Parameters:
-    ///   - what: the payload in messages ("the JWS payload").
-    ///   - shapes: layouts of claims sets read before (an issuer's tokens repeat theirs).
+    /// - Parameter what: the payload in messages ("the JWS payload").
     /// - Throws: what `CompactJWS.claimsSet` throws for the same payload, with the same message:
     ///   `malformed_token`, or `json_too_deep`.
-    package init(claimsPayload payload: [UInt8], limits: TokenLimits, what: String, shapes: JSONObjectShapes? = nil) throws(JOSEError) {
+    package init(claimsPayload payload: [UInt8], limits: TokenLimits, what: String) throws(JOSEError) {
+        try self.init(claimsPayload: payload[...], limits: limits, what: what)
+    }
+
+    /// Reads a payload that is part of a larger array (a JWS's decoded parts), as
+    /// `init(claimsPayload:limits:what:)` reads one of its own.
+    ///
+    /// - Parameter shapes: layouts of claims sets read before (an issuer's tokens repeat theirs).
+    package init(claimsPayload payload: ArraySlice<UInt8>, limits: TokenLimits, what: String, shapes: JSONObjectShapes? = nil) throws(JOSEError) {
         try self.init(payload, maxDepth: limits.maxJSONDepth, shapes: shapes) { bytes throws(JOSEError) in try CompactJWS.claimsSet(bytes, limits: limits, what: what) }
     }
 

@@ -104,7 +104,7 @@ package struct BatchRecordFormat: Sendable {
             if inputFields.isEmpty, let record = scanned(line, input: input) { return record }
             let object: JSONObjectView
             do {
-                object = try JSONObjectView(bytes, maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
+                object = try JSONObjectView(bytes[...], maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
             } catch {
                 return controlByte() ?? malformed(.recordMalformed, "the line is not a JSON object: \(error.message)")
             }

@@ -166,7 +166,7 @@ enum TokenDecoder {
 
     /// Whether `payload` has the look of a compact JWS or JWE: `eyJ` (a base64url `{"`) and two
     /// or four dots, the rest base64url.
-    private static func looksLikeCompactToken(_ payload: [UInt8]) -> Bool {
+    private static func looksLikeCompactToken(_ payload: ArraySlice<UInt8>) -> Bool {
         guard payload.starts(with: Array("eyJ".utf8)) else { return false }
         let dots = payload.count { $0 == UInt8(ascii: ".") }
         return (dots == 2 || dots == 4) && payload.allSatisfy { byte in

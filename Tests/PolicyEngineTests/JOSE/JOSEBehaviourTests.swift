@@ -50,6 +50,37 @@ struct JOSEBehaviourTests {
         #expect(try CompactJWS(signed).header.critical == ["exp"])
     }
 
+    /// The parts decode into one array: the signing input as given, the signature, the payload.
+    /// Each part is refused in their order, with the part named, whatever else is wrong after it.
+    @Test("a JWS's parts decode in place, and the first part that is not base64url is the one refused")
+    func partsInPlace() throws {
+        let key = try JWK.generate(for: .hs256)
+        let token = try CompactJWS.sign(payload: Self.claims, algorithm: .hs256, key: key)
+        let jws = try CompactJWS(token)
+        let texts = token.split(separator: ".").map(String.init)
+        #expect(Array(jws.signingInput) == Array("\(texts[0]).\(texts[1])".utf8))
+        #expect(Array(jws.signature) == (try Base64URL.decode(texts[2])))
+        #expect(Array(jws.payload) == Self.claims)
+        #expect(Array(jws.signedBytes) == Array(jws.signingInput) + Array(jws.signature))
+        #expect(try jws.verify(with: key) && JSONObjectView(try jws.claims())["sub"] != nil)
+        func refusal(_ payload: String, _ signature: String) -> String? {
+            do {
+                _ = try CompactJWS("\(texts[0]).\(payload).\(signature)")
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(refusal("AAAAA", "AAAAA") == "the payload part: base64url text of length 5 cannot encode whole bytes")
+        #expect(refusal("AA=A", "AAAAA") == "the payload part: invalid base64url character '=' at offset 2 (padding is not allowed in base64url)")
+        #expect(refusal("AB", "A+") == "the payload part: base64url text has non-zero trailing bits (not the canonical encoding)")
+        #expect(refusal(texts[1], "AAAAA")?.hasPrefix("the signature part: base64url text of length 5") == true)
+        #expect(refusal(texts[1], "AB") == "the signature part: base64url text has non-zero trailing bits (not the canonical encoding)")
+        #expect(refusal(texts[1], "A+") == "the signature part: invalid base64url character '+' at offset 1 (standard base64 alphabet; base64url uses '-' and '_')")
+        #expect(refusal(texts[1], "") == nil, "an empty signature is well formed; verifying it fails")
+        #expect(refusal("", "AA") == nil)
+    }
+
     @Test("a key's alg, use and key_ops restrict it")
     func keyRestrictions() throws {
         let base = #""kty":"oct","k":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA""#
