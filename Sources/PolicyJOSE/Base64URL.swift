@@ -1,3 +1,5 @@
+internal import CBase64URL
+
 /// Strict base64url (RFC 4648 §5) without padding, as JOSE requires (RFC 7515 §2).
 ///
 /// Decoding rejects padding, the `+` and `/` alphabet, whitespace, a length of 4n+1 and non-zero
@@ -84,8 +86,11 @@ package enum Base64URL {
         precondition(out.count == count / 4 * 3 + max(remainder - 1, 0), "the output must hold exactly the decoded bytes")
         guard count > 0, let text = input.baseAddress, let bytes = out.baseAddress else { return true }
         var invalid: UInt32 = 0
-        var index = 0, position = 0
         let fullEnd = count - remainder
+        // Whole blocks of sixteen by SSSE3, up to the first that holds a byte outside the
+        // alphabet: the loop below goes on from there, and finds that byte.
+        var index = fullEnd >= 16 ? cbase64url_decode_blocks(text, fullEnd, bytes) : 0
+        var position = index / 4 * 3
         // Pointers, not subscripts: the lengths were checked once above, and this loop runs over
         // every byte of every token. Invalid bytes set bit 31; OR-ing every quantum keeps the
         // loop branch-free and reveals any of them at the end.

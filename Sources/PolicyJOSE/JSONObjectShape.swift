@@ -49,7 +49,7 @@ final class JSONObjectShape: Sendable {
         self.names = zip(members, starts).map { member, start in
             let quotedCount = Int(member.nameEnd - member.nameStart) + 2
             var head: UInt64 = 0
-            names.withUnsafeBufferPointer { memcpy(&head, $0.baseAddress! + start, min(8, quotedCount)) }
+            _ = names.withUnsafeBufferPointer { memcpy(&head, $0.baseAddress! + start, min(8, quotedCount)) }
             return Name(start: start, quotedCount: quotedCount, head: UInt64(littleEndian: head),
                         headMask: quotedCount >= 8 ? .max : (1 << (8 * UInt64(quotedCount))) - 1, word: member.nameWord)
         }
