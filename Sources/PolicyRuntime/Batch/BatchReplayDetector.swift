@@ -3,48 +3,59 @@
 /// What identifies a token for replay detection in a log: its issuer and `jti`, or, without a
 /// `jti`, the SHA-256 of its signed bytes; with the record's time and the token's `exp`.
 package struct BatchReplayKey: Sendable {
-    /// The digest the detector remembers.
-    let digest: ContentDigest
+    /// What the key says of the token, the same at every record that presents it: one object,
+    /// so that a verdict line, which holds a key, stays small to copy.
+    private final class Token: Sendable {
+        let digest: ContentDigest
+        let expires: Double?
+        let jti: String?
+        let issuer: String
+
+        init(digest: ContentDigest, expires: Double?, jti: String?, issuer: String) {
+            self.digest = digest
+            self.expires = expires
+            self.jti = jti
+            self.issuer = issuer
+        }
+    }
+
+    private let token: Token
     /// The time the record was judged at.
     let time: Double
+    /// The digest the detector remembers.
+    var digest: ContentDigest { token.digest }
     /// The token's `exp`; nil when it has none (remembered until capacity forces it out).
-    let expires: Double?
-    /// The token's `jti` and `iss`, for `label`.
-    private let jti: String?
-    private let issuer: String
+    var expires: Double? { token.expires }
 
     /// How a person recognises the token: `jti 'abc' of https://issuer`, or `a token without
     /// jti`; made only for the records that are replays.
     package var label: String {
-        guard let jti else { return "a token without jti" }
-        return "jti '\(jti.prefix(80))'" + (issuer.isEmpty ? "" : " of \(issuer.prefix(120))")
+        guard let jti = token.jti else { return "a token without jti" }
+        return "jti '\(jti.prefix(80))'" + (token.issuer.isEmpty ? "" : " of \(token.issuer.prefix(120))")
     }
 
     /// The key of `token`, judged at `time`.
     package init(_ token: DecodedToken, time: Double) {
         let claims = token.claims
-        issuer = claims[RegisteredClaim.iss]?.stringValue ?? ""
-        jti = claims[RegisteredClaim.jti]?.stringValue
-        if let jti {
-            digest = ContentDigest(of: Array("jti\u{0}\(issuer)\u{0}\(jti)".utf8))
+        let issuer = claims[RegisteredClaim.iss]?.stringValue ?? ""
+        let jti = claims[RegisteredClaim.jti]?.stringValue
+        let digest = if let jti {
+            ContentDigest(of: Array("jti\u{0}\(issuer)\u{0}\(jti)".utf8))
         } else {
-            digest = token.jws.map { ContentDigest(of: $0.signedBytes) } ?? ContentDigest(of: Array("\(token.byteCount)".utf8))
+            token.jws.map { ContentDigest(of: $0.signedBytes) } ?? ContentDigest(of: Array("\(token.byteCount)".utf8))
         }
+        self.token = Token(digest: digest, expires: claims[RegisteredClaim.exp]?.numberValue?.doubleValue, jti: jti, issuer: issuer)
         self.time = time
-        expires = claims[RegisteredClaim.exp]?.numberValue?.doubleValue
     }
 
-    private init(digest: ContentDigest, time: Double, expires: Double?, jti: String?, issuer: String) {
-        self.digest = digest
+    private init(token: Token, time: Double) {
+        self.token = token
         self.time = time
-        self.expires = expires
-        self.jti = jti
-        self.issuer = issuer
     }
 
     /// The key of the same token judged at `time`: a reused verdict's record.
     func at(_ time: Double) -> BatchReplayKey {
-        BatchReplayKey(digest: digest, time: time, expires: expires, jti: jti, issuer: issuer)
+        BatchReplayKey(token: token, time: time)
     }
 }
 

@@ -17,18 +17,14 @@ import PolicyJOSE
 /// per token it does not hold, never a wrong answer. A verdict is kept as judged and its line's
 /// members rendered at its first reuse: a token never seen again costs no rendering.
 final class VerdictMemo: Sendable {
-    /// A class: a hit hands out one reference rather than copying a verdict line's members.
-    final class Entry: Sendable {
+    /// Kept in the memo's slot, not as an object of its own: an entry made for every token the
+    /// memo has room for would be an allocation a record, while a hit copies a few references.
+    struct Entry: Sendable {
         /// The verdict line of the record that brought it, its members rendered once it is
         /// reused; `BatchVerdict.moved` gives each record its own line number and replay key.
         let verdict: BatchVerdict
         /// The record times the verdict holds at.
         let window: TimeWindow
-
-        init(verdict: BatchVerdict, window: TimeWindow) {
-            self.verdict = verdict
-            self.window = window
-        }
     }
 
     private struct State {
