@@ -332,11 +332,32 @@ extension JSONCursor {
         case UInt8(ascii: "f"): try expectLiteral("false"); return (.bool, true, nil)
         case UInt8(ascii: "n"): try expectLiteral("null"); return (.null, true, nil)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if let value = skipShortInteger() { return (.number, true, value) }
             if case let .integer(value) = try parseNumber() { return (.number, true, value) }
             return (.number, true, nil)
         case 0xEF where index == 0: throw error("a byte-order mark is not allowed before JSON")
         default: throw error("unexpected character \(describe(bytes[index]))")
         }
+    }
+
+    /// The value of the number at the cursor when it is a non-negative integer of at most
+    /// eighteen digits (numeric dates), moving past it; nil, not moving, for any other number,
+    /// which `parseNumber` reads and judges (leading zeros, fractions, exponents, signs).
+    @inline(__always) mutating func skipShortInteger() -> Int64? {
+        var end = index, value: Int64 = 0
+        while end < bytes.count, end - index < 18, case let digit = bytes[end] &- UInt8(ascii: "0"), digit < 10 {
+            value = value &* 10 &+ Int64(digit)
+            end += 1
+        }
+        guard end > index, bytes[index] != UInt8(ascii: "0") || end == index + 1 else { return nil }
+        if end < bytes.count {
+            switch bytes[end] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        index = end
+        return value
     }
 
     /// Checks a string and moves past it; true when it has no escapes, so its bytes between the

@@ -13,7 +13,7 @@
     /// Everything beyond the status, which a plain pass (the common case, run for every rule of
     /// every token) does not carry: one optional reference keeps that pass free of copying and
     /// releasing six fields.
-    private final class Particulars: Sendable {
+    @usableFromInline final class Particulars: Sendable {
         let code: FindingCode?
         let message: String?
         let detail: String?
@@ -22,7 +22,7 @@
         let nestedTrace: [Trace.Entry]
         let oneTimeValues: [OneTimeValue]
 
-        init(code: FindingCode? = nil, message: String? = nil, detail: String?,
+        @usableFromInline init(code: FindingCode? = nil, message: String? = nil, detail: String?,
              outputs: [String: JSONValue] = [:], nested: [Finding] = [], nestedTrace: [Trace.Entry] = [], oneTimeValues: [OneTimeValue] = []) {
             self.code = code
             self.message = message
@@ -36,10 +36,10 @@
 
     /// Whether the rule passed, failed or could not run.
     public let status: Status
-    private let particulars: Particulars?
+    @usableFromInline let particulars: Particulars?
     /// The key of a `verified(by:)` outcome: apart from the particulars, so that the pass that
     /// proves a token's origin, the one every valid verdict has, allocates nothing.
-    private let proofKey: VerifiedKey?
+    @usableFromInline let proofKey: VerifiedKey?
 
     /// The finding code of a failure.
     public var code: FindingCode? { particulars?.code }
@@ -64,13 +64,21 @@
     /// evaluations return, which the chain then takes without reading any particular.
     var isPlainPass: Bool { status == .pass && particulars == nil && proofKey == nil }
 
-    private init(_ status: Status, _ particulars: Particulars?, proofKey: VerifiedKey? = nil) {
+    @usableFromInline init(_ status: Status, _ particulars: Particulars?, proofKey: VerifiedKey? = nil) {
         self.status = status
         self.particulars = particulars
         self.proofKey = proofKey
     }
 
-    /// A pass.
+    /// A pass with nothing beyond its status and, when tracing, what was compared: what most
+    /// rules return for most tokens, made without the empty collections the full form takes.
+    ///
+    /// - Parameter detail: What was compared, for the trace (build it with `context.detail`).
+    @inlinable public static func pass(_ detail: String? = nil) -> RuleOutcome {
+        RuleOutcome(.pass, detail.map { Particulars(detail: $0) })
+    }
+
+    /// A pass that hands values on.
     ///
     /// - Parameters:
     ///   - detail: What was compared, for the trace (build it with `context.detail`, which
