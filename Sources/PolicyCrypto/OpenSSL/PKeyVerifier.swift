@@ -55,10 +55,9 @@ final class PKeyVerifier: SignatureVerifier, @unchecked Sendable {
             guard digest.hash(message, into: hash) else { return false }
             let hashBytes = UnsafeBufferPointer(hash)
             if case let .ecdsa(curve, _) = scheme {
-                guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateByteCount: curve.coordinateByteCount) else {
-                    return false
-                }
-                return der.withUnsafeBytes { verifyDigest(hashBytes, $0) }
+                return ECDSASignatureEncoding.withDER(fromRaw: signature, coordinateByteCount: curve.coordinateByteCount) { der in
+                    verifyDigest(hashBytes, der)
+                } ?? false
             }
             return verifyDigest(hashBytes, signature)
         }
@@ -82,38 +81,84 @@ final class PKeyVerifier: SignatureVerifier, @unchecked Sendable {
 
 /// Converts between JOSE's raw r‖s ECDSA signatures and the DER form OpenSSL speaks.
 enum ECDSASignatureEncoding {
-    /// DER `SEQUENCE { INTEGER r, INTEGER s }` for a raw signature of exactly twice the coordinate
-    /// length, or nil for any other length (a DER signature in a JWS is therefore never accepted).
-    static func der(fromRaw raw: UnsafeRawBufferPointer, coordinateByteCount: Int) -> [UInt8]? {
-        guard raw.count == 2 * coordinateByteCount else { return nil }
-        let r = integer(UnsafeRawBufferPointer(rebasing: raw[0..<coordinateByteCount]))
-        let s = integer(UnsafeRawBufferPointer(rebasing: raw[coordinateByteCount...]))
-        var output: [UInt8] = [0x30]
-        appendLength(r.count + s.count, to: &output)
-        output += r
-        output += s
-        return output
+    /// Calls `body` with the DER `SEQUENCE { INTEGER r, INTEGER s }` of a raw signature of exactly
+    /// twice the coordinate length, written on the stack; nil for any other length (a DER
+    /// signature in a JWS is therefore never accepted).
+    static func withDER<Result>(fromRaw raw: UnsafeRawBufferPointer, coordinateByteCount: Int,
+                                _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard raw.count == 2 * coordinateByteCount, coordinateByteCount > 0 else { return nil }
+        // Two integers of at most a pad byte, two of tag and length and the coordinate, in a
+        // sequence of at most four of tag and length.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * coordinateByteCount + 12) { buffer in
+            var writer = DERWriter(buffer)
+            let r = UnsafeRawBufferPointer(rebasing: raw[0..<coordinateByteCount])
+            let s = UnsafeRawBufferPointer(rebasing: raw[coordinateByteCount...])
+            writer.byte(0x30)
+            writer.length(integerLength(r) + integerLength(s))
+            writer.integer(r)
+            writer.integer(s)
+            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<writer.count])))
+        }
     }
 
-    private static func integer(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var start = 0
-        while start < bytes.count - 1, bytes[start] == 0 { start += 1 }
-        let needsPad = bytes[start] & 0x80 != 0
-        let length = bytes.count - start + (needsPad ? 1 : 0)
-        var output: [UInt8] = [0x02]
-        appendLength(length, to: &output)
-        if needsPad { output.append(0) }
-        output += bytes[start...]
-        return output
+    /// The bytes of a DER INTEGER holding the unsigned big-endian `bytes`, tag and length included.
+    private static func integerLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let content = DERWriter.contentLength(bytes)
+        return 1 + DERWriter.lengthLength(content) + content
     }
 
-    private static func appendLength(_ length: Int, to output: inout [UInt8]) {
-        if length < 0x80 {
-            output.append(UInt8(length))
-        } else if length <= 0xFF {
-            output += [0x81, UInt8(length)]
-        } else {
-            output += [0x82, UInt8(length >> 8), UInt8(length & 0xFF)]
+    /// Writes DER into a buffer large enough for what is written.
+    private struct DERWriter {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        private(set) var count = 0
+
+        init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+            self.buffer = buffer
+        }
+
+        mutating func byte(_ value: UInt8) {
+            buffer[count] = value
+            count += 1
+        }
+
+        /// A definite length, short or long form.
+        mutating func length(_ length: Int) {
+            if length < 0x80 {
+                byte(UInt8(length))
+            } else if length <= 0xFF {
+                byte(0x81)
+                byte(UInt8(length))
+            } else {
+                byte(0x82)
+                byte(UInt8(length >> 8))
+                byte(UInt8(length & 0xFF))
+            }
+        }
+
+        static func lengthLength(_ length: Int) -> Int {
+            length < 0x80 ? 1 : length <= 0xFF ? 2 : 3
+        }
+
+        /// The leading zeros `bytes` drops, keeping one byte.
+        private static func start(_ bytes: UnsafeRawBufferPointer) -> Int {
+            var start = 0
+            while start < bytes.count - 1, bytes[start] == 0 { start += 1 }
+            return start
+        }
+
+        /// An INTEGER's content length: the bytes without leading zeros, and a zero byte before
+        /// a high bit, which would make it negative.
+        static func contentLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+            let start = start(bytes)
+            return bytes.count - start + (bytes[start] & 0x80 != 0 ? 1 : 0)
+        }
+
+        mutating func integer(_ bytes: UnsafeRawBufferPointer) {
+            let start = Self.start(bytes)
+            byte(0x02)
+            length(Self.contentLength(bytes))
+            if bytes[start] & 0x80 != 0 { byte(0) }
+            for value in bytes[start...] { byte(value) }
         }
     }
 
