@@ -112,7 +112,7 @@ public struct JSONObjectView: Sendable {
     /// The kind of the registered claim `claim`, without building its value; nil when absent.
     @_spi(RuleAuthoring) @inlinable public func kind(of claim: RegisteredClaim) -> JSONKind? {
         switch storage {
-        case let .indexed(index): index.position(of: claim).map(index.kind(at:))
+        case let .indexed(index): index.kind(of: claim)
         case let .object(object): object[claim.description]?.kind
         }
     }
@@ -121,7 +121,7 @@ public struct JSONObjectView: Sendable {
     /// absent or any other value (`subscript(claim:)` tells which).
     @_spi(RuleAuthoring) @inlinable public func integer(_ claim: RegisteredClaim) -> Int64? {
         switch storage {
-        case let .indexed(index): index.position(of: claim).flatMap(index.integer(at:))
+        case let .indexed(index): index.integer(of: claim)
         case let .object(object):
             if case let .number(.integer(value))? = object[claim.description] { value } else { nil }
         }
@@ -130,7 +130,7 @@ public struct JSONObjectView: Sendable {
     /// Whether the registered claim `claim` is a string equal to `text`, code point for code point.
     @_spi(RuleAuthoring) @inlinable public func string(_ claim: RegisteredClaim, equals text: String) -> Bool {
         switch storage {
-        case let .indexed(index): index.position(of: claim).map { index.string(at: $0, equals: text) } ?? false
+        case let .indexed(index): index.string(claim, equals: text)
         case let .object(object): object[claim.description]?.stringValue?.isExactly(text) == true
         }
     }
