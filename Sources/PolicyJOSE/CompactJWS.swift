@@ -12,37 +12,20 @@ internal import PolicyCrypto
 /// original bytes, so verification hashes exactly what was signed. Whether the signature is
 /// valid is a separate question, answered by `verify`.
 package struct CompactJWS: Sendable {
-    /// What the token decoded to, shared by every copy: a token goes from the decoder to each
-    /// rule that reads it, and a copy retains this one object instead of its arrays and strings.
-    private final class Parts: Sendable {
-        let header: JOSEHeader
-        let algorithm: JWSAlgorithm
-        /// The signing input, the decoded signature and the decoded payload, one after another:
-        /// one allocation for the three, since per-token allocations, not parsing, dominate the
-        /// cost of a fast signature check.
-        let storage: [UInt8]
-        let signingInputCount: Int
-        /// Where the signature ends and the payload starts.
-        let signatureEnd: Int
-
-        init(header: JOSEHeader, algorithm: JWSAlgorithm, storage: [UInt8], signingInputCount: Int, signatureEnd: Int) {
-            self.header = header
-            self.algorithm = algorithm
-            self.storage = storage
-            self.signingInputCount = signingInputCount
-            self.signatureEnd = signatureEnd
-        }
-    }
-
-    private let parts: Parts
     /// The protected header.
-    package var header: JOSEHeader { parts.header }
+    package let header: JOSEHeader
     /// The algorithm named by the header.
-    package var algorithm: JWSAlgorithm { parts.algorithm }
+    package let algorithm: JWSAlgorithm
+    /// The signing input, the decoded signature and the decoded payload, one after another: one
+    /// allocation for the three, and no object around it (a copy of the token retains this
+    /// array and the header's one object), since per-token allocations, not parsing, dominate
+    /// the cost of a fast signature check.
+    private let storage: [UInt8]
+    private let signingInputCount: Int
+    /// Where the signature ends and the payload starts.
+    private let signatureEnd: Int
     /// The decoded payload bytes.
-    package var payload: ArraySlice<UInt8> { storage[parts.signatureEnd...] }
-    private var storage: [UInt8] { parts.storage }
-    private var signingInputCount: Int { parts.signingInputCount }
+    package var payload: ArraySlice<UInt8> { storage[signatureEnd...] }
     /// The `kid` of the signature's unprotected header, in a JWS JSON serialization
     /// (`JSONSerializedJWS`): it chooses the key, which the signature then proves.
     package var unprotectedKid: String? {
@@ -57,9 +40,9 @@ package struct CompactJWS: Sendable {
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
     package var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
     /// The decoded signature bytes.
-    package var signature: ArraySlice<UInt8> { storage[signingInputCount..<parts.signatureEnd] }
+    package var signature: ArraySlice<UInt8> { storage[signingInputCount..<signatureEnd] }
     /// The signing input and the signature together: what identifies a signature check.
-    package var signedBytes: ArraySlice<UInt8> { storage[..<parts.signatureEnd] }
+    package var signedBytes: ArraySlice<UInt8> { storage[..<signatureEnd] }
 
     /// Parses a compact JWS from text.
     ///
@@ -104,7 +87,11 @@ package struct CompactJWS: Sendable {
         guard payloadCanonical else { throw CompactSerialization.invalid(payloadText, part: "payload") }
         if signatureCount == nil { _ = try CompactSerialization.decodedCount(signatureText, part: "signature") }
         guard signatureCanonical else { throw CompactSerialization.invalid(signatureText, part: "signature") }
-        parts = Parts(header: header, algorithm: algorithm, storage: storage, signingInputCount: prefix.count, signatureEnd: signatureEnd)
+        self.header = header
+        self.algorithm = algorithm
+        self.storage = storage
+        signingInputCount = prefix.count
+        self.signatureEnd = signatureEnd
         keyID = header.kid
     }
 
@@ -131,7 +118,7 @@ package struct CompactJWS: Sendable {
     package func verify(with key: JWK) throws(JOSEError) -> Bool {
         let verifier = try key.verifier(for: algorithm)
         return storage.withUnsafeBytes { bytes in
-            verifier.verify(signature: UnsafeRawBufferPointer(rebasing: bytes[signingInputCount..<parts.signatureEnd]),
+            verifier.verify(signature: UnsafeRawBufferPointer(rebasing: bytes[signingInputCount..<signatureEnd]),
                             message: UnsafeRawBufferPointer(rebasing: bytes[..<signingInputCount]))
         }
     }

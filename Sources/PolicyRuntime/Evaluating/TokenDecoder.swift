@@ -33,14 +33,19 @@ enum TokenDecoder {
         guard presented.withUTF8(JSONSerializedJWS.isJSON) else {
             guard envelope.format == .jws else { return decode(.compact(presented.text), byteCount: byteCount, envelope: envelope, digesting: digesting) }
             // The common case without the layer loop: a compact JWS that nests no other token,
-            // read from the token's bytes as given.
-            switch structure({ () throws(JOSEError) in try presented.withUTF8 { bytes throws(JOSEError) in try CompactJWS(bytes, limits: envelope.limits, headers: headers) } }) {
-            case let .success(jws) where !jws.header.holdsJWT:
+            // read from the token's bytes as given (and not wrapped in a `Result`, whose generic
+            // copies of the token cost more than the rest of this step).
+            let jws: CompactJWS
+            do {
+                jws = try presented.withUTF8 { bytes throws(JOSEError) in try CompactJWS(bytes, limits: envelope.limits, headers: headers) }
+            } catch {
+                return .failure(structureFailure(error))
+            }
+            guard jws.header.holdsJWT else {
                 return claimsToken(jws, byteCount: byteCount, limits: envelope.limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting,
                                    shapes: shapes)
-            case let .success(jws): return decode(.signed(jws), byteCount: byteCount, envelope: envelope, digesting: digesting)
-            case let .failure(failure): return .failure(failure)
             }
+            return decode(.signed(jws), byteCount: byteCount, envelope: envelope, digesting: digesting)
         }
         let token = presented.text
         guard envelope.format == .jws else {
@@ -255,8 +260,13 @@ enum TokenDecoder {
         do throws(JOSEError) {
             return .success(try body())
         } catch {
-            return .failure(Failure(rule: "token.structure", code: findingCode(for: error.code), message: error.message, location: nil))
+            return .failure(structureFailure(error))
         }
+    }
+
+    /// A JOSE error met while reading the token's structure, as its failure.
+    private static func structureFailure(_ error: JOSEError) -> Failure {
+        Failure(rule: "token.structure", code: findingCode(for: error.code), message: error.message, location: nil)
     }
 
     static func findingCode(for code: JOSEError.Code) -> FindingCode {
