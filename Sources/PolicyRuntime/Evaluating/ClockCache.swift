@@ -115,6 +115,12 @@ struct ClockCache<Key: SketchedKey, Value> {
         sketch.record(key.sketchHash)
     }
 
+    /// How often the sketch estimates `key` was sighted lately: never fewer times than it was,
+    /// and more when it shares its counters with other keys.
+    func frequency(of key: Key) -> Int {
+        sketch.frequency(of: key.sketchHash)
+    }
+
     /// Whether `key` has been sighted often enough to be kept while there is room.
     func admits(_ key: Key) -> Bool {
         admits(sketchHash: key.sketchHash)
