@@ -77,8 +77,9 @@ final class JSONObjectShape: Sendable {
 ///
 /// Several may start with the same name (an issuer's access and ID tokens both with `iss`):
 /// each is tried in turn, and the one that fits moves to the front. What a stream of hostile
-/// texts can do is make every one miss: at most `capacity` failed matches, each stopping at the
-/// first name that differs, and a shape remembered in place of the oldest.
+/// texts can do is make every one miss: at most `capacity` failed matches before the scan (each
+/// reading no further than the text, and most stopping at the first name), and a shape
+/// remembered in place of the least recently fitted.
 package final class JSONObjectShapes: Sendable {
     /// How many shapes are held: an issuer's few token types.
     static let capacity = 4
