@@ -83,7 +83,7 @@ package enum Base64URL {
     static func decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         let count = input.count
         let remainder = count % 4
-        precondition(out.count == count / 4 * 3 + max(remainder - 1, 0), "the output must hold exactly the decoded bytes")
+        precondition(out.count == decodedCountIfWhole(count), "the output must hold exactly the decoded bytes")
         guard count > 0, let text = input.baseAddress, let bytes = out.baseAddress else { return true }
         var invalid: UInt32 = 0
         let fullEnd = count - remainder

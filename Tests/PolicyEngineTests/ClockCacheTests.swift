@@ -161,9 +161,9 @@ struct TokenKeyTests {
         // A token that is bytes of a log line is the same key as its text, and no other.
         let line = Array("{\"token\":\(composed)}".utf8)
         let start = line.firstIndex(of: UInt8(ascii: ":"))! + 1
-        let fromLine = DecodedTokenCache.Key(token: TokenText(line: line, range: start..<line.count - 1), limits: limits, digest: 7)
+        let fromLine = DecodedTokenCache.Key(token: TokenText(line: line[start..<line.count - 1]), limits: limits, digest: 7)
         #expect(fromLine == first && first == fromLine && fromLine != second && second != fromLine)
-        #expect(DecodedTokenCache.Key(token: TokenText(line: line, range: start..<line.count - 1), limits: limits) == DecodedTokenCache.Key(token: TokenText(composed), limits: limits))
+        #expect(DecodedTokenCache.Key(token: TokenText(line: line[start..<line.count - 1]), limits: limits) == DecodedTokenCache.Key(token: TokenText(composed), limits: limits))
         var text = decomposed
         text.withUTF8 { bytes in
             let raw = UnsafeRawBufferPointer(bytes)

@@ -87,24 +87,38 @@ enum ECDSASignatureEncoding {
     static func withDER<Result>(fromRaw raw: UnsafeRawBufferPointer, coordinateByteCount: Int,
                                 _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
         guard raw.count == 2 * coordinateByteCount, coordinateByteCount > 0 else { return nil }
+        let r = DERInteger(UnsafeRawBufferPointer(rebasing: raw[0..<coordinateByteCount]))
+        let s = DERInteger(UnsafeRawBufferPointer(rebasing: raw[coordinateByteCount...]))
         // Two integers of at most a pad byte, two of tag and length and the coordinate, in a
         // sequence of at most four of tag and length.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * coordinateByteCount + 12) { buffer in
             var writer = DERWriter(buffer)
-            let r = UnsafeRawBufferPointer(rebasing: raw[0..<coordinateByteCount])
-            let s = UnsafeRawBufferPointer(rebasing: raw[coordinateByteCount...])
             writer.byte(0x30)
-            writer.length(integerLength(r) + integerLength(s))
+            writer.length(r.encodedCount + s.encodedCount)
             writer.integer(r)
             writer.integer(s)
             return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<writer.count])))
         }
     }
 
-    /// The bytes of a DER INTEGER holding the unsigned big-endian `bytes`, tag and length included.
-    private static func integerLength(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let content = DERWriter.contentLength(bytes)
-        return 1 + DERWriter.lengthLength(content) + content
+    /// An unsigned big-endian integer as DER writes it: without its leading zeros (one kept),
+    /// and after a zero byte when its high bit is set, which would make it negative.
+    private struct DERInteger {
+        /// The magnitude's bytes, leading zeros dropped.
+        let magnitude: UnsafeRawBufferPointer.SubSequence
+        let padded: Bool
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            var start = 0
+            while start < bytes.count - 1, bytes[start] == 0 { start += 1 }
+            magnitude = bytes[start...]
+            padded = bytes[start] & 0x80 != 0
+        }
+
+        /// The content's length: the magnitude and the pad byte.
+        var contentCount: Int { magnitude.count + (padded ? 1 : 0) }
+        /// The whole INTEGER's length: tag, length and content.
+        var encodedCount: Int { 1 + DERWriter.lengthCount(contentCount) + contentCount }
     }
 
     /// Writes DER into a buffer large enough for what is written.
@@ -135,30 +149,16 @@ enum ECDSASignatureEncoding {
             }
         }
 
-        static func lengthLength(_ length: Int) -> Int {
+        /// The bytes `length(_:)` writes for `length`.
+        static func lengthCount(_ length: Int) -> Int {
             length < 0x80 ? 1 : length <= 0xFF ? 2 : 3
         }
 
-        /// The leading zeros `bytes` drops, keeping one byte.
-        private static func start(_ bytes: UnsafeRawBufferPointer) -> Int {
-            var start = 0
-            while start < bytes.count - 1, bytes[start] == 0 { start += 1 }
-            return start
-        }
-
-        /// An INTEGER's content length: the bytes without leading zeros, and a zero byte before
-        /// a high bit, which would make it negative.
-        static func contentLength(_ bytes: UnsafeRawBufferPointer) -> Int {
-            let start = start(bytes)
-            return bytes.count - start + (bytes[start] & 0x80 != 0 ? 1 : 0)
-        }
-
-        mutating func integer(_ bytes: UnsafeRawBufferPointer) {
-            let start = Self.start(bytes)
+        mutating func integer(_ integer: DERInteger) {
             byte(0x02)
-            length(Self.contentLength(bytes))
-            if bytes[start] & 0x80 != 0 { byte(0) }
-            for value in bytes[start...] { byte(value) }
+            length(integer.contentCount)
+            if integer.padded { byte(0) }
+            for value in integer.magnitude { byte(value) }
         }
     }
 

@@ -116,7 +116,7 @@ package struct BatchRecordFormat: Sendable {
             let token: TokenText
             // A token written without escapes stays bytes of the line until it is judged.
             if let range = object.plainStringRange(of: tokenName) {
-                token = TokenText(line: bytes, range: range)
+                token = TokenText(line: bytes[range])
             } else {
                 switch object[tokenName] {
                 case let .string(text)?:
@@ -165,7 +165,7 @@ extension BatchRecordFormat {
             when = checked
         }
         guard !Self.holdsCarriageReturn(bytes) else { return nil }
-        return BatchRecord(line: line.number, input: input, content: .token(TokenText(line: bytes, range: text), time: when, inputs: [:]))
+        return BatchRecord(line: line.number, input: input, content: .token(TokenText(line: bytes[text]), time: when, inputs: [:]))
     }
 }
 

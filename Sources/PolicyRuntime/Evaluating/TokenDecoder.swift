@@ -266,7 +266,7 @@ enum TokenDecoder {
 
     /// A JOSE error met while reading the token's structure, as its failure.
     private static func structureFailure(_ error: JOSEError) -> Failure {
-        Failure(rule: "token.structure", code: findingCode(for: error.code), message: error.message, location: nil)
+        structureFailure(findingCode(for: error.code), error.message)
     }
 
     static func findingCode(for code: JOSEError.Code) -> FindingCode {

@@ -13,8 +13,8 @@ internal import Darwin
 package struct TokenText: Sendable {
     private enum Storage: Sendable {
         case text(String)
-        /// Bytes of a line, valid UTF-8 (the line's JSON was checked), within `range`.
-        case line([UInt8], Range<Int>)
+        /// Bytes of a line, valid UTF-8 (the line's JSON was checked).
+        case line(ArraySlice<UInt8>)
     }
 
     private let storage: Storage
@@ -24,17 +24,17 @@ package struct TokenText: Sendable {
         storage = .text(text)
     }
 
-    /// The token written without escapes at `range` of a line whose JSON was checked, so its
-    /// bytes are valid UTF-8 and are the token's text.
-    init(line: [UInt8], range: Range<Int>) {
-        storage = .line(line, range)
+    /// The token written without escapes in `line`, a part of a line whose JSON was checked, so
+    /// its bytes are valid UTF-8 and are the token's text.
+    init(line: ArraySlice<UInt8>) {
+        storage = .line(line)
     }
 
     /// The token's text.
     package var text: String {
         switch storage {
         case let .text(text): text
-        case let .line(bytes, range): bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        case let .line(bytes): String(decoding: bytes, as: UTF8.self)
         }
     }
 
@@ -42,7 +42,7 @@ package struct TokenText: Sendable {
     var byteCount: Int {
         switch storage {
         case let .text(text): text.utf8.count
-        case let .line(_, range): range.count
+        case let .line(bytes): bytes.count
         }
     }
 
@@ -50,7 +50,7 @@ package struct TokenText: Sendable {
     func withUTF8<Value, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Value) throws(Failure) -> Value {
         switch storage {
         case var .text(text): try text.withUTF8 { text in Result { () throws(Failure) in try body(text) } }.get()
-        case let .line(bytes, range): try bytes.withUnsafeBufferPointer { line in Result { () throws(Failure) in try body(UnsafeBufferPointer(rebasing: line[range])) } }.get()
+        case let .line(bytes): try bytes.withUnsafeBufferPointer { line in Result { () throws(Failure) in try body(line) } }.get()
         }
     }
 
