@@ -42,6 +42,11 @@ let package = Package(
         // SwiftNIO, swift-nio-ssl and swift-crypto are built for the server already; postgres-nio
         // itself adds about a minute to a first build on 2 cores.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // BoringSSL (its symbols prefixed, so it links beside OpenSSL) for the signature
+        // primitives it verifies fastest here (Benchmarks `primitives`). Built for the server's
+        // postgres-nio already; in the engine's targets it adds about 1 to 1.5 minutes to a
+        // first build on 2 cores.
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         .systemLibrary(
@@ -59,13 +64,17 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        // The only importer of the C crypto and compression libraries: a Swift façade (keys per
-        // family, verifiers, signers, key agreement, AEAD, digests, certificates, gzip) whose
-        // errors are `CryptoError`. Named PolicyCrypto, not Crypto, so a server dependency that
-        // brings swift-crypto's `Crypto` module never collides with it.
+        // The only importer of the C crypto and compression libraries and of swift-crypto: a
+        // Swift façade (keys per family, verifiers, signers, key agreement, AEAD, digests,
+        // certificates, gzip) whose errors are `CryptoError`. Named PolicyCrypto, not Crypto, so
+        // swift-crypto's `Crypto` module never collides with it.
         .target(
             name: "PolicyCrypto",
-            dependencies: ["COpenSSL", "CSodium", "CZlib"],
+            dependencies: [
+                "COpenSSL", "CSodium", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // libcurl for key documents, loaded with dlopen at the first fetch rather than linked, so
@@ -220,9 +229,10 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyReplayPostgres", "COpenSSL", "CSodium",
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
             path: "Benchmarks",
-            exclude: ["RESULTS.md", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh", "dpop-load.sh"],
+            exclude: ["RESULTS.md", "peers", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh", "dpop-load.sh", "spark-warm.py"],
             swiftSettings: swiftSettings
         ),
         // Every surface that reads untrusted bytes as a function of one input: driven by libFuzzer

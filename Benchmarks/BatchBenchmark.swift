@@ -41,12 +41,17 @@ enum BatchBenchmark {
     static let audience = "api://bench"
     static let now = 1_795_253_400
 
-    static func run(scale: Double) throws -> [Row] {
+    /// The rows, and notes for the table (a peer that could not be built).
+    static func run(scale: Double) throws -> (rows: [Row], notes: [String]) {
         let policyRun = try builtPolicyRun()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("batch-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let cores = ProcessInfo.processInfo.activeProcessorCount
+        let peer = JsonwebtokenPeer.build()
+        if case let .failure(reason) = peer {
+            FileHandle.standardError.write(Data("jsonwebtoken peer skipped: \(reason)\n".utf8))
+        }
         var rows: [Row] = []
         for benchCase in cases(scale: scale) {
             let corpus = try Corpus(benchCase, in: folder)
@@ -64,8 +69,15 @@ enum BatchBenchmark {
                             pyJWT: pyJWT))
             rows.append(Row(algorithm: benchCase.algorithm, corpus: "×10 repeats", jobs: 1, records: benchCase.records, rate: repeated1.rate,
                             comparedTo: "ours, unique, 1 job", ratio: repeated1.rate / unique1.rate, target: "≥ 5", rssMiB: repeated1.rssMiB, pyJWT: nil))
+            if case let .success(peer) = peer {
+                let whole = try JsonwebtokenPeer.rates(policyRun, peer, corpus)
+                rows.append(Row(algorithm: benchCase.algorithm, corpus: "unique, whole process", jobs: 1, records: benchCase.records, rate: whole.ours,
+                                comparedTo: "jsonwebtoken (Rust, ring) \(Int(whole.peer))/s", ratio: whole.ours / whole.peer,
+                                target: benchCase.algorithm == .eddsa ? "≥ 1.0" : "≥ 1.1", rssMiB: unique1.rssMiB, pyJWT: nil))
+            }
         }
-        return rows
+        let notes = if case let .failure(reason) = peer { ["The jsonwebtoken rows are skipped: \(reason)"] } else { [String]() }
+        return (rows, notes)
     }
 
     static func table(_ rows: [Row]) -> String {

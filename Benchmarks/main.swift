@@ -1,6 +1,6 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | cache [DISTINCT...] | instructions [RECORDS] | startup | spark [RECORDS] | dpop]`:
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | cache [DISTINCT...] | instructions [RECORDS] | primitives | startup | spark [RECORDS] | dpop]`:
 /// prints a Markdown table of rates and ratios. `batch`, `cache`, `startup` and `spark` run the release `policy-run` built
 /// beside it (`swift build -c release`), or the one `POLICY_RUN` names.
 let arguments = CommandLine.arguments.dropFirst()
@@ -41,7 +41,9 @@ case "patterns":
 case "batch":
     let scale = arguments.dropFirst().first.flatMap(Double.init) ?? 1
     benchmark("batch", "Batch benchmark, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(started)") {
-        print(BatchBenchmark.table(try BatchBenchmark.run(scale: scale)))
+        let result = try BatchBenchmark.run(scale: scale)
+        print(BatchBenchmark.table(result.rows))
+        if !result.notes.isEmpty { print("\n" + result.notes.joined(separator: "\n")) }
     }
 case "cache":
     benchmark("cache", "Cache benchmark: policy-run batch, RS256 tokens presented 5 times in turn, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(started)") {
@@ -69,6 +71,10 @@ case "dpop":
         FileHandle.standardError.write(Data("dpop benchmark: \(error)\n".utf8))
         exit(1)
     }
+case "primitives":
+    benchmark("primitives", "Signature verification alone, one thread, a JWS signing input of each algorithm, \(started)") {
+        print(PrimitivesBenchmark.table(try PrimitivesBenchmark.run()))
+    }
 case "startup":
     benchmark("startup", "Start-up, 40 runs each, \(started)") { print(StartupBenchmark.table(try StartupBenchmark.run())) }
 case "records":
@@ -85,6 +91,6 @@ case "records":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, cache, instructions, startup, spark, dpop\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, cache, instructions, primitives, startup, spark, dpop\n".utf8))
     exit(2)
 }

@@ -83,19 +83,42 @@ public enum AsymmetricKey: Sendable {
         }
     }
 
-    /// A verifier prepared once for `scheme`, shared across threads.
+    /// A verifier prepared once for `scheme`, shared across threads, from the library that
+    /// verifies it fastest (`SignatureLibrary.preference(for:)`).
     ///
     /// - Throws: `keyMismatch` when the scheme is not one of this key's family and curve.
     public func verifier(for scheme: SignatureScheme) throws(CryptoError) -> any SignatureVerifier {
-        switch (self, scheme) {
-        case let (.rsa(key), .rsaPKCS1(_)), let (.rsa(key), .rsaPSS(_)):
+        for library in SignatureLibrary.preference(for: scheme) {
+            if let verifier = try verifier(for: scheme, library: library) { return verifier }
+        }
+        throw CryptoError(.keyMismatch, "the key cannot verify \(scheme) signatures")
+    }
+
+    /// The verifier of one library: nil when that library does not serve the scheme or refuses
+    /// the key. Tests compare the libraries on the same vectors through this.
+    ///
+    /// - Throws: `keyMismatch` when the scheme is not one of this key's family and curve; OpenSSL's
+    ///   refusal of a key it cannot use.
+    package func verifier(for scheme: SignatureScheme, library: SignatureLibrary) throws(CryptoError) -> (any SignatureVerifier)? {
+        switch (self, scheme, library) {
+        case let (.rsa(key), .rsaPKCS1, .openSSL), let (.rsa(key), .rsaPSS, .openSSL):
             return try PKeyVerifier(key: key.evp, scheme: scheme)
-        case let (.ec(key), .ecdsa(curve, _)) where curve == key.curve:
+        case let (.rsa(key), .rsaPKCS1, .boringSSL), let (.rsa(key), .rsaPSS, .boringSSL):
+            return BoringRSAVerifier(publicKeyDER: try key.evp.publicDER(), scheme: scheme)
+        case let (.ec(key), .ecdsa(curve, _), .openSSL) where curve == key.curve:
             return try PKeyVerifier(key: key.evp, scheme: scheme)
-        case let (.okp(key), .eddsa(curve)) where curve == key.curve && curve == .ed25519:
+        case let (.ec(key), .ecdsa(curve, digest), .boringSSL) where curve == key.curve:
+            return BoringECDSAVerifier(publicKeyDER: try key.evp.publicDER(), curve: curve, digest: digest)
+        case let (.okp(key), .eddsa(curve), .sodium) where curve == key.curve && curve == .ed25519:
             return try Ed25519.Verifier(publicKey: key.publicKey)
-        case let (.okp(key), .eddsa(curve)) where curve == key.curve && curve == .ed448:
-            return Ed448Verifier(key: try key.openSSLKey())
+        case let (.okp(key), .eddsa(curve), .openSSL) where curve == key.curve && curve != .x25519:
+            return EVPEdDSAVerifier(key: try key.openSSLKey(), curve: curve)
+        case (.rsa, .rsaPKCS1, _), (.rsa, .rsaPSS, _):
+            return nil
+        case let (.ec(key), .ecdsa(curve, _), _) where curve == key.curve:
+            return nil
+        case let (.okp(key), .eddsa(curve), _) where curve == key.curve && curve != .x25519:
+            return nil
         default:
             throw CryptoError(.keyMismatch, "the key cannot verify \(scheme) signatures")
         }

@@ -46,6 +46,36 @@ struct SignatureVectorTests {
         }
     }
 
+    /// Every library that serves a scheme (OpenSSL, BoringSSL, libsodium) verifies each case of its
+    /// files, and all must agree with each other and with the file, whichever the engine prefers:
+    /// a key one library refuses falls to another, so each must be right on its own.
+    @Test("every signature library agrees on every case", arguments: ecdsaFiles + rsaFiles)
+    func librariesAgree(file: String, algorithm: JWSAlgorithm) throws {
+        var servedBy: Set<SignatureLibrary> = []
+        try Wycheproof.run(file, acceptable: { _ in .mustReject }) { testCase in
+            guard let key = try? AsymmetricKey(publicKeyDER: testCase.groupHex("publicKeyDer")) else {
+                return .rejected("no library reads the key")
+            }
+            let curve: OctetKeyCurve? = if case let .okp(okp) = key { okp.curve } else { nil }
+            let scheme = try #require(algorithm.scheme(okpCurve: curve))
+            let signature = testCase.hex("sig"), message = testCase.hex("msg")
+            var outcomes: [(SignatureLibrary, Bool)] = []
+            for library in SignatureLibrary.allCases {
+                guard let verifier = try key.verifier(for: scheme, library: library) else { continue }
+                outcomes.append((library, verifier.verify(signature: signature, message: message)))
+                servedBy.insert(library)
+            }
+            let first = try #require(outcomes.first, "\(testCase.label): no library verifies \(scheme)")
+            for (library, accepted) in outcomes.dropFirst() where accepted != first.1 {
+                Issue.record("\(testCase.label): \(library.rawValue) \(accepted ? "accepts" : "rejects") what \(first.0.rawValue) \(first.1 ? "accepts" : "rejects")")
+            }
+            return first.1 ? .accepted : .rejected("\(first.0.rawValue) rejects it")
+        }
+        // The files the engine sends to BoringSSL or libsodium are checked there too, not only in OpenSSL.
+        let preferred = Set(SignatureLibrary.preference(for: try #require(algorithm.scheme(okpCurve: file.hasPrefix("ed448") ? .ed448 : .ed25519))))
+        #expect(servedBy == preferred, "\(file): served by \(servedBy.map(\.rawValue).sorted()), preferred \(preferred.map(\.rawValue).sorted())")
+    }
+
     static let macFiles: [(String, DigestAlgorithm)] = [
         ("hmac_sha256_test.json", .sha256), ("hmac_sha384_test.json", .sha384), ("hmac_sha512_test.json", .sha512),
     ]
