@@ -64,18 +64,22 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        // The only importer of the C crypto and compression libraries and of swift-crypto: a
-        // Swift façade (keys per family, verifiers, signers, key agreement, AEAD, digests,
-        // certificates, gzip) whose errors are `CryptoError`. Named PolicyCrypto, not Crypto, so
-        // swift-crypto's `Crypto` module never collides with it.
+        // The only importer of the C crypto and compression libraries (BoringSSL's through
+        // CBoringSSLVerify): a Swift façade (keys per family, verifiers, signers, key agreement,
+        // AEAD, digests, certificates, gzip) whose errors are `CryptoError`. Named PolicyCrypto,
+        // not Crypto, so swift-crypto's `Crypto` module never collides with it.
         .target(
             name: "PolicyCrypto",
-            dependencies: [
-                "COpenSSL", "CSodium", "CZlib",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-            ],
+            dependencies: ["COpenSSL", "CSodium", "CZlib", "CBoringSSLVerify"],
             swiftSettings: swiftSettings
+        ),
+        // RSA and ECDSA verification with the BoringSSL swift-crypto builds, behind plain
+        // pointers: BoringSSL's struct types would collide with OpenSSL's in PolicyCrypto. The
+        // `Crypto` product is named for the C library it brings (module CCryptoBoringSSL).
+        .target(
+            name: "CBoringSSLVerify",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Sources/CBoringSSLVerify"
         ),
         // libcurl for key documents, loaded with dlopen at the first fetch rather than linked, so
         // that no process pays at start for a library most never use; curl.h from
