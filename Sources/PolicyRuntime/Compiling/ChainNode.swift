@@ -1,16 +1,19 @@
 @_spi(RuleAuthoring) import PolicyJOSE
 
 /// The compiled form of a policy: a tree of rules and combinators, built once and evaluated many times.
-@_spi(RuleAuthoring) public indirect enum ChainNode: Sendable {
+///
+/// Only the combinators are `indirect`: a rule's node holds its `CompiledRule` in place, so the
+/// chain's walk reads it without retaining a box's copy around every rule it runs.
+@_spi(RuleAuthoring) public enum ChainNode: Sendable {
     case rule(CompiledRule)
     /// Every child must hold (in fail-fast mode, stops at the first failure).
-    case all([ChainNode], Composite)
+    indirect case all([ChainNode], Composite)
     /// At least one child must hold; when none does, the most specific failure is reported.
-    case any([ChainNode], Composite)
+    indirect case any([ChainNode], Composite)
     /// The child must not hold.
-    case not(ChainNode, Composite)
+    indirect case not(ChainNode, Composite)
     /// When the condition holds, the consequence must too; otherwise nothing is required.
-    case when(ChainNode, then: ChainNode, Composite)
+    indirect case when(ChainNode, then: ChainNode, Composite)
 
     /// How a combinator was written: its optional `id` and `message`, and where.
     public struct Composite: Sendable {

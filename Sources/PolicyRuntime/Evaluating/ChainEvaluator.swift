@@ -46,8 +46,8 @@ struct ChainEvaluator {
         case let .all(children, composite):
             var findings: [Finding] = []
             var anyRan = false, failed = false, decided = false
-            for (index, child) in children.enumerated() {
-                switch run(child) {
+            for index in children.indices {
+                switch run(children[index]) {
                 case .pass: anyRan = true
                 case .skipped: break
                 case let .fail(childFindings, undecided):
@@ -69,8 +69,8 @@ struct ChainEvaluator {
         case let .any(children, composite):
             var failures: [Finding] = []
             var anyFailed = false, undecided = false
-            for (index, child) in children.enumerated() {
-                switch run(child) {
+            for index in children.indices {
+                switch run(children[index]) {
                 case .pass:
                     for rest in children[(index + 1)...] { markNotRun(rest, "an earlier branch of any_of held") }
                     return .pass
