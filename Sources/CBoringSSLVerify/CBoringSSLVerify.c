@@ -23,12 +23,20 @@ static EVP_PKEY *parse_spki(const uint8_t *spki, size_t spki_len) {
     return key;
 }
 
-/// The digest's length, its NID and its EVP_MD; 0 for an unknown digest.
-static size_t digest_of(cboring_digest digest, const uint8_t *message, size_t message_len, uint8_t *out, int *nid, const EVP_MD **md) {
+/// A message's digest, with the names BoringSSL's signature functions give its function.
+typedef struct {
+    uint8_t bytes[EVP_MAX_MD_SIZE];
+    size_t len;
+    int nid;
+    const EVP_MD *md;
+} message_hash;
+
+/// Hashes `message` with `digest` into `out`; 0 for an unknown digest.
+static int hash_message(cboring_digest digest, const uint8_t *message, size_t message_len, message_hash *out) {
     switch (digest) {
-    case CBORING_SHA256: SHA256(message, message_len, out); *nid = NID_sha256; *md = EVP_sha256(); return SHA256_DIGEST_LENGTH;
-    case CBORING_SHA384: SHA384(message, message_len, out); *nid = NID_sha384; *md = EVP_sha384(); return SHA384_DIGEST_LENGTH;
-    case CBORING_SHA512: SHA512(message, message_len, out); *nid = NID_sha512; *md = EVP_sha512(); return SHA512_DIGEST_LENGTH;
+    case CBORING_SHA256: SHA256(message, message_len, out->bytes); out->len = SHA256_DIGEST_LENGTH; out->nid = NID_sha256; out->md = EVP_sha256(); return 1;
+    case CBORING_SHA384: SHA384(message, message_len, out->bytes); out->len = SHA384_DIGEST_LENGTH; out->nid = NID_sha384; out->md = EVP_sha384(); return 1;
+    case CBORING_SHA512: SHA512(message, message_len, out->bytes); out->len = SHA512_DIGEST_LENGTH; out->nid = NID_sha512; out->md = EVP_sha512(); return 1;
     }
     return 0;
 }
@@ -46,13 +54,10 @@ void cboring_rsa_key_free(void *key) { RSA_free(key); }
 
 int cboring_rsa_verify(void *key, int pss, cboring_digest digest, const uint8_t *message, size_t message_len,
                        const uint8_t *signature, size_t signature_len) {
-    uint8_t hash[EVP_MAX_MD_SIZE];
-    int nid = 0;
-    const EVP_MD *md = NULL;
-    size_t hash_len = digest_of(digest, message, message_len, hash, &nid, &md);
-    if (hash_len == 0) return 0;
-    int ok = pss ? RSA_verify_pss_mgf1(key, hash, hash_len, md, md, (int)hash_len, signature, signature_len)
-                 : RSA_verify(nid, hash, hash_len, signature, signature_len, key);
+    message_hash hash;
+    if (!hash_message(digest, message, message_len, &hash)) return 0;
+    int ok = pss ? RSA_verify_pss_mgf1(key, hash.bytes, hash.len, hash.md, hash.md, (int)hash.len, signature, signature_len)
+                 : RSA_verify(hash.nid, hash.bytes, hash.len, signature, signature_len, key);
     if (ok != 1) ERR_clear_error();
     return ok == 1;
 }
@@ -76,12 +81,9 @@ void cboring_ec_key_free(void *key) { EC_KEY_free(key); }
 
 int cboring_ecdsa_verify(void *key, cboring_digest digest, const uint8_t *message, size_t message_len,
                          const uint8_t *signature, size_t signature_len) {
-    uint8_t hash[EVP_MAX_MD_SIZE];
-    int nid = 0;
-    const EVP_MD *md = NULL;
-    size_t hash_len = digest_of(digest, message, message_len, hash, &nid, &md);
-    if (hash_len == 0) return 0;
-    int ok = ECDSA_verify_p1363(hash, hash_len, signature, signature_len, key);
+    message_hash hash;
+    if (!hash_message(digest, message, message_len, &hash)) return 0;
+    int ok = ECDSA_verify_p1363(hash.bytes, hash.len, signature, signature_len, key);
     if (ok != 1) ERR_clear_error();
     return ok == 1;
 }
