@@ -259,14 +259,15 @@ internal import Darwin
     @usableFromInline package func string(at position: Int, equals text: String) -> Bool {
         let member = member(at: position)
         guard member.kind == .string else { return false }
-        guard member.plainValue else { return value(at: position).stringValue?.isExactly(text) == true }
-        var text = text
-        return text.withUTF8 { wanted in
+        // The text's own bytes where it has them (every native string), borrowed: a mutable copy
+        // for `withUTF8` retained it on every call.
+        let compared = member.plainValue ? text.utf8.withContiguousStorageIfAvailable { wanted in
             bytes.withUnsafeBufferPointer { buffer in
                 let start = Int(member.valueStart) + 1, count = Int(member.valueEnd) - 1 - start
                 return count == wanted.count && (count == 0 || memcmp(buffer.baseAddress! + start, wanted.baseAddress!, count) == 0)
             }
-        }
+        } : nil
+        return compared ?? (value(at: position).stringValue?.isExactly(text) == true)
     }
 }
 

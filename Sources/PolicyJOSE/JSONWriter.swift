@@ -253,21 +253,27 @@ internal import CJSONScan
 
     @usableFromInline mutating func writeQuoted(_ text: String) {
         buffer.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { return }
-            // Runs that need no escape are found sixteen bytes a step and copied in one go.
-            var index = 0
-            while true {
-                let run = cjsonscan_unescaped_prefix(base + index, utf8.count - index)
-                buffer.append(base + index, count: run)
-                index += run
-                guard index < utf8.count else { break }
-                appendEscape(utf8[index])
-                index += 1
-            }
+        // A native string's bytes, borrowed: a mutable copy for `withUTF8` retained each text.
+        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+            var text = text
+            text.withUTF8 { appendEscaped($0) }
         }
         buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8` with what JSON needs escaped escaped.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        // Runs that need no escape are found sixteen bytes a step and copied in one go.
+        var index = 0
+        while true {
+            let run = cjsonscan_unescaped_prefix(base + index, utf8.count - index)
+            buffer.append(base + index, count: run)
+            index += run
+            guard index < utf8.count else { break }
+            appendEscape(utf8[index])
+            index += 1
+        }
     }
 
     private mutating func appendEscape(_ byte: UInt8) {
