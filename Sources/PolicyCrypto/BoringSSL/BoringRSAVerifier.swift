@@ -6,8 +6,8 @@ internal import CBoringSSLVerify
 /// BoringSSL is the copy swift-crypto builds, called through `CBoringSSLVerify`'s C interface:
 /// swift-crypto's Swift one copies the signature into `Data` and boxes the hash on every call.
 /// PSS is RFC 7518's: MGF1 over the message's digest and a salt exactly as long as the digest. A
-/// key BoringSSL does not take (an exponent beyond its 33-bit bound, a modulus beyond 16,384
-/// bits) makes no verifier here, and OpenSSL verifies for it as before.
+/// key BoringSSL does not take (a modulus under 512 or over 16,384 bits, or even; an exponent of
+/// 1, even, or over 33 bits) makes no verifier here, and OpenSSL verifies for it as before.
 final class BoringRSAVerifier: SignatureVerifier, @unchecked Sendable {
     /// BoringSSL's `RSA`, owned; it verifies with one key from several threads at once.
     private let key: UnsafeMutableRawPointer

@@ -76,6 +76,23 @@ struct SignatureVectorTests {
         #expect(servedBy == preferred, "\(file): served by \(servedBy.map(\.rawValue).sorted()), preferred \(preferred.map(\.rawValue).sorted())")
     }
 
+    /// BoringSSL bounds an RSA exponent at 33 bits; OpenSSL does not. A key past the bound is
+    /// still verified, by OpenSSL, rather than refused or failing at load.
+    @Test("an RSA key BoringSSL refuses falls to OpenSSL")
+    func rsaKeyBoringSSLRefuses() throws {
+        let modulus = try RSAKey.generate(bits: 2048).modulus
+        let usual = AsymmetricKey.rsa(try RSAKey(modulus: modulus, exponent: [0x01, 0x00, 0x01]))
+        let wide = AsymmetricKey.rsa(try RSAKey(modulus: modulus, exponent: [0x04, 0x00, 0x00, 0x00, 0x01]))  // 2^34 + 1
+        let scheme = SignatureScheme.rsaPKCS1(.sha256)
+        #expect(try usual.verifier(for: scheme, library: .boringSSL) != nil)
+        #expect(try wide.verifier(for: scheme, library: .boringSSL) == nil)
+        let openSSL = try #require(try wide.verifier(for: scheme, library: .openSSL))
+        let chosen = try wide.verifier(for: scheme)
+        let signature = [UInt8](repeating: 0x5A, count: 256), message = Array("header.payload".utf8)
+        #expect(type(of: chosen) == type(of: openSSL))
+        #expect(!chosen.verify(signature: signature, message: message))
+    }
+
     static let macFiles: [(String, DigestAlgorithm)] = [
         ("hmac_sha256_test.json", .sha256), ("hmac_sha384_test.json", .sha384), ("hmac_sha512_test.json", .sha512),
     ]
