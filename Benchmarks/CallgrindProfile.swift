@@ -1,18 +1,17 @@
 import Foundation
 
-/// What `Benchmarks instructions` reads from a callgrind output file: instructions by object
-/// (the binary, libcrypto, libsodium, libc, ...), what the cryptography cost, and calls to the
-/// allocator by the caller's object.
+/// What `Benchmarks instructions` reads from a callgrind output file: the instructions, what the
+/// cryptography cost of them, and the calls to the allocator, the cryptography's apart.
 ///
 /// The file format (valgrind's "Callgrind Format Specification"): `ob=`, `fn=`, `cob=` and
 /// `cfn=` lines name the current object and function and a call's callee, with `(id) name`
 /// compressing repeats; a cost line (`position cost`) adds to the current function's own cost,
 /// except the one line after `calls=N ...`, which is that call's inclusive cost.
 struct CallgrindProfile {
-    /// Instructions executed in each object's own code, by the object's path.
-    private(set) var instructionsByObject: [String: Int] = [:]
-    /// Calls to the C allocator (`allocators`), by the object of the function that made them.
-    private(set) var allocationsByCaller: [String: Int] = [:]
+    /// Every instruction counted.
+    private(set) var total = 0
+    /// Calls to the C allocator (`allocators`).
+    private(set) var allocations = 0
     /// Instructions spent in the cryptography: the inclusive cost of every call from the
     /// engine's own Swift code into a cryptographic library, whatever that library calls in turn
     /// (libc's `malloc` and `memcpy` included). By calls rather than by object, since BoringSSL
@@ -41,12 +40,6 @@ struct CallgrindProfile {
         cryptoObjects.contains { object.contains($0) } || cryptoFunctionPrefixes.contains { function.hasPrefix($0) }
     }
 
-    /// Every instruction counted.
-    var total: Int { instructionsByObject.values.reduce(0, +) }
-
-    /// Calls to the C allocator.
-    var allocations: Int { allocationsByCaller.values.reduce(0, +) }
-
     init(file: URL) throws {
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { throw BenchmarkError("cannot read callgrind output \(file.path)") }
         var objects: [Substring: Substring] = [:], functions: [Substring: Substring] = [:]
@@ -71,7 +64,7 @@ struct CallgrindProfile {
                     if callEntersCrypto { cryptoInstructions += cost }
                     continue
                 }
-                instructionsByObject[String(object), default: 0] += cost
+                total += cost
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else { continue }
@@ -85,7 +78,7 @@ struct CallgrindProfile {
                 let count = value.split(separator: " ").first.flatMap { Int($0) } ?? 0
                 let callerIsCrypto = Self.isCrypto(object: object, function: function)
                 if Self.allocators.contains(callee) {
-                    allocationsByCaller[String(object), default: 0] += count
+                    allocations += count
                     if callerIsCrypto { cryptoAllocations += count }
                 }
                 callEntersCrypto = Self.engineFunctionPrefixes.contains { function.hasPrefix($0) }

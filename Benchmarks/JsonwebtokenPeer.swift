@@ -62,11 +62,12 @@ enum JsonwebtokenPeer {
         return seconds
     }
 
-    /// `policy-run batch --jobs 1` over the unique corpus, timed whole: its seconds.
-    static func judgeOurs(_ policyRun: URL, _ corpus: Corpus) throws -> Double {
+    /// `policy-run batch --jobs 1` over the unique corpus, its verdict lines written to
+    /// `output`, timed whole: its seconds.
+    static func judgeOurs(_ policyRun: URL, _ corpus: Corpus, output: String = "/dev/null") throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
-        let run = try runToEnd(policyRun, ["batch", "--policy", corpus.policyFile.path, "--jobs", "1", "--output", "/dev/null", corpus.uniqueFile.path],
+        let run = try runToEnd(policyRun, ["batch", "--policy", corpus.policyFile.path, "--jobs", "1", "--output", output, corpus.uniqueFile.path],
                                environment: ["BENCH_SECRET": corpus.secret ?? ""])
         let seconds = (clock.now - start).seconds
         guard run.status == 1 else {
@@ -80,11 +81,7 @@ enum JsonwebtokenPeer {
     static func checkOurVerdicts(_ policyRun: URL, _ corpus: Corpus) throws {
         let verdictFile = corpus.uniqueFile.deletingPathExtension().appendingPathExtension("verdicts.jsonl")
         defer { try? FileManager.default.removeItem(at: verdictFile) }
-        let run = try runToEnd(policyRun, ["batch", "--policy", corpus.policyFile.path, "--jobs", "1", "--output", verdictFile.path, corpus.uniqueFile.path],
-                               environment: ["BENCH_SECRET": corpus.secret ?? ""])
-        guard run.status == 1 else {
-            throw BenchmarkError("policy-run batch exited with status \(run.status): \(run.standardError.suffix(2000))")
-        }
+        _ = try judgeOurs(policyRun, corpus, output: verdictFile.path)
         var verdicts = [Bool](repeating: false, count: corpus.records)
         var seen = 0
         for line in try String(contentsOf: verdictFile, encoding: .utf8).split(separator: "\n") {

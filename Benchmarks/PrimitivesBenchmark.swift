@@ -90,11 +90,6 @@ enum PrimitivesBenchmark {
             message = Array(jws.signingInput)
             signature = Array(jws.signature)
         }
-
-        var asymmetricKey: AsymmetricKey? {
-            if case let .asymmetric(key) = key.material { return key }
-            return nil
-        }
     }
 
     private static func stacks(for sample: Sample) throws -> [Stack] {
@@ -105,7 +100,7 @@ enum PrimitivesBenchmark {
         if let secret = sample.key.secretBytes {
             verifier = try HMACKey(secret: secret, digest: .sha256)
         } else {
-            verifier = try sample.asymmetricKey!.verifier(for: sample.algorithm.scheme(okpCurve: sample.algorithm == .eddsa ? .ed25519 : nil)!)
+            verifier = try sample.key.asymmetricKey!.verifier(for: sample.algorithm.scheme(okpCurve: sample.algorithm == .eddsa ? .ed25519 : nil)!)
         }
         stacks.append(Stack(name: inUseName) { signature in
             signature.withUnsafeBytes { s in message.withUnsafeBytes { m in verifier.verify(signature: s, message: m) } }
@@ -118,7 +113,7 @@ enum PrimitivesBenchmark {
             stacks.append(BoringSSLStack.hmacOneShot(secret: secret, message: message))
             stacks.append(SodiumStack.hmac(secret: secret, message: message))
         case .eddsa:
-            guard case let .okp(key) = sample.asymmetricKey else { throw BenchmarkError("an EdDSA sample without an OKP key") }
+            guard case let .okp(key) = sample.key.asymmetricKey else { throw BenchmarkError("an EdDSA sample without an OKP key") }
             stacks.append(try OpenSSLStack.digestVerify(sample, message: message))
             stacks.append(try BoringSSLStack.ed25519(publicKey: key.publicKey, message: message))
             stacks.append(SodiumStack.ed25519(publicKey: key.publicKey, message: message))
@@ -135,7 +130,7 @@ private enum OpenSSLStack {
     /// `EVP_DigestVerifyInit` and `EVP_DigestVerify` per signature on one reused context (ECDSA
     /// signatures converted to DER once, before the loop).
     static func digestVerify(_ sample: PrimitivesBenchmark.Sample, message: [UInt8]) throws -> Stack {
-        let der = try sample.asymmetricKey!.publicKeyDER()
+        let der = try sample.key.asymmetricKey!.publicKeyDER()
         var cursor: UnsafePointer<UInt8>? = nil
         let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             cursor = buffer.baseAddress
@@ -182,11 +177,7 @@ private enum OpenSSLStack {
     /// HMAC-SHA-256 through `EVP_MAC`, one context keyed once and re-initialised per tag, compared
     /// in constant time.
     static func hmac(secret: [UInt8], message: [UInt8]) -> Stack {
-        let mac = EVP_MAC_fetch(nil, "HMAC", nil)!
-        let context = EVP_MAC_CTX_new(mac)!
-        let digestName = strdup("SHA256")!, parameterName = strdup("digest")!
-        var parameters = [OSSL_PARAM_construct_utf8_string(parameterName, digestName, 0), OSSL_PARAM_construct_end()]
-        precondition(EVP_MAC_init(context, secret, secret.count, &parameters) == 1)
+        let context = ReferenceRates.opensslHMACSHA256Context(key: secret)
         var output = [UInt8](repeating: 0, count: 32)
         return Stack(name: "OpenSSL 3 EVP_MAC, keyed once") { signature in
             var length = 0
@@ -201,7 +192,7 @@ private enum OpenSSLStack {
 /// BoringSSL through swift-crypto's public API (`Crypto`, `CryptoExtras`).
 private enum BoringSSLStack {
     static func signature(_ sample: PrimitivesBenchmark.Sample, message: [UInt8]) throws -> Stack {
-        let der = try sample.asymmetricKey!.publicKeyDER()
+        let der = try sample.key.asymmetricKey!.publicKeyDER()
         let name = "BoringSSL (swift-crypto)"
         switch sample.algorithm {
         case .rs256, .ps256:

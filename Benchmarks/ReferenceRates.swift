@@ -41,14 +41,7 @@ enum ReferenceRates {
     /// OpenSSL HMAC-SHA-256 over `message` with one context prepared once and re-initialised
     /// per call: the fastest way OpenSSL itself offers, with no pool, lock or comparison.
     static func opensslHMACSHA256(message: [UInt8]) -> Double {
-        let mac = EVP_MAC_fetch(nil, "HMAC", nil)!
-        let context = EVP_MAC_CTX_new(mac)!
-        let key = [UInt8](repeating: 0x5A, count: 32)
-        let digestName = strdup("SHA256")!
-        let paramName = strdup("digest")!
-        defer { free(digestName); free(paramName) }
-        var params = [OSSL_PARAM_construct_utf8_string(paramName, digestName, 0), OSSL_PARAM_construct_end()]
-        precondition(EVP_MAC_init(context, key, key.count, &params) == 1)
+        let context = opensslHMACSHA256Context(key: [UInt8](repeating: 0x5A, count: 32))
         var output = [UInt8](repeating: 0, count: 32)
         var length = 0
         let rate = measureRate {
@@ -58,7 +51,19 @@ enum ReferenceRates {
             blackHole(output[0])
         }
         EVP_MAC_CTX_free(context)
-        EVP_MAC_free(mac)
         return rate
+    }
+
+    /// An `EVP_MAC` context for HMAC-SHA-256 keyed with `key`; `EVP_MAC_init(context, nil, 0,
+    /// nil)` starts a tag under the same key. The caller frees it.
+    static func opensslHMACSHA256Context(key: [UInt8]) -> OpaquePointer {
+        let mac = EVP_MAC_fetch(nil, "HMAC", nil)!
+        defer { EVP_MAC_free(mac) }
+        let context = EVP_MAC_CTX_new(mac)!
+        let digestName = strdup("SHA256")!, parameterName = strdup("digest")!
+        defer { free(digestName); free(parameterName) }
+        var parameters = [OSSL_PARAM_construct_utf8_string(parameterName, digestName, 0), OSSL_PARAM_construct_end()]
+        precondition(EVP_MAC_init(context, key, key.count, &parameters) == 1)
+        return context
     }
 }

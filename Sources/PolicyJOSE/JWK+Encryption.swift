@@ -1,4 +1,4 @@
-internal import PolicyCrypto
+package import PolicyCrypto
 
 /// The JWE side of a key: which key-management algorithms it may serve.
 extension JWK {
@@ -36,7 +36,7 @@ extension JWK {
     }
 
     /// The crypto layer's key behind an RSA, EC or OKP JWK.
-    var asymmetricKey: AsymmetricKey? {
+    package var asymmetricKey: AsymmetricKey? {
         if case let .asymmetric(key) = material { return key }
         return nil
     }

@@ -100,27 +100,33 @@ public enum AsymmetricKey: Sendable {
     /// - Throws: `keyMismatch` when the scheme is not one of this key's family and curve; OpenSSL's
     ///   refusal of a key it cannot use.
     package func verifier(for scheme: SignatureScheme, library: SignatureLibrary) throws(CryptoError) -> (any SignatureVerifier)? {
-        switch (self, scheme, library) {
-        case let (.rsa(key), .rsaPKCS1, .openSSL), let (.rsa(key), .rsaPSS, .openSSL):
+        guard verifies(scheme) else { throw CryptoError(.keyMismatch, "the key cannot verify \(scheme) signatures") }
+        switch (self, library) {
+        case let (.rsa(key), .openSSL):
             return try PKeyVerifier(key: key.evp, scheme: scheme)
-        case let (.rsa(key), .rsaPKCS1, .boringSSL), let (.rsa(key), .rsaPSS, .boringSSL):
+        case let (.rsa(key), .boringSSL):
             return BoringRSAVerifier(publicKeyDER: try key.evp.publicDER(), scheme: scheme)
-        case let (.ec(key), .ecdsa(curve, _), .openSSL) where curve == key.curve:
+        case let (.ec(key), .openSSL):
             return try PKeyVerifier(key: key.evp, scheme: scheme)
-        case let (.ec(key), .ecdsa(curve, digest), .boringSSL) where curve == key.curve:
+        case let (.ec(key), .boringSSL):
+            guard case let .ecdsa(curve, digest) = scheme else { return nil }
             return BoringECDSAVerifier(publicKeyDER: try key.evp.publicDER(), curve: curve, digest: digest)
-        case let (.okp(key), .eddsa(curve), .sodium) where curve == key.curve && curve == .ed25519:
-            return try Ed25519.Verifier(publicKey: key.publicKey)
-        case let (.okp(key), .eddsa(curve), .openSSL) where curve == key.curve && curve != .x25519:
-            return EVPEdDSAVerifier(key: try key.openSSLKey(), curve: curve)
-        case (.rsa, .rsaPKCS1, _), (.rsa, .rsaPSS, _):
-            return nil
-        case let (.ec(key), .ecdsa(curve, _), _) where curve == key.curve:
-            return nil
-        case let (.okp(key), .eddsa(curve), _) where curve == key.curve && curve != .x25519:
-            return nil
+        case let (.okp(key), .sodium):
+            return key.curve == .ed25519 ? try Ed25519.Verifier(publicKey: key.publicKey) : nil
+        case let (.okp(key), .openSSL):
+            return EVPEdDSAVerifier(key: try key.openSSLKey(), curve: key.curve)
         default:
-            throw CryptoError(.keyMismatch, "the key cannot verify \(scheme) signatures")
+            return nil
+        }
+    }
+
+    /// Whether `scheme` is one of this key's family and curve: what any library may verify.
+    private func verifies(_ scheme: SignatureScheme) -> Bool {
+        switch (self, scheme) {
+        case (.rsa, .rsaPKCS1), (.rsa, .rsaPSS): true
+        case let (.ec(key), .ecdsa(curve, _)): curve == key.curve
+        case let (.okp(key), .eddsa(curve)): curve == key.curve && curve != .x25519
+        default: false
         }
     }
 
