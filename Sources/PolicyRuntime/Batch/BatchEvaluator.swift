@@ -197,54 +197,75 @@ package struct BatchEvaluator: Sendable {
     /// The pipeline with `transform` applied to each chunk of verdicts by the worker that judged
     /// it: the place for per-record work such as formatting output lines or counting, which
     /// then runs in parallel instead of on the single task that emits in order.
+    ///
+    /// One job judges each chunk on the task that reads it: a worker task would only hand every
+    /// chunk to another thread and back (two context switches a chunk) with nothing to overlap.
     @discardableResult
     package func run<Records: AsyncSequence, Output: Sendable>(_ records: Records, transform: @escaping @Sendable ([BatchVerdict]) -> Output,
                                                               emit: ([BatchVerdict], Output) async throws -> Void) async throws -> Int
     where Records.Element == BatchRecord {
         var iterator = records.makeAsyncIterator()
         var recordsIn = 0, verdictsOut = 0
-        try await withThrowingTaskGroup(of: (Int, [BatchVerdict], Output).self) { group in
-            var submitted = 0, emitted = 0, inFlight = 0
-            var finished: [Int: ([BatchVerdict], Output)] = [:]
-            var exhausted = false
-            /// Whether reading on would wait for a live input: then what is read is judged first.
-            func mayBlock() -> Bool { (iterator as? any BatchRecordIterator)?.mayBlock ?? false }
-            func submitNext() async throws {
-                var chunk: [BatchRecord] = []
-                chunk.reserveCapacity(Self.chunkSize)
-                while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try await iterator.next() { chunk.append(record) }
-                guard !chunk.isEmpty else {
-                    exhausted = true
-                    return
-                }
-                recordsIn += chunk.count
-                let index = submitted
-                submitted += 1
-                inFlight += 1
-                group.addTask {
-                    var verdicts: [BatchVerdict] = []
-                    verdicts.reserveCapacity(chunk.count)
-                    var sharing = JudgementSharing()
-                    for record in chunk {
-                        switch start(record, sharing: &sharing) {
-                        case let .judged(verdict): verdicts.append(verdict)
-                        case let .waiting(pending): verdicts.append(await finish(record, pending))
-                        }
-                    }
-                    return (index, verdicts, transform(verdicts))
+        /// Whether reading on would wait for a live input: then what is read is judged first.
+        func mayBlock() -> Bool { (iterator as? any BatchRecordIterator)?.mayBlock ?? false }
+        /// The next chunk, cut short where a live input pauses; empty at the end.
+        func nextChunk() async throws -> [BatchRecord] {
+            var chunk: [BatchRecord] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try await iterator.next() { chunk.append(record) }
+            recordsIn += chunk.count
+            return chunk
+        }
+        @Sendable func judge(_ chunk: [BatchRecord]) async -> ([BatchVerdict], Output) {
+            var verdicts: [BatchVerdict] = []
+            verdicts.reserveCapacity(chunk.count)
+            var sharing = JudgementSharing()
+            for record in chunk {
+                switch start(record, sharing: &sharing) {
+                case let .judged(verdict): verdicts.append(verdict)
+                case let .waiting(pending): verdicts.append(await finish(record, pending))
                 }
             }
-            while !exhausted, inFlight < jobs, inFlight == 0 || !mayBlock() { try await submitNext() }
-            while let (index, verdicts, output) = try await group.next() {
-                inFlight -= 1
-                finished[index] = (verdicts, output)
-                while let (ready, readyOutput) = finished.removeValue(forKey: emitted) {
-                    try await emit(ready, readyOutput)
-                    verdictsOut += ready.count
-                    emitted += 1
-                }
+            return (verdicts, transform(verdicts))
+        }
+        if jobs == 1 {
+            while case let chunk = try await nextChunk(), !chunk.isEmpty {
+                let (verdicts, output) = await judge(chunk)
+                try await emit(verdicts, output)
+                verdictsOut += verdicts.count
                 try Task.checkCancellation()
+            }
+        } else {
+            try await withThrowingTaskGroup(of: (Int, [BatchVerdict], Output).self) { group in
+                var submitted = 0, emitted = 0, inFlight = 0
+                var finished: [Int: ([BatchVerdict], Output)] = [:]
+                var exhausted = false
+                func submitNext() async throws {
+                    let chunk = try await nextChunk()
+                    guard !chunk.isEmpty else {
+                        exhausted = true
+                        return
+                    }
+                    let index = submitted
+                    submitted += 1
+                    inFlight += 1
+                    group.addTask {
+                        let (verdicts, output) = await judge(chunk)
+                        return (index, verdicts, output)
+                    }
+                }
                 while !exhausted, inFlight < jobs, inFlight == 0 || !mayBlock() { try await submitNext() }
+                while let (index, verdicts, output) = try await group.next() {
+                    inFlight -= 1
+                    finished[index] = (verdicts, output)
+                    while let (ready, readyOutput) = finished.removeValue(forKey: emitted) {
+                        try await emit(ready, readyOutput)
+                        verdictsOut += ready.count
+                        emitted += 1
+                    }
+                    try Task.checkCancellation()
+                    while !exhausted, inFlight < jobs, inFlight == 0 || !mayBlock() { try await submitNext() }
+                }
             }
         }
         guard recordsIn == verdictsOut else {
