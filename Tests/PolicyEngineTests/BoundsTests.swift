@@ -25,7 +25,29 @@ struct BoundsTests {
         #expect(left.counts.count <= 3 && left.total == 9 && left.counts["x"] != nil)
         var long = BoundedCounts()
         long.add(String(repeating: "é", count: 1000))
+        long.add(String(repeating: "é", count: 1000))
+        #expect(long.counts.count == 1 && long.counts.values.first == 2)
         #expect(long.counts.keys.allSatisfy { $0.utf8.count <= BoundedCounts.maxValueBytes && $0.hasSuffix("…") })
+    }
+
+    @Test("BoundedCounts counts runs of one value exactly, across new values, Misra–Gries steps and merges")
+    func boundedCountsRuns() {
+        // Equal values in distinct storage, as each record's issuer is: a run is counted by value.
+        let issuer = { String(decoding: Array("https://issuer.example".utf8), as: UTF8.self) }
+        var runs = BoundedCounts(capacity: 2)
+        for _ in 0..<5 { runs.add(issuer()) }
+        runs.add("other")
+        for _ in 0..<3 { runs.add(issuer()) }
+        #expect(runs.counts == ["https://issuer.example": 8, "other": 1])
+        // A third value with no room takes one from each kept value (other leaves); the run goes on.
+        runs.add("third")
+        for _ in 0..<2 { runs.add(issuer()) }
+        #expect(runs.counts == ["https://issuer.example": 9] && runs.total == 12)
+        var merged = runs
+        merged.merge(runs)
+        merged.add(issuer())
+        #expect(merged.counts == ["https://issuer.example": 19] && merged.total == 25)
+        #expect(runs != merged)
     }
 
     @Test("JSON nesting: the parser refuses past 1,000 levels whatever it is asked, on a task's stack; a policy may set at most 512")

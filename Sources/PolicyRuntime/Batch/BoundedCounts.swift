@@ -20,6 +20,10 @@ package struct BoundedCounts: Sendable, Equatable {
     package private(set) var total = 0
     /// The most values kept.
     package let capacity: Int
+    /// The last value counted and where its count is: a log's records come in runs of one
+    /// issuer and one kid, and comparing a value with the last (its storage, at best) costs
+    /// less than hashing it. Invalidated by any change of the table's keys.
+    private var last: (value: String, index: Dictionary<String, Int>.Index)?
 
     /// Empty counts keeping at most `capacity` values (at least one).
     package init(capacity: Int = BoundedCounts.defaultCapacity) {
@@ -32,26 +36,39 @@ package struct BoundedCounts: Sendable, Equatable {
     /// Counts one occurrence of `value` (cut to `maxValueBytes`).
     package mutating func add(_ value: String) {
         total += 1
+        if let last, last.value == value {
+            counts.values[last.index] += 1
+            return
+        }
         let key = Self.cut(value)
-        if let count = counts[key] {
-            counts[key] = count + 1
+        if let index = counts.index(forKey: key) {
+            counts.values[index] += 1
+            last = (value, index)
         } else if counts.count < capacity {
             counts[key] = 1
+            last = nil
         } else {
             // Misra–Gries: a value with no room takes one from every kept value; amortised O(1),
             // since each such step removes capacity + 1 from the counted mass.
             for (name, count) in counts { counts[name] = count > 1 ? count - 1 : nil }
+            last = nil
         }
     }
 
     /// Adds another summary (a chunk counted by its worker) and trims back to `capacity`, as
     /// mergeable summaries do: every count drops by the (capacity + 1)-th largest.
     package mutating func merge(_ other: BoundedCounts) {
+        last = nil
         total += other.total
         counts.merge(other.counts, uniquingKeysWith: +)
         guard counts.count > capacity else { return }
         let threshold = counts.values.sorted(by: >)[capacity]
         counts = counts.compactMapValues { $0 > threshold ? $0 - threshold : nil }
+    }
+
+    /// Equal when they hold the same counts of the same total under the same capacity.
+    package static func == (lhs: BoundedCounts, rhs: BoundedCounts) -> Bool {
+        lhs.counts == rhs.counts && lhs.total == rhs.total && lhs.capacity == rhs.capacity
     }
 
     static func cut(_ value: String) -> String {
