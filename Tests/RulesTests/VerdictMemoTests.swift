@@ -172,6 +172,29 @@ struct VerdictMemoTests {
         #expect(members.map { $0["valid"]?.boolValue } == [true, true, true, true, false, true, false, true, false, true, true])
     }
 
+    @Test("a batch with a memo leaves the decoded-token cache alone; without one, or for a record with inputs of its own, it uses it")
+    func decodedTokenCacheOnlyWithoutMemo() throws {
+        let policy = try fixture.policy("nonce: ${nonce}", inputs: "  nonce: {}\n")
+        let token = try fixture.token(["nonce": .string("n-123")])
+        for (memo, inputs) in [(true, [String: JSONValue]()), (false, [:]), (true, ["nonce": JSONValue.string("n-123")])] {
+            let cache = SignatureCache()
+            let evaluator = BatchEvaluator(policy: policy, inputs: ["nonce": .string("n-123")], jobs: 1, signatureCache: cache,
+                                           verdictMemory: memo ? 1 << 20 : nil)
+            var sharing = JudgementSharing()
+            for line in 1...3 {
+                let record = BatchRecord(line: line, input: nil, content: .token(TokenText(token), time: UnixTime(seconds: Self.now + Double(line)), inputs: inputs))
+                let verdict = try #require(evaluator.evaluateNow(record, sharing: &sharing))
+                #expect(verdict.verdict.valid)
+            }
+            let looked = cache.decodedTokenStatistics.hits + cache.decodedTokenStatistics.misses
+            if memo, inputs.isEmpty {
+                #expect(looked == 0 && evaluator.reusedVerdicts == 2, "memo: \(cache.decodedTokenStatistics)")
+            } else {
+                #expect(looked == 3 && cache.decodedTokenStatistics.hits >= 1, "memo \(memo), inputs \(inputs): \(cache.decodedTokenStatistics)")
+            }
+        }
+    }
+
     @Test("more repeated tokens than the memory holds: the memo stays within its bytes, keeps answering some, and the lines are those judged afresh")
     func boundedMemory() throws {
         let policy = try fixture.policy("")

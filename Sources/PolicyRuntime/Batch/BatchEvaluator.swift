@@ -130,6 +130,7 @@ package struct BatchEvaluator: Sendable {
                                             replayStore: replayStore)
             request.presentedToken = token
             request.tokenDigest = digest
+            request.usesDecodedTokenCache = memo == nil
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation):

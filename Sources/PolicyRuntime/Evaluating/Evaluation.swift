@@ -35,6 +35,11 @@ public struct EvaluationRequest: Sendable {
     /// `DecodedTokenCache.Key.digest(of:)` of the token's bytes, when the caller took it already: a batch
     /// hashes a record's token once, for its verdicts and for the decoded tokens.
     package var tokenDigest: Int?
+    /// Whether a signed token is looked up among, and kept with, the signature cache's decoded
+    /// tokens. A batch with a verdict memo turns it off: the memo answers a repeated token before
+    /// any decoding, and a second table probed for every record costs a cache miss on each
+    /// record of a log of unique tokens.
+    package var usesDecodedTokenCache = true
 
     /// A request to judge `token` and `subjects` with `inputs` at `now`: the wall clock's time
     /// when nil (and the trace says so), otherwise the `clockSource` given, `caller` by default.
@@ -315,7 +320,7 @@ extension Policy {
         if let decoded = request.decoded, let known = decoded[token.text], envelope.format == .jws, envelope.decryption == nil,
            envelope.limits == TokenEnvelope.standard.limits {
             decoding = .success(Self.remembered(known, as: token, request))
-        } else if let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
+        } else if request.usesDecodedTokenCache, let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits, digest: request.presentedToken == nil ? nil : request.tokenDigest) {
                 TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders, shapes: recentClaimShapes)
             }
