@@ -62,6 +62,30 @@ enum JsonwebtokenPeer {
         return seconds
     }
 
+    /// The algorithms the peer verifies.
+    static let algorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .eddsa, .hs256]
+
+    /// The peer's signature verification alone (`--primitive`: the crate's `crypto::verify`, ring
+    /// underneath) on `token`, whose key is in `jwks` (a file) or, for HS256, is `secret`
+    /// (base64url): verifies per second. The peer checks the token verifies and a flipped bit
+    /// does not first.
+    static func primitiveRate(_ peer: URL, algorithm: JWSAlgorithm, token: String, jwks: URL, secret: String) throws -> Double {
+        let process = Process()
+        process.executableURL = peer
+        process.arguments = ["--primitive", algorithm == .eddsa ? "EdDSA" : algorithm.rawValue, token, jwks.path, secret]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let rate = Double(printed.trimmingCharacters(in: .whitespacesAndNewlines)), rate > 0 else {
+            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw BenchmarkError("jsonwebtoken-peer --primitive \(algorithm.rawValue) failed (status \(process.terminationStatus)): \(reason.suffix(500))")
+        }
+        return rate
+    }
+
     /// `policy-run batch --jobs 1` over the unique corpus, its verdict lines written to
     /// `output`, timed whole: its seconds.
     static func judgeOurs(_ policyRun: URL, _ corpus: Corpus, output: String = "/dev/null") throws -> Double {

@@ -13,18 +13,31 @@ import PolicyJOSE
 /// Each loop checks every result, and a signature with one bit flipped is refused by each stack
 /// before its loop starts, so no row is fast by failing. The table decides which primitive
 /// PolicyCrypto uses per algorithm: the in-use row should be the fastest, or within noise of it.
+///
+/// Where the batch benchmark's Rust peer builds, a last row per algorithm is ring 0.16 through
+/// `jsonwebtoken` (`--primitive`), in its own process: the peer's signature cost, which no
+/// Swift package here can link, and so no candidate for the in-use verdict.
 enum PrimitivesBenchmark {
     struct Row {
         let algorithm: JWSAlgorithm
         let stack: String
         let rate: Double
         let inUse: Bool
+        /// Whether the project could link the stack (ring, the peer's, it cannot).
+        var linkable = true
     }
+
+    static let ringName = "ring 0.16 via jsonwebtoken (Rust peer, not linkable)"
 
     static let algorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .es384, .es512, .eddsa, .hs256]
 
-    static func run(seconds: Double = 1) throws -> [Row] {
+    /// The rows, and a note when the peer's rows are skipped.
+    static func run(seconds: Double = 1) throws -> (rows: [Row], notes: [String]) {
         var rows: [Row] = []
+        let peer = JsonwebtokenPeer.build()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("primitives-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         for algorithm in algorithms {
             let sample = try Sample(algorithm)
             for stack in try stacks(for: sample) {
@@ -42,8 +55,19 @@ enum PrimitivesBenchmark {
                 }.max()!
                 rows.append(Row(algorithm: algorithm, stack: stack.name, rate: rate, inUse: stack.name == inUseName))
             }
+            if case let .success(peer) = peer, JsonwebtokenPeer.algorithms.contains(algorithm) {
+                let jwks = folder.appendingPathComponent("\(algorithm.rawValue).jwks.json")
+                let secret = sample.key.secretBytes.map(Base64URL.encode) ?? ""
+                if secret.isEmpty {
+                    let set = JSONValue.object(JSONObject(["keys": .array([.object(try sample.key.publicKey.publicJSON())])]))
+                    try Data(set.serializedBytes()).write(to: jwks)
+                }
+                let rate = try JsonwebtokenPeer.primitiveRate(peer, algorithm: algorithm, token: sample.token, jwks: jwks, secret: secret)
+                rows.append(Row(algorithm: algorithm, stack: ringName, rate: rate, inUse: false, linkable: false))
+            }
         }
-        return rows
+        let notes = if case let .failure(reason) = peer { ["The ring rows are skipped: \(reason)"] } else { [String]() }
+        return (rows, notes)
     }
 
     static let inUseName = "PolicyCrypto (in use)"
@@ -58,11 +82,15 @@ enum PrimitivesBenchmark {
                 let name = row.inUse ? "**\(row.stack)**" : row.stack
                 lines.append("| \(algorithm.rawValue) | \(name) | \(Int(row.rate)) | \(String(format: "%.2f", row.rate / fastest.rate)) |")
             }
-            let others = own.filter { !$0.inUse }
+            let others = own.filter { !$0.inUse && $0.linkable }
             if let inUse = own.first(where: \.inUse), let best = others.max(by: { $0.rate < $1.rate }) {
                 let share = inUse.rate / best.rate
-                verdicts.append("- \(algorithm.rawValue): in use \(Int(inUse.rate))/s, \(String(format: "%.2f", share)) of the fastest other stack "
-                                + "(\(best.stack)) — \(share >= 1.05 ? "fastest" : share >= 0.95 ? "fastest within noise" : "SLOWER")")
+                var verdict = "- \(algorithm.rawValue): in use \(Int(inUse.rate))/s, \(String(format: "%.2f", share)) of the fastest other stack "
+                    + "(\(best.stack)) — \(share >= 1.05 ? "fastest" : share >= 0.95 ? "fastest within noise" : "SLOWER")"
+                if let ring = own.first(where: { !$0.linkable }) {
+                    verdict += "; \(String(format: "%.2f", inUse.rate / ring.rate)) of ring's"
+                }
+                verdicts.append(verdict)
             }
         }
         return (lines + [""] + verdicts).joined(separator: "\n")
@@ -73,6 +101,8 @@ enum PrimitivesBenchmark {
     struct Sample {
         let algorithm: JWSAlgorithm
         let key: JWK
+        /// The compact JWS.
+        let token: String
         let message: [UInt8]
         let signature: [UInt8]
 
@@ -86,6 +116,7 @@ enum PrimitivesBenchmark {
             ])
             let token = try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(),
                                             header: JSONObject(["typ": .string("JWT"), "kid": .string("bench")]), algorithm: algorithm, key: key)
+            self.token = token
             let jws = try CompactJWS(token)
             message = Array(jws.signingInput)
             signature = Array(jws.signature)

@@ -73,7 +73,8 @@ case "dpop":
     }
 case "primitives":
     benchmark("primitives", "Signature verification alone, one thread, a JWS signing input of each algorithm, \(started)") {
-        print(PrimitivesBenchmark.table(try PrimitivesBenchmark.run()))
+        let (rows, notes) = try PrimitivesBenchmark.run()
+        print(([PrimitivesBenchmark.table(rows)] + notes).joined(separator: "\n"))
     }
 case "startup":
     benchmark("startup", "Start-up, 40 runs each, \(started)") { print(StartupBenchmark.table(try StartupBenchmark.run())) }
