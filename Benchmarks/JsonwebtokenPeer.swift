@@ -66,13 +66,13 @@ enum JsonwebtokenPeer {
     static let algorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .eddsa, .hs256]
 
     /// The peer's signature verification alone (`--primitive`: the crate's `crypto::verify`, ring
-    /// underneath) on `token`, whose key is in `jwks` (a file) or, for HS256, is `secret`
-    /// (base64url): verifies per second. The peer checks the token verifies and a flipped bit
-    /// does not first.
-    static func primitiveRate(_ peer: URL, algorithm: JWSAlgorithm, token: String, jwks: URL, secret: String) throws -> Double {
+    /// underneath) on `tokens` in turn, whose key is in `jwks` (a file) or, for HS256, is
+    /// `secret` (base64url): verifies per second. The peer checks each token verifies and a
+    /// flipped bit does not first.
+    static func primitiveRate(_ peer: URL, algorithm: JWSAlgorithm, tokens: [String], jwks: URL, secret: String) throws -> Double {
         let process = Process()
         process.executableURL = peer
-        process.arguments = ["--primitive", algorithm == .eddsa ? "EdDSA" : algorithm.rawValue, token, jwks.path, secret]
+        process.arguments = ["--primitive", algorithm == .eddsa ? "EdDSA" : algorithm.rawValue, tokens.joined(separator: ","), jwks.path, secret]
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -25,9 +25,12 @@ enum PrimitivesBenchmark {
         let inUse: Bool
         /// Whether the project could link the stack (ring, the peer's, it cannot).
         var linkable = true
+        /// Whether the loop took `Sample.turnCount` distinct tokens in turn rather than one.
+        var inTurn = false
     }
 
     static let ringName = "ring 0.16 via jsonwebtoken (Rust peer, not linkable)"
+    static let inTurnSuffix = ", \(Sample.turnCount) tokens in turn"
 
     static let algorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .es384, .es512, .eddsa, .hs256]
 
@@ -55,6 +58,7 @@ enum PrimitivesBenchmark {
                 }.max()!
                 rows.append(Row(algorithm: algorithm, stack: stack.name, rate: rate, inUse: stack.name == inUseName))
             }
+            rows.append(Row(algorithm: algorithm, stack: inUseName + inTurnSuffix, rate: try inUseInTurn(sample, seconds: seconds), inUse: false, inTurn: true))
             if case let .success(peer) = peer, JsonwebtokenPeer.algorithms.contains(algorithm) {
                 let jwks = folder.appendingPathComponent("\(algorithm.rawValue).jwks.json")
                 let secret = sample.key.secretBytes.map(Base64URL.encode) ?? ""
@@ -62,8 +66,10 @@ enum PrimitivesBenchmark {
                     let set = JSONValue.object(JSONObject(["keys": .array([.object(try sample.key.publicKey.publicJSON())])]))
                     try Data(set.serializedBytes()).write(to: jwks)
                 }
-                let rate = try JsonwebtokenPeer.primitiveRate(peer, algorithm: algorithm, token: sample.token, jwks: jwks, secret: secret)
+                let rate = try JsonwebtokenPeer.primitiveRate(peer, algorithm: algorithm, tokens: [sample.token], jwks: jwks, secret: secret)
                 rows.append(Row(algorithm: algorithm, stack: ringName, rate: rate, inUse: false, linkable: false))
+                let inTurn = try JsonwebtokenPeer.primitiveRate(peer, algorithm: algorithm, tokens: sample.inTurn.map(\.token), jwks: jwks, secret: secret)
+                rows.append(Row(algorithm: algorithm, stack: ringName + inTurnSuffix, rate: inTurn, inUse: false, linkable: false, inTurn: true))
             }
         }
         let notes = if case let .failure(reason) = peer { ["The ring rows are skipped: \(reason)"] } else { [String]() }
@@ -71,6 +77,28 @@ enum PrimitivesBenchmark {
     }
 
     static let inUseName = "PolicyCrypto (in use)"
+
+    /// The verifier in use over `sample`'s tokens in turn: a log's tokens differ in every
+    /// signature, and a loop over one lets the branch predictor learn a variable-time
+    /// algorithm's path (an ECDSA inverse, a window's digits), which a log never does.
+    private static func inUseInTurn(_ sample: Sample, seconds: Double) throws -> Double {
+        let verifier = try sample.verifier()
+        let tokens = sample.inTurn
+        for token in tokens {
+            guard token.signature.withUnsafeBytes({ s in token.message.withUnsafeBytes { m in verifier.verify(signature: s, message: m) } }) else {
+                throw BenchmarkError("the verifier in use refused one of the \(sample.algorithm.rawValue) tokens in turn")
+            }
+        }
+        var next = 0
+        return (0..<3).map { _ in
+            measureRate(seconds: seconds / 3) {
+                let token = tokens[next]
+                next = next + 1 == tokens.count ? 0 : next + 1
+                let verified = token.signature.withUnsafeBytes { s in token.message.withUnsafeBytes { m in verifier.verify(signature: s, message: m) } }
+                guard verified else { fatalError("the verifier in use refused a valid \(sample.algorithm.rawValue) signature") }
+            }
+        }.max()!
+    }
 
     static func table(_ rows: [Row]) -> String {
         var lines = ["| alg | stack | verifies/s | of the fastest |", "|---|---|---:|---:|"]
@@ -82,13 +110,16 @@ enum PrimitivesBenchmark {
                 let name = row.inUse ? "**\(row.stack)**" : row.stack
                 lines.append("| \(algorithm.rawValue) | \(name) | \(Int(row.rate)) | \(String(format: "%.2f", row.rate / fastest.rate)) |")
             }
-            let others = own.filter { !$0.inUse && $0.linkable }
+            let others = own.filter { !$0.inUse && $0.linkable && !$0.inTurn }
             if let inUse = own.first(where: \.inUse), let best = others.max(by: { $0.rate < $1.rate }) {
                 let share = inUse.rate / best.rate
                 var verdict = "- \(algorithm.rawValue): in use \(Int(inUse.rate))/s, \(String(format: "%.2f", share)) of the fastest other stack "
                     + "(\(best.stack)) — \(share >= 1.05 ? "fastest" : share >= 0.95 ? "fastest within noise" : "SLOWER")"
-                if let ring = own.first(where: { !$0.linkable }) {
+                if let ring = own.first(where: { !$0.linkable && !$0.inTurn }) {
                     verdict += "; \(String(format: "%.2f", inUse.rate / ring.rate)) of ring's"
+                }
+                if let ours = own.first(where: { $0.inTurn && $0.linkable }), let ring = own.first(where: { $0.inTurn && !$0.linkable }) {
+                    verdict += "; \(String(format: "%.2f", ours.rate / ring.rate)) of ring's with \(Sample.turnCount) tokens in turn"
                 }
                 verdicts.append(verdict)
             }
@@ -99,40 +130,54 @@ enum PrimitivesBenchmark {
     /// A key, a compact JWS signed with it over claims like a token log's, and the parts a
     /// primitive sees: the signing input and the raw signature.
     struct Sample {
+        /// A token, and what a primitive sees of it.
+        struct Token {
+            /// The compact JWS.
+            let token: String
+            let message: [UInt8]
+            let signature: [UInt8]
+        }
+
+        /// How many distinct tokens the in-turn rows take one after another.
+        static let turnCount = 64
+
         let algorithm: JWSAlgorithm
         let key: JWK
         /// The compact JWS.
-        let token: String
-        let message: [UInt8]
-        let signature: [UInt8]
+        var token: String { inTurn[0].token }
+        var message: [UInt8] { inTurn[0].message }
+        var signature: [UInt8] { inTurn[0].signature }
+        /// `turnCount` tokens of the key, each with its own `jti` (the first is `token`).
+        let inTurn: [Token]
 
         init(_ algorithm: JWSAlgorithm) throws {
             self.algorithm = algorithm
-            key = try JWK.generate(for: algorithm, kid: "bench")
-            let claims = JSONObject([
-                "iss": .string(BatchBenchmark.issuer), "sub": .string("user-42"), "aud": .string(BatchBenchmark.audience),
-                "iat": .number(.integer(Int64(BatchBenchmark.now - 600))), "exp": .number(.integer(Int64(BatchBenchmark.now + 3000))),
-                "jti": .string("jti-42"), "scope": .string("openid profile orders:read"),
-            ])
-            let token = try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(),
-                                            header: JSONObject(["typ": .string("JWT"), "kid": .string("bench")]), algorithm: algorithm, key: key)
-            self.token = token
-            let jws = try CompactJWS(token)
-            message = Array(jws.signingInput)
-            signature = Array(jws.signature)
+            let key = try JWK.generate(for: algorithm, kid: "bench")
+            self.key = key
+            inTurn = try (0..<Self.turnCount).map { index in
+                let claims = JSONObject([
+                    "iss": .string(BatchBenchmark.issuer), "sub": .string("user-42"), "aud": .string(BatchBenchmark.audience),
+                    "iat": .number(.integer(Int64(BatchBenchmark.now - 600))), "exp": .number(.integer(Int64(BatchBenchmark.now + 3000))),
+                    "jti": .string("jti-\(42 + index)"), "scope": .string("openid profile orders:read"),
+                ])
+                let token = try CompactJWS.sign(payload: JSONValue.object(claims).serializedBytes(),
+                                                header: JSONObject(["typ": .string("JWT"), "kid": .string("bench")]), algorithm: algorithm, key: key)
+                let jws = try CompactJWS(token)
+                return Token(token: token, message: Array(jws.signingInput), signature: Array(jws.signature))
+            }
+        }
+
+        /// What the engine calls: the verifier PolicyCrypto prepares once per key.
+        func verifier() throws -> any SignatureVerifier {
+            if let secret = key.secretBytes { return try HMACKey(secret: secret, digest: .sha256) }
+            return try key.asymmetricKey!.verifier(for: algorithm.scheme(okpCurve: algorithm == .eddsa ? .ed25519 : nil)!)
         }
     }
 
     private static func stacks(for sample: Sample) throws -> [Stack] {
         let message = sample.message
         var stacks: [Stack] = []
-        // What the engine calls: the verifier PolicyCrypto prepares once per key.
-        let verifier: any SignatureVerifier
-        if let secret = sample.key.secretBytes {
-            verifier = try HMACKey(secret: secret, digest: .sha256)
-        } else {
-            verifier = try sample.key.asymmetricKey!.verifier(for: sample.algorithm.scheme(okpCurve: sample.algorithm == .eddsa ? .ed25519 : nil)!)
-        }
+        let verifier = try sample.verifier()
         stacks.append(Stack(name: inUseName) { signature in
             signature.withUnsafeBytes { s in message.withUnsafeBytes { m in verifier.verify(signature: s, message: m) } }
         })

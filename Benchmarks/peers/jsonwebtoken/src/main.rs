@@ -11,12 +11,13 @@
 //! Bad arguments, an unreadable corpus or an unusable key set: a message on stderr, exit 2.
 //! A malformed record is only an invalid one.
 //!
-//! `jsonwebtoken-peer --primitive ALG TOKEN JWKS_FILE SECRET`
+//! `jsonwebtoken-peer --primitive ALG TOKENS JWKS_FILE SECRET`
 //!
 //! Signature verification alone, for the `primitives` table: the crate's `crypto::verify` (ring
-//! 0.16 underneath, the key parsed by ring per call as in a decode) on TOKEN's signing input, in
-//! loops of a third of a second, best of three. stdout: `RATE` verifies per second. The token
-//! must verify, and must not with one bit of its signature flipped; otherwise exit 2.
+//! 0.16 underneath, the key parsed by ring per call as in a decode) on the signing inputs of
+//! TOKENS (one, or several joined by commas, verified in turn), in loops of a third of a second,
+//! best of three. stdout: `RATE` verifies per second. Each token must verify, and must not with
+//! one bit of its signature flipped; otherwise exit 2.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -177,27 +178,34 @@ fn primitive_key(algorithm: Algorithm, token: &str, jwks: &str, secret: &str) ->
     load_jwks(jwks).remove(&kid).unwrap_or_else(|| fail(&format!("the JWKS has no key {kid:?}")))
 }
 
-/// `--primitive`: verifies per second of TOKEN's signature alone.
-fn primitive(alg: &str, token: &str, jwks: &str, secret: &str) {
+/// `--primitive`: verifies per second of TOKENS' signatures alone, in turn.
+fn primitive(alg: &str, tokens: &str, jwks: &str, secret: &str) {
     let algorithm = parse_algorithm(alg);
-    let key = primitive_key(algorithm, token, jwks, secret);
-    let (message, signature) = token.rsplit_once('.').unwrap_or_else(|| fail("TOKEN is not a compact JWS"));
-    let verifies = |signature: &str| crypto::verify(signature, message.as_bytes(), &key, algorithm).unwrap_or(false);
+    let tokens: Vec<&str> = tokens.split(',').collect();
+    let key = primitive_key(algorithm, tokens[0], jwks, secret);
+    let parts: Vec<(&str, &str)> =
+        tokens.iter().map(|token| token.rsplit_once('.').unwrap_or_else(|| fail("a token is not a compact JWS"))).collect();
+    let verifies = |message: &str, signature: &str| crypto::verify(signature, message.as_bytes(), &key, algorithm).unwrap_or(false);
     // One bit flipped: the top bit of the first base64url character's six, the first byte's top bit.
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut flipped = signature.as_bytes().to_vec();
-    let six = ALPHABET.iter().position(|&c| Some(&c) == flipped.first()).unwrap_or_else(|| fail("TOKEN's signature is not base64url"));
-    flipped[0] = ALPHABET[six ^ 32];
-    let flipped = String::from_utf8(flipped).unwrap_or_else(|_| fail("TOKEN's signature is not ASCII"));
-    if !verifies(signature) || verifies(&flipped) {
-        fail("the signature does not verify, or a flipped one does");
+    for &(message, signature) in &parts {
+        let mut flipped = signature.as_bytes().to_vec();
+        let six = ALPHABET.iter().position(|&c| Some(&c) == flipped.first()).unwrap_or_else(|| fail("a signature is not base64url"));
+        flipped[0] = ALPHABET[six ^ 32];
+        let flipped = String::from_utf8(flipped).unwrap_or_else(|_| fail("a signature is not ASCII"));
+        if !verifies(message, signature) || verifies(message, &flipped) {
+            fail("a signature does not verify, or a flipped one does");
+        }
     }
     let mut best = 0.0f64;
+    let mut next = 0;
     for _ in 0..3 {
         let (start, mut count) = (Instant::now(), 0u64);
         while start.elapsed().as_secs_f64() < 1.0 / 3.0 {
             for _ in 0..32 {
-                if !verifies(signature) {
+                let (message, signature) = parts[next];
+                next = if next + 1 == parts.len() { 0 } else { next + 1 };
+                if !verifies(message, signature) {
                     fail("a verification in the loop failed");
                 }
             }
