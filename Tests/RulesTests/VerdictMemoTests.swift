@@ -195,6 +195,24 @@ struct VerdictMemoTests {
         }
     }
 
+    @Test("a batch with a memo verifies a token's first sighting without the signature cache, and keeps its check from the next one the memo cannot answer")
+    func signatureCacheFromSecondSighting() throws {
+        let policy = try fixture.policy("")
+        // Expired: each verdict quotes its record's time, so the memo answers no later sighting.
+        let expired = try fixture.token(["exp": .number(.integer(Int64(Self.now - 60)))])
+        let unique = try (0..<5).map { try fixture.token(["jti": .string("u-\($0)")]) }
+        let cache = SignatureCache()
+        let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: cache, verdictMemory: 1 << 20)
+        var sharing = JudgementSharing()
+        for (line, token) in (unique + [expired, expired, expired]).enumerated() {
+            let record = BatchRecord(line: line + 1, input: nil, content: .token(TokenText(token), time: UnixTime(seconds: Self.now + Double(line)), inputs: [:]))
+            _ = try #require(evaluator.evaluateNow(record, sharing: &sharing))
+        }
+        // The unique tokens and the expired one's first sighting never asked; its second verified
+        // and was kept, its third was answered.
+        #expect(cache.statistics.misses == 1 && cache.statistics.hits == 1 && cache.count == 1, "\(cache.statistics)")
+    }
+
     @Test("more repeated tokens than the memory holds: the memo stays within its bytes, keeps answering some, and the lines are those judged afresh")
     func boundedMemory() throws {
         let policy = try fixture.policy("")

@@ -111,7 +111,7 @@ package struct BatchEvaluator: Sendable {
             let limits = policy.envelope.limits
             // Looked up by the line's bytes: a repeat whose verdict is kept makes no string.
             var digest: Int?
-            var keep = false
+            var keep = false, seenBefore = true
             if let memo {
                 let lookup = token.withUTF8 { text in
                     let bytes = UnsafeRawBufferPointer(text)
@@ -122,12 +122,16 @@ package struct BatchEvaluator: Sendable {
                 switch lookup {
                 case let .known(entry):
                     return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now))
-                case let .unknown(worthKeeping): keep = worthKeeping
+                case let .unknown(worthKeeping, seen): (keep, seenBefore) = (worthKeeping, seen)
                 }
             }
+            // A token the memo never saw is verified without the signature cache: no check of it
+            // can be there, and a log of unique tokens would pay a digest, a lookup and an entry
+            // per record for nothing. Its check is kept from its next sighting on, when the memo
+            // did not answer that sighting itself.
             var request = EvaluationRequest(inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                            now: now, clockSource: (time ?? defaultTime) == nil ? "wall clock" : nil, signatureCache: signatureCache,
-                                            replayStore: replayStore)
+                                            now: now, clockSource: (time ?? defaultTime) == nil ? "wall clock" : nil,
+                                            signatureCache: seenBefore ? signatureCache : nil, replayStore: replayStore)
             request.presentedToken = token
             request.tokenDigest = digest
             request.usesDecodedTokenCache = memo == nil

@@ -50,8 +50,10 @@ final class VerdictMemo: Sendable {
         /// Its verdict, which holds at that time.
         case known(Entry)
         /// No verdict that holds then; `worthKeeping` says whether the one about to be judged
-        /// would be kept (the token was seen before), so that a one-off's is not prepared.
-        case unknown(worthKeeping: Bool)
+        /// would be kept, so that a one-off's is not prepared, and `seenBefore` whether the
+        /// memo's sketch knew the token before this sighting (it may forget one it knew long
+        /// ago, never invent one it did not).
+        case unknown(worthKeeping: Bool, seenBefore: Bool)
     }
 
     /// A token's bytes to compare with the keys, read only during the lookup that holds them.
@@ -67,10 +69,11 @@ final class VerdictMemo: Sendable {
         let sketchHash = UInt64(bitPattern: Int64(digest))
         let probe = Probe(bytes: token, digest: digest, limits: limits)
         return state.withLock { state in
+            let seenBefore = state.entries.frequency(sketchHash: sketchHash) > 0
             guard let entry = state.entries.value(tableHash: digest, sketchHash: sketchHash, where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) }) else {
-                return .unknown(worthKeeping: state.entries.admits(sketchHash: sketchHash))
+                return .unknown(worthKeeping: state.entries.admits(sketchHash: sketchHash), seenBefore: seenBefore)
             }
-            guard entry.window.contains(time) else { return .unknown(worthKeeping: true) }
+            guard entry.window.contains(time) else { return .unknown(worthKeeping: true, seenBefore: true) }
             state.reused += 1
             guard entry.verdict.isRendered else {
                 // The first reuse renders the line's members once, for every later one.

@@ -118,7 +118,12 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// How often the sketch estimates `key` was sighted lately: never fewer times than it was,
     /// and more when it shares its counters with other keys.
     func frequency(of key: Key) -> Int {
-        sketch.frequency(of: key.sketchHash)
+        frequency(sketchHash: key.sketchHash)
+    }
+
+    /// How often the sketch estimates the key whose sketch hash is `sketchHash` was sighted lately.
+    func frequency(sketchHash: UInt64) -> Int {
+        sketch.frequency(of: sketchHash)
     }
 
     /// Whether `key` has been sighted often enough to be kept while there is room.
