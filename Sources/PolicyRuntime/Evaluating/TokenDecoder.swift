@@ -159,14 +159,18 @@ enum TokenDecoder {
     /// The token whose claims are `jws`'s payload, inside `layers`.
     private static func claimsToken(_ jws: CompactJWS, byteCount: Int, limits: TokenLimits, decryptedBy: VerifiedKey?, layers: [TokenLayer],
                                     otherSignatures: [DecodedToken], digesting: Bool, shapes: JSONObjectShapes? = nil) -> Result<DecodedToken, Failure> {
-        structure { () throws(JOSEError) in
-            let claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload", shapes: shapes)
-            return DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
-                                outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting)
-        }.mapError { failure in
-            guard failure.code == .malformedToken, looksLikeCompactToken(jws.payload) else { return failure }
-            return structureFailure(failure.code, failure.message, hint: "the payload looks like a compact token: a JWS that nests one says cty: JWT in its header")
+        // Without closures: each would capture (and retain) the token's parts for every token.
+        let claims: JSONObjectView
+        do throws(JOSEError) {
+            claims = try JSONObjectView(claimsPayload: jws.payload, limits: limits, what: "the JWS payload", shapes: shapes)
+        } catch {
+            let failure = structureFailure(error)
+            guard failure.code == .malformedToken, looksLikeCompactToken(jws.payload) else { return .failure(failure) }
+            return .failure(structureFailure(failure.code, failure.message,
+                                             hint: "the payload looks like a compact token: a JWS that nests one says cty: JWT in its header"))
         }
+        return .success(DecodedToken(jws: jws, header: jws.header, claims: claims, byteCount: byteCount, decryptedBy: decryptedBy,
+                                     outerLayers: layers, otherSignatures: otherSignatures, digesting: digesting))
     }
 
     /// Whether `payload` has the look of a compact JWS or JWE: `eyJ` (a base64url `{"`) and two
