@@ -234,7 +234,9 @@ package struct BatchEvaluator: Sendable {
             return (verdicts, transform(verdicts))
         }
         if jobs == 1 {
-            while case let chunk = try await nextChunk(), !chunk.isEmpty {
+            while true {
+                let chunk = try await nextChunk()
+                if chunk.isEmpty { break }
                 let (verdicts, output) = await judge(chunk)
                 try await emit(verdicts, output)
                 verdictsOut += verdicts.count

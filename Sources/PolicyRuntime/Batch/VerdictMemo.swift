@@ -10,8 +10,11 @@ import PolicyJOSE
 /// quotes its time (an expired token's) holds at that instant only; one that compared the time
 /// with the token's `exp` holds until then.
 ///
-/// Bounded like the decoded-token cache it stands before (`ClockCache`, TinyLFU admission when
-/// full): a token's verdict is kept from its first sighting while there is room, so its second
+/// It stands in front of the signature cache and in place of the decoded-token cache
+/// (`BatchEvaluator.start`): a batch that keeps verdicts decodes its records itself and asks the
+/// signature cache only about tokens the memo saw before.
+///
+/// Bounded like those (`ClockCache`, TinyLFU admission when full): a token's verdict is kept from its first sighting while there is room, so its second
 /// is already a lookup, and once the memo is full only a token seen again displaces one (a log
 /// of unique tokens fills it once and then costs nothing more). A full memo costs a judgement
 /// per token it does not hold, never a wrong answer. A verdict is kept as judged and its line's

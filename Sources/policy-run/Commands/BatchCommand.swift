@@ -100,7 +100,8 @@ struct BatchCommand: AsyncParsableCommand {
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
         // A quarter of the memory keeps verdicts of tokens (from their first sighting, so a log of
-        // unique tokens fills it), the rest checks and decoded tokens.
+        // unique tokens fills it), the rest checks (of tokens seen before, while verdicts are
+        // kept) and decoded tokens (only where verdicts are not kept: see VerdictMemo).
         let cacheBytes = try cacheBytes()
         let verdictBytes = cacheBytes / 4
         let cache = noCache ? nil : SignatureCache(memoryLimit: cacheBytes - verdictBytes)
