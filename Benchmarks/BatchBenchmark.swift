@@ -13,13 +13,15 @@ enum BatchBenchmark {
         let target: Double
     }
 
+    /// The one-job targets are issue 34's (RS256 ≥ 0.80 of `openssl speed rsa2048`, ES256 and
+    /// EdDSA ≥ 0.90 of theirs, HS256 ≥ 0.15 of the HMAC loop; PS256 held to RS256's).
     static func cases(scale: Double) -> [Case] {
         [
-            Case(algorithm: .rs256, records: Int(20_000 * scale), reference: "rsa2048", target: 0.85),
-            Case(algorithm: .ps256, records: Int(20_000 * scale), reference: "rsa2048", target: 0.85),
+            Case(algorithm: .rs256, records: Int(20_000 * scale), reference: "rsa2048", target: 0.8),
+            Case(algorithm: .ps256, records: Int(20_000 * scale), reference: "rsa2048", target: 0.8),
             Case(algorithm: .es256, records: Int(20_000 * scale), reference: "ecdsap256", target: 0.9),
             Case(algorithm: .eddsa, records: Int(20_000 * scale), reference: "libsodium", target: 0.9),
-            Case(algorithm: .hs256, records: Int(200_000 * scale), reference: "hmac", target: 0.3),
+            Case(algorithm: .hs256, records: Int(200_000 * scale), reference: "hmac", target: 0.15),
         ]
     }
 
