@@ -44,7 +44,9 @@ struct BatchSummaryText {
         if let cache {
             let rate = cache.hitRate.map { " (hit rate \(String(format: "%.1f", $0 * 100))%)" } ?? ""
             let evicted = "\(Grouped(cache.evictions)) evicted" + (cache.evictions > 0 ? ": a larger --cache-size keeps more" : "")
-            lines.append("signature cache: \(Grouped(cache.hits)) repeated tokens answered, \(Grouped(cache.misses)) verified\(rate), \(evicted)")
+            // A token the verdict memo had not seen is verified without asking the cache.
+            let unasked = summary.firstSightings.flatMap { $0 > 0 ? "; \(Grouped($0)) first sightings verified without it" : nil } ?? ""
+            lines.append("signature cache: \(Grouped(cache.hits)) repeated tokens answered, \(Grouped(cache.misses)) verified\(rate), \(evicted)\(unasked)")
         }
         if let reused = summary.reusedVerdicts, reused > 0 {
             lines.append("verdicts reused: \(Grouped(reused)) records, each a token judged before at a time its verdict holds")

@@ -80,6 +80,23 @@ final class BatchCommandTests {
         #expect(!plain.stdout.contains("token_replayed") && !plain.stderr.contains("replays:"))
     }
 
+    @Test("where verdicts are kept, a token's first sighting is verified without asking the signature cache, and the summary counts it")
+    func firstSightingsUncached() throws {
+        // The sample token at three times, with no input of its own per record: the first judged
+        // without asking the cache, the second answered by the first's verdict, the third (expired,
+        // a verdict of its own) verified and its check kept.
+        let lines = ["1795253400", "1795253460", "1795255900"].map { #"{"token": "\#(Self.token)", "ts": \#($0)}"# }
+        let summaryFile = folder.appendingPathComponent("summary-\(UUID().uuidString).json").path
+        let run = try DecodeCommandTests.run(["batch", "--policy", "Policies/okta-id-token.yaml", "--var", "nonce=n-0S6_WzA2Mj",
+                                              "--summary-json", summaryFile, try log(lines)])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("signature cache: 0 repeated tokens answered, 1 verified (hit rate 0.0%), 0 evicted; 1 first sightings verified without it"),
+                "\(run.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile))) as! [String: Any]
+        let cache = summary["signature_cache"] as? [String: Any]
+        #expect(cache?["first_sightings"] as? Int == 1 && cache?["misses"] as? Int == 1 && summary["verdicts_reused"] as? Int == 1, "\(summary)")
+    }
+
     @Test("--cache-size sets the cache's memory in binary units; a size that is not one, one out of range, or one beside --no-cache is a usage error that says so")
     func cacheSize() throws {
         let input = try log([Self.record(), Self.record(), Self.record()])

@@ -76,6 +76,8 @@ def merge(parts: List[dict], seconds: Optional[float] = None) -> dict:
     if caches:
         summary["signature_cache"] = {"hits": sum(cache["hits"] for cache in caches),
                                       "misses": sum(cache["misses"] for cache in caches)}
+        if any("first_sightings" in cache for cache in caches):
+            summary["signature_cache"]["first_sightings"] = sum(cache.get("first_sightings", 0) for cache in caches)
     reused = [part["verdicts_reused"] for part in parts if "verdicts_reused" in part]
     if reused:
         summary["verdicts_reused"] = sum(reused)
@@ -115,7 +117,9 @@ def render(summary: dict) -> str:
     lines += _table(summary["kids"], summary["kids_not_listed"])
     cache = summary.get("signature_cache")
     if cache:
-        lines.append(f"signature cache: {cache['hits']:,} repeated tokens answered, {cache['misses']:,} verified")
+        # A token the verdict memo had not seen is verified without asking the cache.
+        unasked = f"; {cache['first_sightings']:,} first sightings verified without it" if cache.get("first_sightings") else ""
+        lines.append(f"signature cache: {cache['hits']:,} repeated tokens answered, {cache['misses']:,} verified{unasked}")
     if summary.get("verdicts_reused"):
         lines.append(f"verdicts reused: {summary['verdicts_reused']:,} records, each a token judged before at a time its verdict holds")
     return "\n".join(lines) + "\n"

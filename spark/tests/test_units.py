@@ -151,17 +151,18 @@ class UnitTests(unittest.TestCase):
 
     def test_merge_adds_totals_and_keeps_tables_bounded(self):
         first = {"records": 5, "valid": 3, "invalid": 2, "codes": {"token_expired": 2},
-                 "issuers": {"https://a": 4, "-": 1}, "kids": {"k1": 4, "-": 1}, "signature_cache": {"hits": 1, "misses": 3},
+                 "issuers": {"https://a": 4, "-": 1}, "kids": {"k1": 4, "-": 1}, "signature_cache": {"hits": 1, "misses": 3, "first_sightings": 5},
                  "verdicts_reused": 2, "max_rss_bytes": 100, "limits": {"max_line_bytes": 1048576}}
         second = {"records": 4, "valid": 1, "invalid": 3, "codes": {"token_expired": 1, "kid_unknown": 2},
-                  "issuers": {"https://a": 2, "https://b": 2}, "kids": {"k2": 4}, "signature_cache": {"hits": 0, "misses": 4},
+                  "issuers": {"https://a": 2, "https://b": 2}, "kids": {"k2": 4}, "signature_cache": {"hits": 0, "misses": 4, "first_sightings": 1200},
                   "verdicts_reused": 1, "max_rss_bytes": 300}
         summary = merge([first, second], seconds=2.0)
         self.assertEqual((summary["records"], summary["valid"], summary["invalid"], summary["partitions"]), (9, 4, 5, 2))
         self.assertEqual(summary["codes"], {"token_expired": 3, "kid_unknown": 2})
         self.assertEqual(list(summary["issuers"].items()), [("https://a", 6), ("https://b", 2), ("-", 1)])
         self.assertEqual((summary["issuers_not_listed"], summary["kids_not_listed"]), (0, 0))
-        self.assertEqual(summary["signature_cache"], {"hits": 1, "misses": 7})
+        self.assertEqual(summary["signature_cache"], {"hits": 1, "misses": 7, "first_sightings": 1205})
+        self.assertIn("signature cache: 1 repeated tokens answered, 7 verified; 1,205 first sightings verified without it", render(summary))
         self.assertEqual(summary["verdicts_reused"], 3)
         self.assertIn("verdicts reused: 3 records", render(summary))
         self.assertEqual((summary["max_rss_bytes_per_partition"], summary["records_per_second"]), (300, 4))

@@ -61,6 +61,9 @@ package struct BatchEvaluator: Sendable {
     /// Records whose verdict was an earlier record's with the same token, reused; nil when the
     /// evaluator keeps no verdicts.
     package var reusedVerdicts: Int? { recentVerdicts?.reused }
+    /// Records whose token was a first sighting, verified without the signature cache; nil when
+    /// the run kept no verdicts (every record then asked the cache).
+    package var firstSightings: Int? { recentVerdicts?.firstSightings }
 
     /// The memory the kept verdicts take now, as their memo costs them; nil when none are kept.
     package var verdictMemoryUsed: Int? { recentVerdicts?.bytes }

@@ -155,6 +155,9 @@ package struct BatchSummary: Sendable {
     /// Records whose verdict was an earlier record's with the same token, reused because it
     /// holds at their time; nil when the run kept no verdicts.
     package var reusedVerdicts: Int?
+    /// Records whose token the verdict memo had not seen, verified without asking the signature
+    /// cache; nil when the run kept no verdicts.
+    package var firstSightings: Int?
 
     /// Replays found in a run.
     package struct Replays: Sendable {
@@ -238,6 +241,7 @@ package struct BatchSummary: Sendable {
                 "evictions": .number(.integer(Int64(cache.evictions))),
             ])
             if let rate = cache.hitRate { counts.set("hit_rate", .number(.decimal((rate * 10000).rounded() / 10000))) }
+            if let firstSightings { counts.set("first_sightings", .number(.integer(Int64(firstSightings)))) }
             object.set("signature_cache", .object(counts))
         }
         return .object(object)

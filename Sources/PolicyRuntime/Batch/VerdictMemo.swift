@@ -33,6 +33,7 @@ final class VerdictMemo: Sendable {
     private struct State {
         var entries: ClockCache<DecodedTokenCache.Key, Entry>
         var reused = 0
+        var firstSightings = 0
     }
 
     private let state: Mutex<State>
@@ -74,6 +75,7 @@ final class VerdictMemo: Sendable {
         return state.withLock { state in
             let seenBefore = state.entries.frequency(sketchHash: sketchHash) > 0
             guard let entry = state.entries.value(tableHash: digest, sketchHash: sketchHash, where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) }) else {
+                if !seenBefore { state.firstSightings += 1 }
                 return .unknown(worthKeeping: state.entries.admits(sketchHash: sketchHash), seenBefore: seenBefore)
             }
             guard entry.window.contains(time) else { return .unknown(worthKeeping: true, seenBefore: true) }
@@ -98,6 +100,10 @@ final class VerdictMemo: Sendable {
 
     /// Records whose verdict was reused.
     var reused: Int { state.withLock { $0.reused } }
+
+    /// Records whose token the memo had not seen (as far as its sketch knows): their signatures
+    /// were verified without the signature cache.
+    var firstSightings: Int { state.withLock { $0.firstSightings } }
 
     /// The memory the memo takes now, as it costs its entries.
     var bytes: Int { state.withLock { $0.entries.bytes } }

@@ -163,6 +163,7 @@ struct BatchCommand: AsyncParsableCommand {
             summary.replays?.forgotten = detector.forgotten
         }
         summary.reusedVerdicts = evaluator.reusedVerdicts
+        summary.firstSightings = evaluator.firstSightings
         let seconds = (ContinuousClock.now - started).seconds
         FileHandle.standardError.write(Data(BatchSummaryText(summary, seconds: seconds, cache: cache?.statistics).rendered.utf8))
         if let summaryJSON {
