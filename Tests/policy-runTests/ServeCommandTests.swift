@@ -114,10 +114,19 @@ struct ServeCommandTests {
         let (process, port, _, _) = try Self.start(["--policies", "Policies", "--listen", "127.0.0.1:0", "--drain", "60s"])
         defer { if process.isRunning { process.terminate() } }
         #expect(try await Self.check(port).status == 200)
-        let stopped = ContinuousClock.now
         process.terminate()
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(process.isRunning)
+        // Two SIGTERMs sent before the server handles the first are one pending signal: the
+        // second goes only once /readyz says the first began the drain (a loaded machine may take
+        // longer than any fixed pause).
+        let first = ContinuousClock.now
+        var draining = false
+        while !draining, ContinuousClock.now - first < .seconds(10) {
+            let ready = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!)
+            draining = (ready.1 as? HTTPURLResponse)?.statusCode == 503
+            if !draining { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(draining && process.isRunning)
+        let stopped = ContinuousClock.now
         process.terminate()
         process.waitUntilExit()
         #expect(ContinuousClock.now - stopped < .seconds(5) && process.terminationReason == .exit)
