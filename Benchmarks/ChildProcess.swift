@@ -17,6 +17,21 @@ func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: St
     return (process.terminationStatus, text)
 }
 
+/// Runs a program to its end: the exit status, what it wrote to standard output, and what it
+/// wrote to standard error (read after standard output closes: programs here write little there).
+func runCapturingOutput(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, standardOutput: String, standardError: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, printed, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+}
+
 /// The release `policy-run` built beside this benchmark, or the one `POLICY_RUN` names (another
 /// build, for a before-and-after run).
 func builtPolicyRun() throws -> URL {

@@ -39,24 +39,14 @@ enum JsonwebtokenPeer {
     /// One run of the peer over the unique corpus: its whole-process seconds, its verdicts checked
     /// against the labels.
     static func judge(_ peer: URL, _ corpus: Corpus) throws -> Double {
-        let algorithm = corpus.algorithm == .eddsa ? "EdDSA" : corpus.algorithm.rawValue
-        let process = Process()
-        process.executableURL = peer
-        process.arguments = [algorithm, corpus.uniqueFile.path, corpus.jwksFile.path, corpus.secret ?? "",
-                             BatchBenchmark.issuer, BatchBenchmark.audience]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         let clock = ContinuousClock()
         let start = clock.now
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let run = try runCapturingOutput(peer, [name(of: corpus.algorithm), corpus.uniqueFile.path, corpus.jwksFile.path, corpus.secret ?? "",
+                                                BatchBenchmark.issuer, BatchBenchmark.audience])
         let seconds = (clock.now - start).seconds
-        let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n")
-        guard process.terminationStatus == 0, lines.count == 2 else {
-            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw BenchmarkError("jsonwebtoken-peer failed on \(corpus.uniqueFile.lastPathComponent) (status \(process.terminationStatus)): \(reason.suffix(2000))")
+        let lines = run.standardOutput.split(separator: "\n")
+        guard run.status == 0, lines.count == 2 else {
+            throw BenchmarkError("jsonwebtoken-peer failed on \(corpus.uniqueFile.lastPathComponent) (status \(run.status)): \(run.standardError.suffix(2000))")
         }
         try checkVerdicts(lines[1].map { $0 == "1" }, of: corpus, judge: "jsonwebtoken")
         return seconds
@@ -65,23 +55,19 @@ enum JsonwebtokenPeer {
     /// The algorithms the peer verifies.
     static let algorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .eddsa, .hs256]
 
+    /// `algorithm` as the peer's ALG argument names it.
+    private static func name(of algorithm: JWSAlgorithm) -> String {
+        algorithm == .eddsa ? "EdDSA" : algorithm.rawValue
+    }
+
     /// The peer's signature verification alone (`--primitive`: the crate's `crypto::verify`, ring
     /// underneath) on `tokens` in turn, whose key is in `jwks` (a file) or, for HS256, is
     /// `secret` (base64url): verifies per second. The peer checks each token verifies and a
     /// flipped bit does not first.
     static func primitiveRate(_ peer: URL, algorithm: JWSAlgorithm, tokens: [String], jwks: URL, secret: String) throws -> Double {
-        let process = Process()
-        process.executableURL = peer
-        process.arguments = ["--primitive", algorithm == .eddsa ? "EdDSA" : algorithm.rawValue, tokens.joined(separator: ","), jwks.path, secret]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let rate = Double(printed.trimmingCharacters(in: .whitespacesAndNewlines)), rate > 0 else {
-            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw BenchmarkError("jsonwebtoken-peer --primitive \(algorithm.rawValue) failed (status \(process.terminationStatus)): \(reason.suffix(500))")
+        let run = try runCapturingOutput(peer, ["--primitive", name(of: algorithm), tokens.joined(separator: ","), jwks.path, secret])
+        guard run.status == 0, let rate = Double(run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)), rate > 0 else {
+            throw BenchmarkError("jsonwebtoken-peer --primitive \(algorithm.rawValue) failed (status \(run.status)): \(run.standardError.suffix(500))")
         }
         return rate
     }

@@ -14,9 +14,10 @@ import PolicyJOSE
 /// (`BatchEvaluator.start`): a batch that keeps verdicts decodes its records itself and asks the
 /// signature cache only about tokens the memo saw before.
 ///
-/// Bounded like those (`ClockCache`, TinyLFU admission when full): a token's verdict is kept from its first sighting while there is room, so its second
-/// is already a lookup, and once the memo is full only a token seen again displaces one (a log
-/// of unique tokens fills it once and then costs nothing more). A full memo costs a judgement
+/// Bounded like those (`ClockCache`, TinyLFU admission when full): a token's verdict is kept
+/// from its first sighting while there is room, so its second is already a lookup, and once the
+/// memo is full only a token seen again displaces one (a log of unique tokens fills it once and
+/// then costs nothing more). A full memo costs a judgement
 /// per token it does not hold, never a wrong answer. A verdict is kept as judged and its line's
 /// members rendered at its first reuse: a token never seen again costs no rendering.
 final class VerdictMemo: Sendable {
