@@ -83,8 +83,8 @@ struct CompositionPropertyTests {
             case let .leaf(leaf):
                 return .rule(CompiledRule(rule: StubRule(leaf: leaf), id: "stub.\(counter)", location: here, phase: .claims,
                                           inputs: leaf == .skipped ? ["absent"] : []))
-            case let .all(children): return .all(children.map { $0.node(&counter) }, .init(kind: "all_of", location: here))
-            case let .any(children): return .any(children.map { $0.node(&counter) }, .init(kind: "any_of", location: here))
+            case let .all(children): return .all(ChainChildren(children.map { $0.node(&counter) }), .init(kind: "all_of", location: here))
+            case let .any(children): return .any(ChainChildren(children.map { $0.node(&counter) }), .init(kind: "any_of", location: here))
             case let .not(child): return .not(child.node(&counter), .init(kind: "not", location: here))
             case let .when(condition, then): return .when(condition.node(&counter), then: then.node(&counter), .init(kind: "when", location: here))
             }
@@ -127,15 +127,34 @@ struct CompositionPropertyTests {
     func randomTrees() {
         let context = EvaluationContext(now: 0, inputs: [:], token: nil)
         var random = SplitMix(state: 0x5EED)
+        var groups = (unretained: 0, nodes: 0)
         for index in 0..<5000 {
             let tree = Self.tree(depth: 4, &random)
             var counter = 1
             let root = tree.node(&counter)
+            Self.countGroups(root, &groups)
             for failFast in [false, true] {
                 var evaluator = ChainEvaluator(context: context, failFast: failFast)
                 let result = evaluator.run(root)
                 #expect(Self.value(of: result) == tree.reference, "tree \(index), fail-fast \(failFast): \(tree)")
             }
+        }
+        // Both walks are judged: groups of rules alone call them unretained, the others as nodes.
+        #expect(groups.unretained > 1000 && groups.nodes > 1000, "\(groups)")
+    }
+
+    /// Counts the `all_of` and `any_of` groups of `node` whose children keep their rules
+    /// unretained (every child a rule) and those walked as nodes.
+    static func countGroups(_ node: ChainNode, _ groups: inout (unretained: Int, nodes: Int)) {
+        switch node {
+        case .rule: break
+        case let .all(children, _), let .any(children, _):
+            if children.rules != nil { groups.unretained += 1 } else { groups.nodes += 1 }
+            for child in children { countGroups(child, &groups) }
+        case let .not(child, _): countGroups(child, &groups)
+        case let .when(condition, then, _):
+            countGroups(condition, &groups)
+            countGroups(then, &groups)
         }
     }
 

@@ -30,7 +30,7 @@ struct MostSpecificFailureTests {
             ChainNode.rule(CompiledRule(rule: FailingRule(code: code), id: "branch.\(index)", location: here, phase: .claims, inputs: []))
         }
         var evaluator = ChainEvaluator(context: EvaluationContext(now: 0, inputs: [:], token: nil), failFast: failFast)
-        guard case let .fail(findings, _) = evaluator.run(.any(branches, .init(kind: "any_of", location: here))) else { return [] }
+        guard case let .fail(findings, _) = evaluator.run(.any(ChainChildren(branches), .init(kind: "any_of", location: here))) else { return [] }
         return findings.map(\.code)
     }
 

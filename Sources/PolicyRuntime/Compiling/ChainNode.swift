@@ -7,9 +7,9 @@
 @_spi(RuleAuthoring) public enum ChainNode: Sendable {
     case rule(CompiledRule)
     /// Every child must hold (in fail-fast mode, stops at the first failure).
-    indirect case all([ChainNode], Composite)
+    indirect case all(ChainChildren, Composite)
     /// At least one child must hold; when none does, the most specific failure is reported.
-    indirect case any([ChainNode], Composite)
+    indirect case any(ChainChildren, Composite)
     /// The child must not hold.
     indirect case not(ChainNode, Composite)
     /// When the condition holds, the consequence must too; otherwise nothing is required.
@@ -44,4 +44,36 @@
         case let .when(condition, then, _): condition.rules + then.rules
         }
     }
+}
+
+/// A combinator's children, in order.
+///
+/// When every child is a rule (a policy's own chain usually is), the children also keep their
+/// rules as unretained references, which the chain's walk calls (`ChainEvaluator`): the nodes
+/// beside them own the same objects for as long as the children exist, and every evaluation of
+/// a policy otherwise retained and released each of its rules, objects that every worker of a
+/// batch shares — reference counts the cores would pass between them on every record.
+@_spi(RuleAuthoring) public struct ChainChildren: RandomAccessCollection, ExpressibleByArrayLiteral, Sendable {
+    /// The children.
+    public let nodes: [ChainNode]
+    /// Each child's rule, unretained, when every child is a rule; read only while `nodes`
+    /// holds them, that is, through this value.
+    let rules: [Unmanaged<CompiledRule>]?
+
+    /// The children `nodes`.
+    public init(_ nodes: [ChainNode]) {
+        self.nodes = nodes
+        let rules = nodes.compactMap { node -> Unmanaged<CompiledRule>? in
+            if case let .rule(rule) = node { Unmanaged.passUnretained(rule) } else { nil }
+        }
+        self.rules = rules.count == nodes.count ? rules : nil
+    }
+
+    public init(arrayLiteral nodes: ChainNode...) {
+        self.init(nodes)
+    }
+
+    public var startIndex: Int { nodes.startIndex }
+    public var endIndex: Int { nodes.endIndex }
+    public subscript(position: Int) -> ChainNode { nodes[position] }
 }

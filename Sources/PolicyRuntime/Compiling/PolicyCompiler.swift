@@ -98,7 +98,8 @@ internal import Foundation
         }
         diagnostics.append(contentsOf: rules.diagnostics)
         let chain = RuleOrdering.chain(sectionRules: sectionRules, compositions: compositions)
-        let used = Set(ChainNode.all(chain, .init(kind: "policy", location: root.location)).rules.flatMap(\.inputs)).union(rules.inputsPassedOn)
+        let policyChain = ChainNode.all(ChainChildren(chain), .init(kind: "policy", location: root.location))
+        let used = Set(policyChain.rules.flatMap(\.inputs)).union(rules.inputsPassedOn)
         for input in declarations.inputs where !used.contains(input.name) {
             diagnostics.append(Diagnostic(.warning, .inputUnused, "the input '\(input.name)' is declared but no rule reads it", at: input.location,
                                           path: "inputs.\(input.name)", hint: "remove it, or refer to it as ${\(input.name)}"))
@@ -112,7 +113,7 @@ internal import Foundation
         let policy = Policy(name: name, description: declarations.description, mode: declarations.mode, inputs: declarations.inputs,
                             outputs: declarations.outputs, envelope: rules.tokenSettings?.envelope ?? .standard,
                             algorithms: rules.tokenSettings.map { $0.tokensAreUnsigned ? [] : $0.algorithms ?? [] } ?? [],
-                            root: .all(chain, .init(kind: "policy", location: root.location)), files: resolver.files, warnings: [],
+                            root: policyChain, files: resolver.files, warnings: [],
                             keySources: rules.keySources, keyCache: keyCache,
                             subjects: sectionNames.filter { rules.sectionsUsed.contains($0) && registry.sections[$0]!.needsSubject })
         return policy.withWarnings(warnings)

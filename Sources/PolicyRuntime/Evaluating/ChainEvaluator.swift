@@ -47,7 +47,7 @@ struct ChainEvaluator {
             var findings: [Finding] = []
             var anyRan = false, failed = false, decided = false
             for index in children.indices {
-                switch run(children[index]) {
+                switch run(children, index) {
                 case .pass: anyRan = true
                 case .skipped: break
                 case let .fail(childFindings, undecided):
@@ -70,7 +70,7 @@ struct ChainEvaluator {
             var failures: [Finding] = []
             var anyFailed = false, undecided = false
             for index in children.indices {
-                switch run(children[index]) {
+                switch run(children, index) {
                 case .pass:
                     for rest in children[(index + 1)...] { markNotRun(rest, "an earlier branch of any_of held") }
                     return .pass
@@ -113,6 +113,14 @@ struct ChainEvaluator {
                 }
             }
         }
+    }
+
+    /// The child at `index` of `children`, a rule called through its unretained reference when
+    /// the children keep them (`ChainChildren.rules`).
+    @inline(__always)
+    private mutating func run(_ children: ChainChildren, _ index: Int) -> Result {
+        guard let rules = children.rules else { return run(children[index]) }
+        return rules[index]._withUnsafeGuaranteedRef { run($0) }
     }
 
     private mutating func run(_ rule: CompiledRule) -> Result {

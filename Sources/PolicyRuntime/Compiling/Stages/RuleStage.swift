@@ -117,7 +117,7 @@ struct RuleStage {
             let rules = fragments.flatMap { compileSection($0, includeDefaults: false) }
             guard !rules.isEmpty else { return nil }
             if rules.count == 1, id == nil, message == nil { return .rule(rules[0]) }
-            return .all(rules.map { .rule($0) }, composite("all_of"))
+            return .all(ChainChildren(rules.map { .rule($0) }), composite("all_of"))
         }
         switch operators[0] {
         case "all_of", "any_of":
@@ -128,7 +128,7 @@ struct RuleStage {
             }
             let children = items.compactMap { compileCombinatorItem($0) }
             guard children.count == items.count else { return nil }
-            return operators[0] == "all_of" ? .all(children, composite("all_of")) : .any(children, composite("any_of"))
+            return operators[0] == "all_of" ? .all(ChainChildren(children), composite("all_of")) : .any(ChainChildren(children), composite("any_of"))
         case "not":
             return compileCombinatorItem(node["not"]!).map { .not($0, composite("not")) }
         default:
