@@ -11,9 +11,10 @@ let swiftSettings: [SwiftSetting] = [
 /// The command-line tools' release builds carry the Swift runtime and Foundation inside them.
 ///
 /// A process that loads them as shared libraries spends 5–8 ms before its first line of work
-/// binding their symbols (`ld.so`'s symbol lookups were a quarter of the samples of a `batch` run's start), and
-/// every `swift_retain` and `swift_release` of a record goes through the PLT: `check` on one
-/// token takes 13–14 ms linked so against 18–21 ms, and `batch` judges 3% more records a second.
+/// binding their symbols (`ld.so`'s lookups were a quarter of the samples of `batch` starting),
+/// and every `swift_retain` and `swift_release` of a record goes through the PLT: `check` on one
+/// token takes 13–14 ms linked so against 17–21 ms, and `batch` over 200,000 HS256 records 6%
+/// less time (Benchmarks/RESULTS.md, "an eleventh step").
 /// The module files the sources compile against are the shared toolchain's, whose link lines
 /// name Foundation's public libraries only, so the archives those need (CoreFoundation, ICU, the
 /// C shims) are named here, in one group since they refer to one another. Debug builds stay

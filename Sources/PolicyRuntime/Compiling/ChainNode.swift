@@ -53,7 +53,7 @@
 /// beside them own the same objects for as long as the children exist, and every evaluation of
 /// a policy otherwise retained and released each of its rules, objects that every worker of a
 /// batch shares — reference counts the cores would pass between them on every record.
-@_spi(RuleAuthoring) public struct ChainChildren: RandomAccessCollection, ExpressibleByArrayLiteral, Sendable {
+@_spi(RuleAuthoring) public struct ChainChildren: RandomAccessCollection, Sendable {
     /// The children.
     public let nodes: [ChainNode]
     /// Each child's rule, unretained, when every child is a rule; read only while `nodes`
@@ -67,10 +67,6 @@
             if case let .rule(rule) = node { Unmanaged.passUnretained(rule) } else { nil }
         }
         self.rules = rules.count == nodes.count ? rules : nil
-    }
-
-    public init(arrayLiteral nodes: ChainNode...) {
-        self.init(nodes)
     }
 
     public var startIndex: Int { nodes.startIndex }
