@@ -69,7 +69,10 @@
         self.rules = rules.count == nodes.count ? rules : nil
     }
 
+    /// The first child's position.
     public var startIndex: Int { nodes.startIndex }
+    /// The position after the last child.
     public var endIndex: Int { nodes.endIndex }
+    /// The child at `position`.
     public subscript(position: Int) -> ChainNode { nodes[position] }
 }
