@@ -37,6 +37,9 @@ package final class JOSEHeaderCache: Sendable {
     /// An empty cache.
     package init() {}
 
+    /// How many headers are held.
+    package var count: Int { entries.withLock { $0.slots.count } }
+
     /// The header whose base64url text is `text`, parsed under `maxDepth`: held, or made by
     /// `decode` and then held.
     func header(_ text: UnsafeBufferPointer<UInt8>, maxDepth: Int, decode: () throws(JOSEError) -> JOSEHeader) throws(JOSEError) -> JOSEHeader {

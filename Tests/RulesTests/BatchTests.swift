@@ -195,6 +195,22 @@ final class BatchTests {
         #expect(verdicts.map(\.verdict.valid) == expected)
     }
 
+    @Test("several jobs decode with header memories of their own, locked by no other thread; one job with the policy's")
+    func decodingMemoryPerWorker() async throws {
+        let lines = try (0..<600).map { "{\"token\": \"\(try fixture.token(["jti": .string("j-\($0)")]))\", \"ts\": 1795253400}" }
+        let log = try file(lines.joined(separator: "\n"))
+        for jobs in [1, 2] {
+            let policy = try fixture.policy("")
+            let evaluator = BatchEvaluator(policy: policy, defaultTime: UnixTime(seconds: TokenFixture.now), jobs: jobs)
+            let handle = try FileHandle(forReadingFrom: log)
+            defer { try? handle.close() }
+            var valid = 0
+            try await evaluator.run(BatchRecords(reader: LineReader(handle: handle), format: BatchRecordFormat())) { valid += $0.verdict.valid ? 1 : 0 }
+            #expect(valid == 600)
+            #expect(policy.decodingMemory.headerCount == (jobs == 1 ? 1 : 0), "jobs \(jobs)")
+        }
+    }
+
     @Test("gzip input is read transparently, concatenated members included; a truncated file is an error")
     func gzipInput() async throws {
         let token = try fixture.token()

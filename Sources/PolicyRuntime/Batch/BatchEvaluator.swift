@@ -138,6 +138,7 @@ package struct BatchEvaluator: Sendable {
             request.presentedToken = token
             request.tokenDigest = digest
             request.usesDecodedTokenCache = memo == nil
+            request.decodingMemory = sharing.decodingMemory
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation):
@@ -227,7 +228,8 @@ package struct BatchEvaluator: Sendable {
         @Sendable func judge(_ chunk: [BatchRecord]) async -> ([BatchVerdict], Output) {
             var verdicts: [BatchVerdict] = []
             verdicts.reserveCapacity(chunk.count)
-            var sharing = JudgementSharing()
+            // Several workers decode with memories of their own (`DecodingMemory`); one uses the policy's.
+            var sharing = JudgementSharing(decodingMemory: jobs > 1 ? DecodingMemory() : nil)
             for record in chunk {
                 switch start(record, sharing: &sharing) {
                 case let .judged(verdict): verdicts.append(verdict)

@@ -2,7 +2,8 @@
 
 /// What the verdict lines one worker makes in a row share: the issuer's text and the last
 /// judgement, so that a run of tokens from one issuer with one outcome (most of a log) makes
-/// no string of `iss` and no judgement per record, and renders that judgement's line once.
+/// no string of `iss` and no judgement per record, and renders that judgement's line once;
+/// with several workers, also what decoding remembers (`DecodingMemory`).
 ///
 /// A judgement is shared only by identity of its verdict (a policy's plain valid verdict is
 /// made once per local key, `Policy.plainValidVerdict`) and equality of `iss` and `kid`; a
@@ -12,9 +13,13 @@ package struct JudgementSharing {
     private var last: BatchVerdict.Judgement?
     /// Whether `last` has been handed to a second record, after which it is rendered.
     private var lastShared = false
+    /// The headers and claim layouts this worker's records decode with, when not the policy's.
+    let decodingMemory: DecodingMemory?
 
-    /// Nothing shared yet.
-    package init() {}
+    /// Nothing shared yet; `decodingMemory` for a worker that decodes with a memory of its own.
+    package init(decodingMemory: DecodingMemory? = nil) {
+        self.decodingMemory = decodingMemory
+    }
 
     /// The token's `iss` as text, nil when it has none or it is not a string: the last issuer's
     /// string when the claim equals it, compared in place.

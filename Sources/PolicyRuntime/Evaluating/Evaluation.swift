@@ -40,6 +40,9 @@ public struct EvaluationRequest: Sendable {
     /// any decoding, and a second table probed for every record costs a cache miss on each
     /// record of a log of unique tokens.
     package var usesDecodedTokenCache = true
+    /// The headers and claim layouts decoding reuses, in place of the policy's own: a batch
+    /// worker's, which no other thread locks or reference-counts (`DecodingMemory`).
+    package var decodingMemory: DecodingMemory?
 
     /// A request to judge `token` and `subjects` with `inputs` at `now`: the wall clock's time
     /// when nil (and the trace says so), otherwise the `clockSource` given, `caller` by default.
@@ -316,16 +319,17 @@ extension Policy {
             throw EvaluationError(.missingSubject, "the policy checks a \(section), and none was given")
         }
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
+        let memory = request.decodingMemory ?? decodingMemory
         let decoding: Result<DecodedToken, TokenDecoder.Failure>
         if let decoded = request.decoded, let known = decoded[token.text], envelope.format == .jws, envelope.decryption == nil,
            envelope.limits == TokenEnvelope.standard.limits {
             decoding = .success(Self.remembered(known, as: token, request))
         } else if request.usesDecodedTokenCache, let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits, digest: request.presentedToken == nil ? nil : request.tokenDigest) {
-                TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: recentHeaders, shapes: recentClaimShapes)
+                TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: memory.headers, shapes: memory.claimShapes)
             }
         } else {
-            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil, headers: recentHeaders, shapes: recentClaimShapes)
+            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil, headers: memory.headers, shapes: memory.claimShapes)
         }
         switch decoding {
         case let .success(decoded):

@@ -40,12 +40,9 @@ public struct Policy: Sendable {
     public let subjects: [String]
     /// The rules that check tokens inside the token, found once.
     let tokenEmbeddingRules: [any TokenEmbeddingRule]
-    /// The protected headers of this policy's tokens decoded lately: an issuer's tokens share a
-    /// few, decoded once each.
-    let recentHeaders = JOSEHeaderCache()
-    /// The layouts of this policy's claims sets read lately: an issuer's tokens name the same
-    /// claims in the same order, and a claims set repeating a layout is indexed against it.
-    let recentClaimShapes = JSONObjectShapes()
+    /// The headers and claim layouts of this policy's tokens decoded lately, for every
+    /// evaluation that brings none of its own.
+    package let decodingMemory = DecodingMemory()
     /// Whether a verdict depends on nothing but the token's text, the inputs and the time, so
     /// that a repeated token's verdict can be reused (`Evaluation.stableWithin`): a policy of
     /// signed tokens alone whose keys are at hand (no remote set that may rotate, no decryption
