@@ -4,32 +4,32 @@ import Foundation
 /// to standard error, which benchmarks quote when a run fails.
 /// - Parameter environment: the whole environment of the child (nil: this process's).
 func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, standardError: String) {
+    let run = try launch(executable, arguments, environment: environment, keepingOutput: false)
+    return (run.status, run.standardError)
+}
+
+/// Runs a program to its end: the exit status, what it wrote to standard output, and what it
+/// wrote to standard error.
+func runCapturingOutput(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, standardOutput: String, standardError: String) {
+    try launch(executable, arguments, environment: nil, keepingOutput: true)
+}
+
+/// Runs a program to its end, reading its standard output (when kept) and then its standard
+/// error: programs here write little there.
+private func launch(_ executable: URL, _ arguments: [String], environment: [String: String]?,
+                    keepingOutput: Bool) throws -> (status: Int32, standardOutput: String, standardError: String) {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     if let environment { process.environment = environment }
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
-}
-
-/// Runs a program to its end: the exit status, what it wrote to standard output, and what it
-/// wrote to standard error (read after standard output closes: programs here write little there).
-func runCapturingOutput(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, standardOutput: String, standardError: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
     let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
+    process.standardOutput = keepingOutput ? output : FileHandle.nullDevice
     process.standardError = errors
     try process.run()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let printed = keepingOutput ? String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
+    let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return (process.terminationStatus, printed, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    return (process.terminationStatus, printed, complaints)
 }
 
 /// The release `policy-run` built beside this benchmark, or the one `POLICY_RUN` names (another

@@ -149,7 +149,7 @@ struct CompositionPropertyTests {
         switch node {
         case .rule: break
         case let .all(children, _), let .any(children, _):
-            if children.rules != nil { groups.unretained += 1 } else { groups.nodes += 1 }
+            if children.unretainedRules != nil { groups.unretained += 1 } else { groups.nodes += 1 }
             for child in children { countGroups(child, &groups) }
         case let .not(child, _): countGroups(child, &groups)
         case let .when(condition, then, _):

@@ -41,6 +41,12 @@ struct ServeCommandTests {
         return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Connection"), String(decoding: data, as: UTF8.self))
     }
 
+    /// What `/readyz` answers: its status and body.
+    static func readiness(_ port: Int) async throws -> (status: Int, body: String) {
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
     @Test("serves Policies/ on an ephemeral port, answers a check, reloads on SIGHUP, and exits 0 on SIGTERM (--drain 0: at once)")
     func serveAndStop() async throws {
         let (process, port, errors, line) = try Self.start(["--policies", "Policies", "--listen", "127.0.0.1:0", "--drain", "0"])
@@ -92,8 +98,8 @@ struct ServeCommandTests {
         let stopped = ContinuousClock.now
         process.terminate()  // SIGTERM
         try await Task.sleep(for: .milliseconds(200))
-        let ready = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!)
-        #expect((ready.1 as? HTTPURLResponse)?.statusCode == 503 && String(decoding: ready.0, as: UTF8.self).contains("draining"))
+        let ready = try await Self.readiness(port)
+        #expect(ready.status == 503 && ready.body.contains("draining"))
         // Two seconds into a three-second drain, every call is still answered, and told to go.
         while ContinuousClock.now - stopped < .seconds(2) {
             let (status, connection, _) = try await Self.check(port)
@@ -121,8 +127,7 @@ struct ServeCommandTests {
         let first = ContinuousClock.now
         var draining = false
         while !draining, ContinuousClock.now - first < .seconds(10) {
-            let ready = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!)
-            draining = (ready.1 as? HTTPURLResponse)?.statusCode == 503
+            draining = try await Self.readiness(port).status == 503
             if !draining { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(draining && process.isRunning)

@@ -17,9 +17,9 @@ import PolicyJOSE
 /// Bounded like those (`ClockCache`, TinyLFU admission when full): a token's verdict is kept
 /// from its first sighting while there is room, so its second is already a lookup, and once the
 /// memo is full only a token seen again displaces one (a log of unique tokens fills it once and
-/// then costs nothing more). A full memo costs a judgement
-/// per token it does not hold, never a wrong answer. A verdict is kept as judged and its line's
-/// members rendered at its first reuse: a token never seen again costs no rendering.
+/// then costs nothing more). A full memo costs a judgement per token it does not hold, never a
+/// wrong answer. A verdict is kept as judged and its line's members rendered at its first reuse:
+/// a token never seen again costs no rendering.
 final class VerdictMemo: Sendable {
     /// Kept in the memo's slot, not as an object of its own: an entry made for every token the
     /// memo has room for would be an allocation a record, while a hit copies a few references.

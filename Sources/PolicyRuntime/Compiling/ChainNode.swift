@@ -58,7 +58,7 @@
     public let nodes: [ChainNode]
     /// Each child's rule, unretained, when every child is a rule; read only while `nodes`
     /// holds them, that is, through this value.
-    let rules: [Unmanaged<CompiledRule>]?
+    let unretainedRules: [Unmanaged<CompiledRule>]?
 
     /// The children `nodes`.
     public init(_ nodes: [ChainNode]) {
@@ -66,7 +66,7 @@
         let rules = nodes.compactMap { node -> Unmanaged<CompiledRule>? in
             if case let .rule(rule) = node { Unmanaged.passUnretained(rule) } else { nil }
         }
-        self.rules = rules.count == nodes.count ? rules : nil
+        unretainedRules = rules.count == nodes.count ? rules : nil
     }
 
     /// The first child's position.

@@ -116,10 +116,10 @@ struct ChainEvaluator {
     }
 
     /// The child at `index` of `children`, a rule called through its unretained reference when
-    /// the children keep them (`ChainChildren.rules`).
+    /// the children keep them (`ChainChildren.unretainedRules`).
     @inline(__always)
     private mutating func run(_ children: ChainChildren, _ index: Int) -> Result {
-        guard let rules = children.rules else { return run(children[index]) }
+        guard let rules = children.unretainedRules else { return run(children[index]) }
         return rules[index]._withUnsafeGuaranteedRef { run($0) }
     }
 
