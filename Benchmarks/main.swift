@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | cache [DISTINCT...] | instructions [RECORDS] | primitives | startup | spark [RECORDS] | dpop]`:
-/// prints a Markdown table of rates and ratios. `batch`, `cache`, `startup` and `spark` run the release `policy-run` built
+/// `swift run -c release Benchmarks [jose | policy | patterns | batch [SCALE] | cache [DISTINCT...] | instructions [RECORDS] | primitives | startup | spark [RECORDS] | dpop | report [RECORDS]]`:
+/// prints a Markdown table of rates and ratios. `batch`, `cache`, `startup`, `spark` and `report` run the release `policy-run` built
 /// beside it (`swift build -c release`), or the one `POLICY_RUN` names.
 let arguments = CommandLine.arguments.dropFirst()
 let suite = arguments.first ?? "jose"
@@ -78,6 +78,11 @@ case "primitives":
     }
 case "startup":
     benchmark("startup", "Start-up, 40 runs each, \(started)") { print(StartupBenchmark.table(try StartupBenchmark.run())) }
+case "report":
+    let records = arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
+    benchmark("report", "HTML report: policy-run batch --report over a generated log, rendered by headless Chromium, \(started)") {
+        print(ReportBenchmark.table(try ReportBenchmark.run(records: records)))
+    }
 case "records":
     // Used by `instructions`, under callgrind: judges the records of a file on this thread.
     let paths = Array(arguments.dropFirst())
@@ -92,6 +97,6 @@ case "records":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, cache, instructions, primitives, startup, spark, dpop\n".utf8))
+    FileHandle.standardError.write(Data("unknown benchmark '\(suite)'; available: jose, policy, patterns, batch, cache, instructions, primitives, startup, spark, dpop, report\n".utf8))
     exit(2)
 }

@@ -5,7 +5,8 @@
 # servers sharing a real PostgreSQL as their replay store, a
 # real OpenID Provider (django-oauth-toolkit) on loopback whose tokens, callbacks and key rotation
 # `policy-run` judges, the example package (a Hummingbird service, a custom rule) built and run
-# against this checkout, and policy_spark on a local[2] Spark against the policy-run built here.
+# against this checkout, policy_spark on a local[2] Spark against the policy-run built here, and
+# the HTML reports in headless Chromium (screenshots in artifacts/browser-screenshots).
 # The README's test command, and what .ci/run runs; it installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,7 @@ bash Scripts/replay-store-integration.sh
 POLICY_RUN="$(swift build --show-bin-path)/policy-run" bash Scripts/oidc-provider-integration.sh
 POLICY_RUN="$(swift build --show-bin-path)/policy-run" PYTHONPATH=spark:spark/tests \
     python3 -m unittest discover --start-directory spark/tests --top-level-directory spark/tests
+POLICY_RUN="$(swift build --show-bin-path)/policy-run" python3 -m unittest discover --start-directory Tests/Browser --top-level-directory Tests/Browser
 # The examples build against this checkout as another package would (their own build folder),
 # and the custom rule decides two tokens: what they use stays public.
 swift build --package-path Examples/hummingbird-service --scratch-path .build-examples

@@ -26,6 +26,9 @@ package struct PolicyDiff: Sendable {
     package var limits = BatchInputLimits.standard
     /// How many example line numbers a group keeps.
     package var examplesPerGroup = 5
+    /// Whether the report counts records by time and flip (`PolicyDiffReport.timeline`), for
+    /// the HTML report.
+    package var countsByTime = false
 
     /// A diff of `old` and `new` over logs laid out as `format`.
     package init(old: Policy, new: Policy, format: BatchRecordFormat) {
@@ -43,11 +46,12 @@ package struct PolicyDiff: Sendable {
         _ = try await evaluate(old, path) { verdict in before[verdict.line] = Outcome(verdict.verdict) }
         // Only a record's line identifies it across the passes: both read the same file in order.
         var report = PolicyDiffReport(records: 0)
+        if countsByTime { report.timeline = TimeBuckets(dimensions: 1) }
         _ = try await evaluate(new, path) { verdict in
             let after = Outcome(verdict.verdict)
             report.records += 1
             guard let earlier = before[verdict.line] else { return }
-            report.add(line: verdict.line, before: earlier, after: after, examples: examplesPerGroup)
+            report.add(line: verdict.line, before: earlier, after: after, examples: examplesPerGroup, at: verdict.time)
         }
         report.groups.sort { a, b in
             (a.becameInvalid ? 0 : 1, -a.count, a.codes.joined(separator: ",")) < (b.becameInvalid ? 0 : 1, -b.count, b.codes.joined(separator: ","))
@@ -92,6 +96,15 @@ package struct PolicyDiffReport: Sendable {
         public internal(set) var examples: [Int]
         /// The rules responsible, as `rule at file:line:column`, each once.
         public internal(set) var rules: [String]
+
+        /// `valid → invalid: audience_mismatch`: the direction and the codes.
+        package var label: String {
+            Self.label(becameInvalid: becameInvalid, codes: codes)
+        }
+
+        static func label(becameInvalid: Bool, codes: [String]) -> String {
+            (becameInvalid ? "valid → invalid: " : "invalid → valid: ") + (codes.isEmpty ? "(no finding)" : codes.joined(separator: ", "))
+        }
     }
 
     /// Records read.
@@ -104,11 +117,22 @@ package struct PolicyDiffReport: Sendable {
     public internal(set) var stillInvalid = 0
     /// Of those, records refused for other reasons under the new policy.
     public internal(set) var otherReasons = 0
+    /// Records by the time the new policy judged them at, counted under their flip's label
+    /// (`Group.label`) or `unchanged`; nil unless the diff was asked for it.
+    package internal(set) var timeline: TimeBuckets?
+
+    /// What `timeline` counts a record whose verdict did not flip under.
+    package static let unchanged = "unchanged"
 
     /// Records whose verdict flipped.
     package var flipped: Int { groups.reduce(0) { $0 + $1.count } }
 
-    mutating func add(line: Int, before: PolicyDiff.Outcome, after: PolicyDiff.Outcome, examples: Int) {
+    mutating func add(line: Int, before: PolicyDiff.Outcome, after: PolicyDiff.Outcome, examples: Int, at time: UnixTime? = nil) {
+        if timeline != nil {
+            let label = before.valid == after.valid ? Self.unchanged
+                : Group.label(becameInvalid: !after.valid, codes: after.valid ? before.codes : after.codes)
+            timeline!.add(at: time) { $0.add(label, in: 0) }
+        }
         switch (before.valid, after.valid) {
         case (true, true): stillValid += 1
         case (false, false):

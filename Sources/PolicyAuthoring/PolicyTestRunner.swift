@@ -37,7 +37,10 @@ package struct PolicyTestRunner: Sendable {
     }
 
     /// Runs every case of the test file at `path`.
-    package func run(file path: String) async -> PolicyTestReport {
+    ///
+    /// - Parameter policyText: The policy's text to test instead of its file (the playground's
+    ///   editor); it is compiled as if it were the file, with the same roots.
+    package func run(file path: String, policyText: String? = nil) async -> PolicyTestReport {
         let file: PolicyTestFile
         do {
             file = try reader.read(file: path)
@@ -48,8 +51,8 @@ package struct PolicyTestRunner: Sendable {
         let needsOwnKeys = cases.contains { if case .minted = $0.token { false } else { true } }
         let needsStandIns = cases.contains { if case .minted = $0.token { true } else { false } }
         var problems: [Diagnostic] = []
-        let ownKeys = needsOwnKeys ? compile(file, override: nil, problems: &problems) : nil
-        let standIns = needsStandIns ? compile(file, override: keyring.keyOverride, problems: &problems) : nil
+        let ownKeys = needsOwnKeys ? compile(file, text: policyText, override: nil, problems: &problems) : nil
+        let standIns = needsStandIns ? compile(file, text: policyText, override: keyring.keyOverride, problems: &problems) : nil
         if let policy = ownKeys ?? standIns, policy.name != file.policyName {
             problems.append(Diagnostic(.error, .invalidValue, "\(file.policyPath) is policy '\(policy.name)', not '\(file.policyName)'",
                                        at: file.policyLocation, hint: "name the test file's policy as the policy file names itself"))
@@ -67,10 +70,11 @@ package struct PolicyTestRunner: Sendable {
         return PolicyTestReport(path: path, policyName: file.policyName, problems: [], results: results, coverage: coverage)
     }
 
-    private func compile(_ file: PolicyTestFile, override: KeyOverride?, problems: inout [Diagnostic]) -> Policy? {
+    private func compile(_ file: PolicyTestFile, text: String?, override: KeyOverride?, problems: inout [Diagnostic]) -> Policy? {
         var compiler = PolicyCompiler(registry: registry, environment: environment, keyCache: keyCache, fileRoots: fileRoots)
         compiler.keyOverride = override
         do {
+            if let text { return try compiler.compile(text: text, file: file.policyPath) }
             return try compiler.compile(file: file.policyPath)
         } catch {
             for item in error.sorted where !problems.contains(item) { problems.append(item) }

@@ -55,6 +55,39 @@ final class BatchCommandTests {
         #expect(cache?["hits"] as? Int == 3 && cache?["misses"] as? Int == 1 && cache?["hit_rate"] as? Double == 0.75 && cache?["evictions"] as? Int == 0)
     }
 
+    @Test("--report writes one self-contained page with the figures, the charts and the findings' first lines, with two jobs as with one")
+    func htmlReport() throws {
+        let input = try log([Self.record(), Self.record(ts: "\"2026-11-22T09:30:00Z\""), "garbage", Self.record(nonce: "other"), Self.record()])
+        var pages: [String] = []
+        for jobs in ["1", "2"] {
+            let report = folder.appendingPathComponent("report-\(jobs).html")
+            let run = try DecodeCommandTests.run(Self.policy + ["--jobs", jobs, "--output", "/dev/null", "--report", report.path, input])
+            #expect(run.status == 1, "\(run.stderr)")
+            pages.append(try String(contentsOf: report, encoding: .utf8))
+        }
+        let page = pages[0]
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.hasSuffix("</html>\n"))
+        #expect(page.contains("policy <code>okta-id-token</code>"))
+        #expect(page.contains("<td>Records</td><td>5</td>") && page.contains("<td>Invalid</td><td>3 (60.0%)</td>"))
+        #expect(page.contains("line 3: the line is not a JSON object"))
+        #expect(page.contains("<code>nonce_mismatch</code>") && page.contains("line 4 at 2026-11-21T09:30:00Z: "))
+        #expect(page.contains("<h2>Key IDs over record time</h2>") && page.contains("test-rs256 <span class=\"muted\">4</span>"))
+        #expect(page.contains("Without a time (lines that held no record): 1 record."))
+        // Only the run's time differs between one job and two.
+        let withoutTimes = pages.map { $0.replacingOccurrences(of: #"<td>Time</td><td>[^<]*</td>|made by policy-run batch at [0-9TZ:-]+"#, with: "", options: .regularExpression) }
+        #expect(withoutTimes[0] == withoutTimes[1])
+    }
+
+    @Test("--report to a folder, or to standard output, is a usage error before any record is read")
+    func htmlReportPlaces() throws {
+        let input = try log([Self.record()])
+        let folderRun = try DecodeCommandTests.run(Self.policy + ["--report", folder.path, input])
+        #expect(folderRun.status == 2 && folderRun.stderr.contains("--report: cannot write to '\(folder.path)': Is a directory"), "\(folderRun.stderr)")
+        #expect(folderRun.stdout.isEmpty)
+        let stdoutRun = try DecodeCommandTests.run(Self.policy + ["--report", "-", input])
+        #expect(stdoutRun.status == 2 && stdoutRun.stderr.contains("--report - would mix the HTML page with what the command prints"))
+    }
+
     @Test("--detect-replay: a verified token presented again within its lifetime is marked with both lines, in the verdict and the summary; after exp it is not")
     func detectReplay() throws {
         // The sample token has no jti: it is known by its signed bytes. It expires at 1795255200.

@@ -37,6 +37,34 @@ struct DiffCommandTests {
         return directory
     }
 
+    @Test("--report writes the flips over record time and by reason, with the rules responsible, escaped")
+    func htmlReport() throws {
+        let directory = try Self.scratch(records: [
+            (Self.now, [:]),
+            (Self.now, ["exp": .number(.integer(Self.now - 120))]),
+            (Self.now + 3600, ["exp": .number(.integer(Self.now + 3600 - 60))]),
+            (Self.now, ["iss": .string("https://dev-123.okta.com/oauth2/aus9")]),
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let report = directory.appendingPathComponent("diff.html")
+        let run = try DecodeCommandTests.run(["diff", directory.appendingPathComponent("okta-id-token.yaml").path,
+                                              directory.appendingPathComponent("okta-id-token-next.yaml").path,
+                                              directory.appendingPathComponent("log.jsonl").path, "--var", "nonce=n-1", "--report", report.path])
+        #expect(run.status == 1, "\(run.stderr)")
+        let page = try String(contentsOf: report, encoding: .utf8)
+        #expect(page.contains("<td>Flipped</td><td>3 (75.0%)</td>"))
+        #expect(page.contains("<code>valid → invalid: token_expired</code>") && page.contains("<td class=\"n\">2</td><td>2, 3</td>"))
+        #expect(page.contains("<code>invalid → valid: issuer_mismatch</code>"))
+        #expect(page.contains("<div class=\"example\">token.expires at "))
+        // An hour in 30-second columns: the two flips at 09:30, and the one an hour later.
+        #expect(page.contains("<title>2026-11-21 09:30:00 – 09:30:30 UTC: 2 flips\nvalid → invalid: token_expired 1\ninvalid → valid: issuer_mismatch 1</title>"))
+        #expect(page.contains("<title>2026-11-21 10:30:00 – 10:30:30 UTC: 1 flip\nvalid → invalid: token_expired 1</title>"))
+        #expect(page.components(separatedBy: "<rect class=\"column\"").count == 3)
+        let refused = try DecodeCommandTests.run(["diff", "Policies/okta-id-token.yaml", "Policies/okta-id-token.yaml",
+                                                  directory.appendingPathComponent("log.jsonl").path, "--report", directory.path])
+        #expect(refused.status == 2 && refused.stderr.contains("--report: cannot write to"), "\(refused.stderr)")
+    }
+
     @Test("flips are grouped by direction and codes, with examples and the rules responsible; exit 1")
     func flips() throws {
         let directory = try Self.scratch(records: [

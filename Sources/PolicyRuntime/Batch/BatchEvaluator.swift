@@ -167,7 +167,7 @@ package struct BatchEvaluator: Sendable {
         let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
         let issuer = decoded.flatMap { sharing.issuer(of: $0.claims) }
         let judgement = sharing.judgement(verdict: verdict, issuer: issuer, kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
-        return BatchVerdict(line: record.line, input: record.input, replayKey: replayKey, judgement: judgement)
+        return BatchVerdict(line: record.line, input: record.input, time: time, replayKey: replayKey, judgement: judgement)
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {

@@ -63,7 +63,14 @@ package struct BatchVerdict: Sendable {
     /// What identifies a verified token for replay detection; nil unless the run detects
     /// replays and the token verified.
     package let replayKey: BatchReplayKey?
+    /// The seconds of the time the record was judged at (its own, the run's default or the
+    /// wall clock); NaN for a record that was not judged (a malformed line).
+    private let judgedSeconds: Double
     private let judgement: Judgement
+
+    /// The time the record was judged at: its own, the run's default or the wall clock; nil
+    /// for a line that held no usable record.
+    package var time: UnixTime? { judgedSeconds.isNaN ? nil : UnixTime(seconds: judgedSeconds) }
 
     /// The verdict on the record.
     package var verdict: Verdict { judgement.verdict }
@@ -75,14 +82,16 @@ package struct BatchVerdict: Sendable {
     package var claims: JSONObject? { judgement.claims }
 
     /// A verdict line for a record.
-    package init(line: Int, input: String?, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?, replayKey: BatchReplayKey? = nil) {
-        self.init(line: line, input: input, replayKey: replayKey, judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims))
+    package init(line: Int, input: String?, time: UnixTime? = nil, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?,
+                 replayKey: BatchReplayKey? = nil) {
+        self.init(line: line, input: input, time: time, replayKey: replayKey, judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims))
     }
 
     /// A verdict line for a record whose judgement other lines may share.
-    init(line: Int, input: String?, replayKey: BatchReplayKey?, judgement: Judgement) {
+    init(line: Int, input: String?, time: UnixTime?, replayKey: BatchReplayKey?, judgement: Judgement) {
         self.line = line
         self.input = input
+        self.judgedSeconds = time?.seconds ?? .nan
         self.replayKey = replayKey
         self.judgement = judgement
     }
@@ -90,12 +99,12 @@ package struct BatchVerdict: Sendable {
     /// This verdict with its members after `line` and `input` rendered once, for the records
     /// that will share it (`moved`).
     func rendered() -> BatchVerdict {
-        BatchVerdict(line: line, input: input, replayKey: replayKey, judgement: judgement.rendered())
+        BatchVerdict(line: line, input: input, time: time, replayKey: replayKey, judgement: judgement.rendered())
     }
 
     /// This verdict line for another record, judged at `time`, whose token got the same verdict.
     func moved(line: Int, input: String?, at time: UnixTime) -> BatchVerdict {
-        BatchVerdict(line: line, input: input, replayKey: replayKey?.at(time.seconds), judgement: judgement)
+        BatchVerdict(line: line, input: input, time: time, replayKey: replayKey?.at(time.seconds), judgement: judgement)
     }
 
     /// Whether the members are rendered (`rendered()`).
@@ -113,7 +122,7 @@ package struct BatchVerdict: Sendable {
         let marked = Verdict(policy: verdict.policy, valid: false, verified: verdict.verified, keyFreshness: verdict.keyFreshness,
                              keySnapshot: verdict.keySnapshot, findings: verdict.findings + [finding], skipped: verdict.skipped, outputs: [:],
                              trace: verdict.trace)
-        return BatchVerdict(line: line, input: input, verdict: marked, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey)
+        return BatchVerdict(line: line, input: input, time: time, verdict: marked, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey)
     }
 
     /// The verdict's JSON line, ending in a newline, appended to `writer`: `line` (and

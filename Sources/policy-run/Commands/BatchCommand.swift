@@ -3,6 +3,7 @@ import Foundation
 import PolicyCommandLine
 import PolicyRuntime
 @_spi(JSONWriting) import PolicyJOSE
+import PolicyAuthoring
 
 /// `policy-run batch`: every record of token logs judged as of its own time, in order.
 struct BatchCommand: AsyncParsableCommand {
@@ -38,6 +39,10 @@ struct BatchCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Also write the summary as JSON to FILE ('-' for standard output, after the verdicts).", valueName: "FILE"))
     var summaryJSON: String?
+
+    @Option(help: ArgumentHelp("Also write a report as one self-contained HTML page to FILE: verdicts, issuers and kids over record time, the findings with their first lines.",
+                               valueName: "FILE.html"))
+    var report: String?
 
     @Flag(help: "Report a verified token presented again within its lifetime (same iss and jti, or the same token without jti), with both lines.")
     var detectReplay = false
@@ -115,6 +120,8 @@ struct BatchCommand: AsyncParsableCommand {
         // mistake on the command line, not something to find after the first is judged.
         let handles = try sources.map { $0 == "-" ? FileHandle.standardInput : try InputFile.open($0) }
         let writer = try OutputWriter(path: output, format: outputFormat)
+        let reportFile = try HTMLReportFile(report)
+        var logReport = reportFile == nil ? nil : BatchLogReport()
         var progress = BatchProgress(totalBytes: sources.contains("-") ? nil : sources.reduce(0) { $0 + Self.size(of: $1) })
         let limits = BatchInputLimits(maxLineBytes: maxLineBytes, maxDecompressedBytes: maxDecompressedBytes, maxCompressionRatio: maxGzipRatio)
         var summary = BatchSummary()
@@ -126,8 +133,8 @@ struct BatchCommand: AsyncParsableCommand {
             let records = BatchRecords(reader: reader, format: format, input: sources.count > 1 ? source : nil)
             let bytesBefore = progress.bytesDone
             do {
-                try await evaluator.run(records, transform: { [onlyInvalid, outputFormat] verdicts in
-                    Self.written(verdicts, onlyInvalid: onlyInvalid, format: outputFormat)
+                try await evaluator.run(records, transform: { [onlyInvalid, outputFormat, reporting = reportFile != nil] verdicts in
+                    Self.written(verdicts, onlyInvalid: onlyInvalid, format: outputFormat, reporting: reporting)
                 }) { verdicts, chunk in
                     var chunk = chunk
                     // Replays are found in input order, on the one task that emits: a chunk with
@@ -138,11 +145,12 @@ struct BatchCommand: AsyncParsableCommand {
                         let found = replays?.mark(&marked) ?? []
                         if !found.isEmpty {
                             summary.replays?.add(found)
-                            chunk = Self.written(marked, onlyInvalid: onlyInvalid, format: outputFormat)
+                            chunk = Self.written(marked, onlyInvalid: onlyInvalid, format: outputFormat, reporting: logReport != nil)
                         }
                     }
-                    summary.merge(chunk.0)
-                    try writer.write(chunk.1)
+                    summary.merge(chunk.counts)
+                    if let part = chunk.report { logReport?.merge(part) }
+                    try writer.write(chunk.bytes)
                     // A live input that has nothing more yet: its verdicts so far are due now.
                     if reader.mayBlock { try writer.flush() }
                     progress.update(records: summary.records, bytes: bytesBefore + reader.bytesRead)
@@ -174,26 +182,41 @@ struct BatchCommand: AsyncParsableCommand {
                 throw ValidationError("the summary: \(error.description)")
             }
         }
+        if let reportFile, let logReport {
+            try reportFile.write(BatchReportPage(policy: policy.name, inputs: sources.map { $0 == "-" ? "standard input" : $0 }, summary: summary,
+                                                 report: logReport, seconds: seconds, cache: cache?.statistics, generated: .now).html)
+        }
         if summary.invalid > 0 { throw ExitCode(1) }
     }
 
-    /// The counts of `verdicts`, and their lines or record batch.
-    private static func written(_ verdicts: [BatchVerdict], onlyInvalid: Bool, format: VerdictFormat) -> (BatchSummary, [UInt8]) {
+    /// What a worker makes of a chunk of verdicts: their counts, their lines or record batch,
+    /// and their part of the HTML report when one is written.
+    private struct WrittenChunk: Sendable {
         var counts = BatchSummary()
+        var bytes: [UInt8] = []
+        var report: BatchLogReport?
+    }
+
+    private static func written(_ verdicts: [BatchVerdict], onlyInvalid: Bool, format: VerdictFormat, reporting: Bool) -> WrittenChunk {
+        var chunk = WrittenChunk()
         switch format {
         case .jsonl:
             var lines = JSONWriter(capacity: verdicts.count * 160)
             for verdict in verdicts {
-                counts.add(verdict)
+                chunk.counts.add(verdict)
                 if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
             }
-            return (counts, lines.bytes)
+            chunk.bytes = lines.bytes
         case .arrow:
-            for verdict in verdicts { counts.add(verdict) }
-            var batch: [UInt8] = []
-            BatchVerdictColumns.writeRecordBatches(verdicts.lazy.filter { !onlyInvalid || !$0.verdict.valid }, to: &batch)
-            return (counts, batch)
+            for verdict in verdicts { chunk.counts.add(verdict) }
+            BatchVerdictColumns.writeRecordBatches(verdicts.lazy.filter { !onlyInvalid || !$0.verdict.valid }, to: &chunk.bytes)
         }
+        if reporting {
+            var report = BatchLogReport()
+            for verdict in verdicts { report.add(verdict) }
+            chunk.report = report
+        }
+        return chunk
     }
 
     /// The process's peak resident memory: `VmHWM` of /proc/self/status, which (unlike

@@ -36,6 +36,10 @@ struct DiffCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: Format = .text
 
+    @Option(help: ArgumentHelp("Also write a report as one self-contained HTML page to FILE: the flips over record time and by reason.",
+                               valueName: "FILE.html"))
+    var report: String?
+
     @OptionGroup var records: RecordFormatOptions
 
     @Option(name: .customLong("var"), help: ArgumentHelp("An input value for every record, NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
@@ -60,13 +64,15 @@ struct DiffCommand: AsyncParsableCommand {
             throw ValidationError("diff judges token logs; policy \(policy.name) checks \(policy.subjects.joined(separator: ", ")) instead")
         }
         try InputFile.checkReadable(log)
+        let reportFile = try HTMLReportFile(report)
         var diff = PolicyDiff(old: oldPolicy, new: newPolicy, format: try records.recordFormat())
+        diff.countsByTime = reportFile != nil
         diff.inputs = try PolicyOptions.inputs(variables)
         if let now { diff.defaultTime = try TimeArgument.time(now, option: "--now") }
         diff.jobs = jobs
-        let report: PolicyDiffReport
+        let outcome: PolicyDiffReport
         do {
-            report = try await diff.run(file: log)
+            outcome = try await diff.run(file: log)
         } catch let error as BatchInputError {
             FileHandle.standardError.write(Data("error: \(log): \(InertText.escaped(error.description))\n".utf8))
             throw ExitCode(2)
@@ -75,10 +81,11 @@ struct DiffCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         switch format {
-        case .json: print(report.json.prettyPrinted())
-        case .text: print(DiffReportText(report: report, old: old, new: new, log: log).rendered)
+        case .json: print(outcome.json.prettyPrinted())
+        case .text: print(DiffReportText(report: outcome, old: old, new: new, log: log).rendered)
         }
-        if report.flipped > 0 { throw ExitCode(1) }
+        try reportFile?.write(DiffReportPage(report: outcome, old: old, new: new, log: log, generated: .now).html)
+        if outcome.flipped > 0 { throw ExitCode(1) }
     }
 }
 

@@ -1,0 +1,73 @@
+@_spi(RuleAuthoring) package import PolicyRuntime
+
+/// What the HTML report of a batch run shows beyond its summary, gathered as the verdicts stream
+/// past: records by time in three dimensions (the outcome, the issuer, the kid) and the first
+/// lines of each finding code.
+///
+/// Each worker counts its own chunk (`add`), and the task that writes verdicts in input order
+/// merges them (`merge`), so the examples are the first lines of the log in its order. Memory
+/// is bounded whatever the log: `TimeBuckets` keeps at most 4,096 buckets of at most twelve
+/// values per dimension, and at most `examplesPerCode` examples of at most `maxCodes` codes.
+package struct BatchLogReport: Sendable {
+    /// One line of the log that had a finding.
+    package struct Example: Sendable, Equatable {
+        package let line: Int
+        package let input: String?
+        package let time: UnixTime?
+        package let issuer: String?
+        package let kid: String?
+        package let message: String
+    }
+
+    /// The dimensions of `timeline`.
+    package enum Dimension: Int, CaseIterable {
+        /// `valid`, or the code of the verdict's first finding.
+        case outcome
+        /// The token's `iss` as stated (`-` when none).
+        case issuer
+        /// The token's header `kid` (`-` when none).
+        case kid
+    }
+
+    /// The outcome counted for a valid record.
+    package static let valid = "valid"
+    /// The most examples kept for one finding code.
+    package static let examplesPerCode = 3
+    /// The most finding codes examples are kept for.
+    package static let maxCodes = 200
+    /// The longest example message kept, in characters.
+    package static let maxMessageCharacters = 300
+
+    /// Records by time, outcome, issuer and kid.
+    package private(set) var timeline = TimeBuckets(dimensions: Dimension.allCases.count)
+    /// The first lines with each finding code, in the order of the log.
+    package private(set) var examples: [FindingCode: [Example]] = [:]
+
+    /// An empty report.
+    package init() {}
+
+    /// Counts one verdict.
+    package mutating func add(_ verdict: BatchVerdict) {
+        let judged = verdict.verdict
+        timeline.add(at: verdict.time) { bucket in
+            bucket.add(judged.valid ? Self.valid : judged.findings.first?.code.rawValue ?? "invalid", in: Dimension.outcome.rawValue)
+            bucket.add(verdict.issuer ?? "-", in: Dimension.issuer.rawValue)
+            bucket.add(verdict.kid ?? "-", in: Dimension.kid.rawValue)
+        }
+        for finding in judged.findings where (examples[finding.code]?.count ?? (examples.count < Self.maxCodes ? 0 : Self.examplesPerCode)) < Self.examplesPerCode {
+            examples[finding.code, default: []].append(Example(
+                line: verdict.line, input: verdict.input, time: verdict.time, issuer: verdict.issuer.map { HTMLText.cut($0, to: 200) },
+                kid: verdict.kid.map { HTMLText.cut($0, to: 200) }, message: HTMLText.cut(finding.message, to: Self.maxMessageCharacters)))
+        }
+    }
+
+    /// Adds the counts of the chunk after the ones counted so far.
+    package mutating func merge(_ later: BatchLogReport) {
+        timeline.merge(later.timeline)
+        for (code, found) in later.examples {
+            let have = examples[code]?.count ?? (examples.count < Self.maxCodes ? 0 : Self.examplesPerCode)
+            guard have < Self.examplesPerCode else { continue }
+            examples[code, default: []] += found.prefix(Self.examplesPerCode - have)
+        }
+    }
+}
