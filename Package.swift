@@ -213,6 +213,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `policy-run play` (run by policy-serve, beside the server): a local page where a policy
+        // and a subject are edited side by side, on Hummingbird like the server.
+        .target(
+            name: "PolicyPlayground",
+            dependencies: [
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "PolicyAuthoring", "PolicyCommandLine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PolicyEngineHummingbird",
             dependencies: [
@@ -246,7 +261,7 @@ let package = Package(
         .executableTarget(
             name: "policy-serve",
             dependencies: [
-                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyServer", "PolicyCommandLine",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyServer", "PolicyCommandLine", "PolicyPlayground",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -323,6 +338,12 @@ let package = Package(
                 "PolicyEngineHummingbird", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "KeyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PolicyPlaygroundTests",
+            dependencies: ["PolicyPlayground", "PolicyAuthoring", "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules",
+                           .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,7 +6,8 @@
 # real OpenID Provider (django-oauth-toolkit) on loopback whose tokens, callbacks and key rotation
 # `policy-run` judges, the example package (a Hummingbird service, a custom rule) built and run
 # against this checkout, policy_spark on a local[2] Spark against the policy-run built here, and
-# the HTML reports in headless Chromium (screenshots in artifacts/browser-screenshots).
+# the HTML reports and the playground (`policy-run play`) in headless Chromium (screenshots in
+# artifacts/browser-screenshots).
 # The README's test command, and what .ci/run runs; it installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,13 +12,13 @@ import Logging
 /// process writes to standard error through `InertLogHandler`, so text from a key document or a
 /// policy file never reaches the terminal or a log collector with its control characters.
 public enum CommandMain {
-    /// Parses the process's arguments as `root` (or one of its subcommands) and runs the command;
-    /// returns when it succeeded.
-    public static func run(_ root: any ParsableCommand.Type) async {
+    /// Parses the process's arguments (or `arguments`) as `root` (or one of its subcommands)
+    /// and runs the command; returns when it succeeded.
+    public static func run(_ root: any ParsableCommand.Type, arguments: [String]? = nil) async {
         LoggingSystem.bootstrap { label in InertLogHandler.standardError(label: label) }
         var command: any ParsableCommand
         do {
-            command = try root.parseAsRoot(nil)
+            command = try root.parseAsRoot(arguments)
         } catch {
             fail(error, in: root, root: root)
         }

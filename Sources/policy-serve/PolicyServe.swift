@@ -22,7 +22,8 @@ struct PolicyServe: AsyncParsableCommand {
         a configuration file adds routes at /v1/authz, limits, decision logs and reload settings \
         (docs/serve.md). GET /healthz, /readyz and /metrics answer probes and scrapes. A changed \
         policy file, or SIGHUP, reloads the policies; SIGTERM and SIGINT stop the server after \
-        the calls in flight. Exit status: 0 stopped (or, with --check, all is well), 2 usage \
+        the calls in flight. 'policy-serve play DIR' serves the playground instead (policy-run \
+        play --help). Exit status: 0 stopped (or, with --check, all is well), 2 usage \
         error, a configuration or a policy that does not compile.
         """,
         version: Release.version
@@ -31,7 +32,14 @@ struct PolicyServe: AsyncParsableCommand {
     static func main() async {
         // Before any task runs: each call's handler then stays on the event loop that read it.
         _ = PolicyServer.runTasksOnEventLoops()
-        await CommandMain.run(Self.self)
+        // `play` is a command of its own, not a subcommand: ArgumentParser would let this
+        // command's options (--listen) take the arguments meant for it.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "play" {
+            await CommandMain.run(PlayCommand.self, arguments: Array(arguments.dropFirst()))
+        } else {
+            await CommandMain.run(Self.self)
+        }
     }
 
     @OptionGroup var options: ServeOptions

@@ -29,11 +29,12 @@ def console_errors(driver: webdriver.Chrome) -> list:
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
-def screenshot(driver: webdriver.Chrome, name: str) -> str:
-    """The whole page as SCREENSHOTS/NAME.png; returns the path."""
+def screenshot(driver: webdriver.Chrome, name: str, width: int = 1100) -> str:
+    """The whole page, `width` pixels wide, as SCREENSHOTS/NAME.png; returns the path."""
     os.makedirs(SCREENSHOTS, exist_ok=True)
+    driver.set_window_size(width, 1000)
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1100, min(max(height, 600), 8000))
+    driver.set_window_size(width, min(max(height, 600), 8000))
     path = os.path.join(SCREENSHOTS, name + ".png")
     driver.save_screenshot(path)
     return path

@@ -16,13 +16,15 @@ struct LayerImportTests {
         ("CCurl", ["PolicyRuntime/Keys"]),
         ("CJSONScan", ["PolicyJOSE"]),
         ("CBase64URL", ["PolicyJOSE"]),
-        ("Rules", ["PolicyEngine", "policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer"]),
-        ("HTTPTypes", ["PolicyHTTP", "PolicyServer"]),
+        ("Rules", ["PolicyEngine", "policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer", "PolicyPlayground"]),
+        ("HTTPTypes", ["PolicyHTTP", "PolicyServer", "PolicyPlayground"]),
         ("PolicyHTTP", ["PolicyServer", "PolicyEngineHummingbird"]),
-        ("Hummingbird", ["PolicyServer", "PolicyEngineHummingbird"]),
+        ("Hummingbird", ["PolicyServer", "PolicyEngineHummingbird", "PolicyPlayground"]),
         ("Prometheus", ["PolicyServer"]),
         // The middleware stands on PolicyHTTP, never on the server (Prometheus, the router).
         ("PolicyServer", ["policy-serve"]),
+        // The playground is served by policy-serve only: policy-run hands `play` over to it.
+        ("PolicyPlayground", ["policy-serve"]),
         ("ArgumentParser", ["policy-run", "policy-serve", "PolicyCommandLine"]),
         ("Yams", ["PolicyRuntime/Loading"]),
         ("ArrowIPC", ["PolicyRuntime/Batch"]),

@@ -36,7 +36,7 @@ struct ServeCommand: ParsableCommand {
         execv(path, argv)
         let reason = String(cString: strerror(errno))
         FileHandle.standardError.write(Data("""
-            error: policy-run serve runs policy-serve, which could not be started from \(path): \(reason).
+            error: policy-run \(arguments.first == "play" ? "play" : "serve") runs policy-serve, which could not be started from \(path): \(reason).
             Install policy-serve beside policy-run (swift build builds both; swift build --product policy-serve builds it alone).
 
             """.utf8))

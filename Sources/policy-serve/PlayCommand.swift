@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PolicyCommandLine
+import PolicyPlayground
+import PolicyRuntime
+
+/// `policy-serve play` (run as `policy-run play`): the playground page for a policy directory.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy-run play",
+        abstract: "Edit a policy and a token side by side in a local web page: diagnostics as you type, the verdict and its trace, the policy's tests.",
+        discussion: """
+        Serves a page on loopback (127.0.0.1:8182 by default) for the policies of DIR: pick one \
+        or start a new one, type, and see its diagnostics on their lines, a pasted token decoded \
+        and judged with its trace, and its NAME.test.yaml cases run against the text being edited. \
+        Nothing is written unless Save is pressed. SIGINT (Ctrl-C) or SIGTERM stops it. Exit \
+        status: 0 stopped, 2 usage error (a missing directory, an address that is not loopback \
+        without --allow-remote, a port in use).
+        """
+    )
+
+    @OptionGroup var options: PlayOptions
+
+    func run() async throws {
+        guard let colon = options.listen.lastIndex(of: ":"), colon > options.listen.startIndex,
+              let port = Int(options.listen[options.listen.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("--listen expects HOST:PORT, got '\(options.listen)'")
+        }
+        let host = String(options.listen[..<colon])
+        guard options.allowRemote || PlaygroundServer.isLoopback(host) else {
+            throw ValidationError("--listen \(options.listen) is not a loopback address: the playground compiles what it is sent and saves files; add --allow-remote to serve it there anyway")
+        }
+        let workspace: PlaygroundWorkspace
+        do {
+            workspace = try PlaygroundWorkspace(directory: options.directory)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let playground = try Playground(workspace: workspace, keyCache: JWKSCache(logger: Logger.keyWarningsOnly))
+        var logger = Logger(label: "policy-engine.play")
+        logger.logLevel = .warning
+        let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let directory = InertText.escaped(options.directory)
+        do {
+            try await PlaygroundServer(playground: playground, host: host, port: port).run(logger: logger) { bound in
+                let names = workspace.entries().count
+                FileHandle.standardError.write(Data("""
+                    playground for \(names) polic\(names == 1 ? "y" : "ies") of \(directory): http://\(shown):\(bound)/
+                    nothing is saved unless you press Save; Ctrl-C stops it
+
+                    """.utf8))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("error: the playground could not listen on \(InertText.escaped(options.listen)): \(InertText.escaped("\(error)"))\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
