@@ -54,7 +54,7 @@ package struct BatchLogReport: Sendable {
             bucket.add(verdict.issuer ?? "-", in: Dimension.issuer.rawValue)
             bucket.add(verdict.kid ?? "-", in: Dimension.kid.rawValue)
         }
-        for finding in judged.findings where (examples[finding.code]?.count ?? (examples.count < Self.maxCodes ? 0 : Self.examplesPerCode)) < Self.examplesPerCode {
+        for finding in judged.findings where room(for: finding.code) > 0 {
             examples[finding.code, default: []].append(Example(
                 line: verdict.line, input: verdict.input, time: verdict.time, issuer: verdict.issuer.map { HTMLText.cut($0, to: 200) },
                 kid: verdict.kid.map { HTMLText.cut($0, to: 200) }, message: HTMLText.cut(finding.message, to: Self.maxMessageCharacters)))
@@ -64,10 +64,15 @@ package struct BatchLogReport: Sendable {
     /// Adds the counts of the chunk after the ones counted so far.
     package mutating func merge(_ later: BatchLogReport) {
         timeline.merge(later.timeline)
-        for (code, found) in later.examples {
-            let have = examples[code]?.count ?? (examples.count < Self.maxCodes ? 0 : Self.examplesPerCode)
-            guard have < Self.examplesPerCode else { continue }
-            examples[code, default: []] += found.prefix(Self.examplesPerCode - have)
+        for (code, found) in later.examples where room(for: code) > 0 {
+            examples[code, default: []] += found.prefix(room(for: code))
         }
+    }
+
+    /// How many more examples of `code` are kept: none once it has its share, or when it is new
+    /// and `maxCodes` codes have examples already.
+    private func room(for code: FindingCode) -> Int {
+        guard let kept = examples[code] else { return examples.count < Self.maxCodes ? Self.examplesPerCode : 0 }
+        return Self.examplesPerCode - kept.count
     }
 }

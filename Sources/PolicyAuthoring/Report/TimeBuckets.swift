@@ -105,7 +105,7 @@ package struct TimeBuckets: Sendable, Equatable {
         merged.reserveCapacity(buckets.count)
         for (index, bucket) in buckets {
             // The bucket's first second, in the wider bucket that holds it (exact: the width divides).
-            let wider = Self.floorDivide(index.multipliedReportingOverflow(by: width).partialValue, newWidth)
+            let wider = Self.floorDivide(index * width, newWidth)
             if merged[wider] == nil {
                 merged[wider] = bucket
             } else {
@@ -128,7 +128,8 @@ package struct TimeBuckets: Sendable, Equatable {
         return width
     }
 
-    /// The whole second at or before `time`; nil when it is not finite.
+    /// The whole second at or before `time`; nil when it is not finite or past 10^15 seconds
+    /// either way (so that an index times a width never overflows).
     static func second(_ time: UnixTime) -> Int64? {
         let seconds = time.seconds.rounded(.down)
         guard seconds.isFinite, abs(seconds) < 1e15 else { return nil }
