@@ -9,8 +9,11 @@ package struct TokenView: Sendable {
     package let header: JSONObject
     /// The payload as JSON; nil for a JWE, or a payload that is not JSON.
     package let claims: JSONValue?
-    /// What the token is, and that it is not verified.
+    /// What the token is, and that it is not verified (`decode`).
     package let summary: String
+    /// What the token is, without the note on verification: for a page that shows the verdict
+    /// beside it (the playground).
+    package let description: String
 
     /// Claims that hold NumericDate values (RFC 7519 §2), shown with their calendar date.
     package static let dateClaims: Set<String> = ["exp", "nbf", "iat", "auth_time", "updated_at"]
@@ -29,25 +32,29 @@ package struct TokenView: Sendable {
                 summary = "JWE JSON serialization for \(recipients.count) recipient\(recipients.count == 1 ? "" : "s") ("
                     + recipients.map { "\($0.keyAlgorithm.rawValue)\($0.header.kid.map { " kid '\($0)'" } ?? "")" }.joined(separator: ", ")
                     + "); protected header shown, payload encrypted, not shown"
+                description = summary
             } else {
                 let signatures = try JSONSerializedJWS.signatures(token, limits: .standard)
                 header = signatures[0].header.object
                 claims = (try? signatures[0].claims()).map(JSONValue.object) ?? (try? JSONParser().parse(signatures[0].payload))
-                summary = "JWS JSON serialization with \(signatures.count) signature\(signatures.count == 1 ? "" : "s") ("
+                description = "JWS JSON serialization with \(signatures.count) signature\(signatures.count == 1 ? "" : "s") ("
                     + signatures.map { "\($0.algorithm.rawValue)\($0.keyID.map { " kid '\($0)'" } ?? "")" }.joined(separator: ", ")
-                    + "); the first signature's protected header shown — NOT verified"
+                    + "); the first signature's protected header shown"
+                summary = description + " — NOT verified"
             }
         } else if parts == 5 {
             let jwe = try CompactJWE(token)
             header = jwe.header.object
             claims = nil
             summary = "JWE (\(jwe.keyAlgorithm.rawValue), \(jwe.contentEncryption.rawValue)); payload encrypted, not shown"
+            description = summary
         } else {
             let jws = try CompactJWS(token)
             header = jws.header.object
             claims = (try? jws.claims()).map(JSONValue.object) ?? (try? JSONParser().parse(jws.payload))
             let payloadNote = claims == nil ? "; payload of \(jws.payload.count) bytes is not JSON" : ""
             summary = "JWS \(jws.algorithm.rawValue), signature of \(jws.signature.count) bytes — NOT verified\(payloadNote)"
+            description = "JWS \(jws.algorithm.rawValue), signature of \(jws.signature.count) bytes\(payloadNote)"
         }
     }
 

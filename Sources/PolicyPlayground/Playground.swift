@@ -220,6 +220,9 @@ package struct Playground: Sendable {
     /// With `new` true (a policy the page started) a file already there is not replaced.
     package func save(_ body: JSONObject) throws(Refusal) -> JSONValue {
         let edited = try Edited(body, workspace: workspace)
+        guard body["new"] == nil || body["new"]?.boolValue != nil else {
+            throw Refusal(code: "bad_call", message: "\"new\" is true or false")
+        }
         do {
             let path = try workspace.save(edited.name, text: edited.text, replacing: body["new"]?.boolValue != true)
             return .object(JSONObject(["saved": .string(path)]))
@@ -261,7 +264,7 @@ package struct Playground: Sendable {
                 }
             }
             return .object(JSONObject(["header": .object(view.header), "claims": view.claims ?? .null, "dates": .object(dates),
-                                       "summary": .string(view.summary)]))
+                                       "summary": .string(view.description)]))
         } catch {
             return .object(JSONObject(["error": .string("\(error)")]))
         }

@@ -4,7 +4,10 @@ extension PlaygroundPage {
     static let script = #"""
     'use strict';
     const $ = (id) => document.getElementById(id);
-    const state = { name: null, isNew: false, saved: '', diagnostics: [], compiled: null, subjects: ['token'], cases: [], selected: null, timers: {}, calls: {} };
+    const state = { name: null, isNew: false, saved: '', diagnostics: [], compiled: null, subjects: ['token'], cases: [], selected: null, timers: {}, calls: {},
+      lines: 0, marked: [] };
+    // The session's token, from the address policy-run play printed; every call carries it.
+    const TOKEN = new URLSearchParams(location.search).get('token') || '';
     const TEMPLATE = 'policy: new-policy\ndescription: What a valid token is, in a sentence\ntoken:\n  algorithms: [RS256]\n  keys: {jwks_file: keys/your-keys.jwks.json}\n  issuer: https://issuer.example\n  audience: api://example\n  leeway: 60s\n';
 
     /// An element with attributes and children; strings become text, never markup.
@@ -18,7 +21,8 @@ extension PlaygroundPage {
     }
 
     async function call(path, body) {
-      const options = body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+      const headers = { 'X-Playground-Token': TOKEN };
+      const options = body === undefined ? { headers } : { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
       const response = await fetch(path, options);
       const json = await response.json();
       if (!response.ok) throw new Error(json.error ? json.error.message : response.statusText);
@@ -49,26 +53,39 @@ extension PlaygroundPage {
     function policyName() { return state.isNew ? (state.compiled || 'untitled') : state.name; }
     function edited() { return { name: policyName(), text: $('yaml').value }; }
 
-    // The editor: line numbers, and each diagnostic marked on its line.
+    // The editor: line numbers, and each diagnostic marked on its line. Lines are added or
+    // removed at the end and only the marks that change are touched, so a keystroke in a long
+    // policy costs what changed, not a line element per line.
     function renderEditor() {
+      const gutter = $('gutter'), backdrop = $('backdrop');
+      let lines = 1;
+      const text = $('yaml').value;
+      for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
+      for (let line = state.lines + 1; line <= lines; line++) {
+        gutter.append(el('div', { class: 'line', 'data-line': line }, line));
+        backdrop.append(el('div', { class: 'line' }));
+      }
+      while (state.lines > lines) { gutter.lastChild.remove(); backdrop.lastChild.remove(); state.lines--; }
+      state.lines = lines;
+      for (const line of state.marked) {
+        if (line > lines) continue;
+        gutter.children[line - 1].className = 'line';
+        gutter.children[line - 1].removeAttribute('title');
+        backdrop.children[line - 1].className = 'line';
+      }
       const marks = new Map();
       for (const diagnostic of state.diagnostics) {
-        if (!diagnostic.in_editor) continue;
+        if (!diagnostic.in_editor || diagnostic.line > lines) continue;
         if (!marks.has(diagnostic.line)) marks.set(diagnostic.line, []);
         marks.get(diagnostic.line).push(diagnostic);
       }
-      const lines = $('yaml').value.split('\n').length;
-      const gutter = [], backdrop = [];
-      for (let line = 1; line <= lines; line++) {
-        const found = marks.get(line);
-        const severity = found ? (found.some((d) => d.severity === 'error') ? ' error' : ' warning') : '';
-        const number = el('div', { class: 'line' + severity, 'data-line': line }, line);
-        if (found) number.title = found.map((d) => d.message).join('\n');
-        gutter.push(number);
-        backdrop.push(el('div', { class: 'line' + severity }));
+      for (const [line, found] of marks) {
+        const severity = found.some((d) => d.severity === 'error') ? 'line error' : 'line warning';
+        gutter.children[line - 1].className = severity;
+        gutter.children[line - 1].title = found.map((d) => d.message).join('\n');
+        backdrop.children[line - 1].className = severity;
       }
-      $('gutter').replaceChildren(...gutter);
-      $('backdrop').replaceChildren(...backdrop);
+      state.marked = [...marks.keys()];
       syncScroll();
     }
 
@@ -148,7 +165,7 @@ extension PlaygroundPage {
           const match = /^  "((?:[^"\\]|\\.)*)": /.exec(line);
           const name = match ? JSON.parse('"' + match[1] + '"') : null;
           claims.append(line);
-          if (name && decoded.dates[name]) claims.append(el('span', { class: 'date' }, '   // ' + decoded.dates[name]));
+          if (name && Object.hasOwn(decoded.dates, name)) claims.append(el('span', { class: 'date' }, '   // ' + decoded.dates[name]));
           claims.append('\n');
         }
       } else {
@@ -276,6 +293,7 @@ extension PlaygroundPage {
     }
 
     async function loadPolicies(select) {
+      if (!TOKEN) throw new Error('Open the address policy-run play printed: it carries the token that lets this page call the playground.');
       const result = await call('/api/policies');
       const options = result.policies.map((p) => el('option', { value: p.name }, p.name + (p.tests ? '' : ' (no tests)')));
       options.push(el('option', { value: '' }, '(new policy)'));

@@ -3,16 +3,17 @@ internal import Foundation
 internal import Glibc
 #endif
 @_spi(RuleAuthoring) package import PolicyRuntime
-internal import PolicyCommandLine
 
 /// The directory a playground opens: its policies, each with its test file, read on demand and
 /// written only when the page asks to save one.
 ///
 /// A policy is named by its file's name without `.yaml`, and only names of letters, digits, `.`,
-/// `_` and `-` are taken, so no name the page sends leaves the directory. Saving replaces a
-/// regular file (or makes a new one) as every file the tools write is replaced, whole and at
-/// once; it never writes through a symlink, a FIFO or a device, since a playground's caller is
-/// a browser page.
+/// `_` and `-` are taken, so no name the page sends leaves the directory. A file is read only
+/// when, its links resolved, it is a regular file inside the directory (as a compile admits a
+/// key file, `FileRoots`), and it is opened without waiting, so a FIFO put there in between
+/// cannot hold a thread. Saving writes a new file in the directory and renames it over the
+/// policy's: it never writes through a link, and refuses to replace anything but a regular
+/// file, since a playground's caller is a browser page.
 package struct PlaygroundWorkspace: Sendable {
     /// A policy of the directory.
     package struct Entry: Sendable, Equatable {
@@ -33,6 +34,8 @@ package struct PlaygroundWorkspace: Sendable {
     package let directory: String
     /// The largest policy file read or written, the loader's bound for any policy file.
     package let maxFileBytes = YAMLLoader().maxFileBytes
+    /// What may be read: regular files inside the directory, links resolved.
+    private let roots: FileRoots
 
     /// The workspace of `directory`.
     ///
@@ -43,23 +46,24 @@ package struct PlaygroundWorkspace: Sendable {
             throw Failure(code: "not_found", message: "\(directory) is not a directory")
         }
         self.directory = directory
+        roots = FileRoots([directory])
     }
 
-    /// The policies of the directory, by name.
+    /// The policies of the directory, by name: its regular `*.yaml` files but tests.
     package func entries() -> [Entry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let files = Set(names)
-        return names.filter { $0.hasSuffix(".yaml") && !$0.hasSuffix(".test.yaml") }
+        return names.filter { $0.hasSuffix(".yaml") }
             .map { String($0.dropLast(5)) }
-            .filter(Self.isValidName)
+            .filter { Self.isValidName($0) && readable(PolicyPath.joined(directory, $0 + ".yaml")) }
             .sorted()
-            .map { Entry(name: $0, hasTests: files.contains("\($0).test.yaml")) }
+            .map { Entry(name: $0, hasTests: readable(PolicyPath.joined(directory, $0 + ".test.yaml"))) }
     }
 
     /// Whether `name` may name a policy file here: 1 to 100 letters, digits, `.`, `_` or `-`,
-    /// starting with a letter or digit, and not a test file's.
+    /// starting with a letter or digit, and not a test file's (`.test` in any case: on a file
+    /// system that ignores case, `X.TEST.yaml` is the test file).
     package static func isValidName(_ name: String) -> Bool {
-        guard (1...100).contains(name.utf8.count), !name.hasSuffix(".test"), let first = name.unicodeScalars.first,
+        guard (1...100).contains(name.utf8.count), !name.lowercased().hasSuffix(".test"), let first = name.unicodeScalars.first,
               ("0"..."9").contains(first) || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
         return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }
     }
@@ -72,10 +76,10 @@ package struct PlaygroundWorkspace: Sendable {
         return PolicyPath.joined(directory, name + ".yaml")
     }
 
-    /// The path of the test file of the policy `name`, nil when there is none.
+    /// The path of the test file of the policy `name`, nil when there is none to read.
     package func testPath(_ name: String) throws(Failure) -> String? {
-        let path = PolicyPath.joined(directory, try validated(name) + ".test.yaml")
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        let path = PolicyPath.joined(PolicyPath.directory(of: try policyPath(name)), name + ".test.yaml")
+        return readable(path) ? path : nil
     }
 
     /// The text of the policy `name`, and of its test file.
@@ -100,25 +104,60 @@ package struct PlaygroundWorkspace: Sendable {
         if exists, info.st_mode & S_IFMT != S_IFREG {
             throw Failure(code: "not_a_file", message: "\(path) is not a regular file (a link, a FIFO or a device): the playground saves only over regular files")
         }
-        do {
-            try OutputFile.write(text, to: path)
-        } catch {
-            throw Failure(code: "write_failed", message: error.description)
+        // A new file beside it, renamed over it: rename replaces the name itself, never a file
+        // a link put there in between points to.
+        var template = Array((PolicyPath.joined(directory, ".\(name).yaml.XXXXXX")).utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw Failure(code: "write_failed", message: "\(path) cannot be written: \(String(cString: strerror(errno)))") }
+        let temporary = String(cString: template)
+        var written = true
+        Array(text.utf8).withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count <= 0 { written = false; break }
+                offset += count
+            }
+        }
+        let mode = exists ? info.st_mode & 0o7777 : 0o644
+        let finished = written && fchmod(descriptor, mode) == 0 && fsync(descriptor) == 0
+        close(descriptor)
+        guard finished, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Failure(code: "write_failed", message: "\(path) cannot be written: \(reason)")
         }
         return path
     }
 
-    private func validated(_ name: String) throws(Failure) -> String {
-        _ = try policyPath(name)
-        return name
+    /// Whether `path` is a regular file inside the directory, its links resolved.
+    private func readable(_ path: String) -> Bool {
+        roots.admit(path, for: .policy) == nil
     }
 
     private func text(of path: String, what: String) throws(Failure) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure(code: "not_found", message: "\(what) cannot be read: \(path)") }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? Data()
-        guard data.count <= maxFileBytes else { throw Failure(code: "too_large", message: "\(what) is larger than \(maxFileBytes) bytes") }
-        guard let text = String(validating: data, as: UTF8.self) else { throw Failure(code: "not_utf8", message: "\(what) is not UTF-8") }
+        if let refusal = roots.admit(path, for: .policy) {
+            throw Failure(code: refusal.code == .fileOutsideRoots || refusal.code == .fileUnreadable ? "not_a_file" : "not_found", message: refusal.message)
+        }
+        // Opened without waiting, and checked again once open: the name may have changed since.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Failure(code: "not_found", message: "\(what) cannot be read: \(path)") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw Failure(code: "not_a_file", message: "\(path) is not a regular file")
+        }
+        guard Int(info.st_size) <= maxFileBytes else { throw Failure(code: "too_large", message: "\(what) is larger than \(maxFileBytes) bytes") }
+        // One byte past its size: a file that grew since is seen to.
+        var bytes = [UInt8](repeating: 0, count: min(Int(info.st_size), maxFileBytes) + 1)
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            guard count > 0 else { break }
+            filled += count
+        }
+        guard filled <= maxFileBytes else { throw Failure(code: "too_large", message: "\(what) is larger than \(maxFileBytes) bytes") }
+        guard let text = String(validating: bytes[..<filled], as: UTF8.self) else { throw Failure(code: "not_utf8", message: "\(what) is not UTF-8") }
         return text
     }
 }

@@ -11,7 +11,8 @@ struct PlayCommand: AsyncParsableCommand {
         commandName: "policy-run play",
         abstract: "Edit a policy and a token side by side in a local web page: diagnostics as you type, the verdict and its trace, the policy's tests.",
         discussion: """
-        Serves a page on loopback (127.0.0.1:8182 by default) for the policies of DIR: pick one \
+        Serves a page on loopback (127.0.0.1:8182 by default) for the policies of DIR, at the \
+        address it prints (with the session's token, which the page's calls need): pick one \
         or start a new one, type, and see its diagnostics on their lines, a pasted token decoded \
         and judged with its trace, and its NAME.test.yaml cases run against the text being edited. \
         Nothing is written unless Save is pressed. SIGINT (Ctrl-C) or SIGTERM stops it. Exit \
@@ -27,7 +28,9 @@ struct PlayCommand: AsyncParsableCommand {
               let port = Int(options.listen[options.listen.index(after: colon)...]), (0...65535).contains(port) else {
             throw ValidationError("--listen expects HOST:PORT, got '\(options.listen)'")
         }
-        let host = String(options.listen[..<colon])
+        let written = String(options.listen[..<colon])
+        // `[::1]:8182` binds ::1.
+        let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
         guard options.allowRemote || PlaygroundServer.isLoopback(host) else {
             throw ValidationError("--listen \(options.listen) is not a loopback address: the playground compiles what it is sent and saves files; add --allow-remote to serve it there anyway")
         }
@@ -43,11 +46,13 @@ struct PlayCommand: AsyncParsableCommand {
         let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         let directory = InertText.escaped(options.directory)
         do {
-            try await PlaygroundServer(playground: playground, host: host, port: port).run(logger: logger) { bound in
+            let server = PlaygroundServer(playground: playground, host: host, port: port, acceptsAnyHost: options.allowRemote && !PlaygroundServer.isLoopback(host))
+            let token = server.token
+            try await server.run(logger: logger) { bound in
                 let names = workspace.entries().count
                 FileHandle.standardError.write(Data("""
-                    playground for \(names) polic\(names == 1 ? "y" : "ies") of \(directory): http://\(shown):\(bound)/
-                    nothing is saved unless you press Save; Ctrl-C stops it
+                    playground for \(names) polic\(names == 1 ? "y" : "ies") of \(directory): http://\(shown):\(bound)/?token=\(token)
+                    open that address (its token lets the page call the playground); nothing is saved unless you press Save; Ctrl-C stops it
 
                     """.utf8))
             }

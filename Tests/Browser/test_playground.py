@@ -35,11 +35,11 @@ class PlaygroundInBrowser(unittest.TestCase):
         shutil.copytree(os.path.join(browser.ROOT, "Policies"), cls.policies)
         cls.server = subprocess.Popen([POLICY_RUN, "play", cls.policies, "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
         line = cls.server.stderr.readline()
-        match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        match = re.search(r"(http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]{64})", line)
         if not match:
             cls.server.kill()
             raise RuntimeError("the playground did not start: " + line + cls.server.stderr.read())
-        cls.url = match.group(1)
+        cls.url, cls.token = match.group(1), match.group(2)
         cls.driver = browser.chromium()
 
     @classmethod
@@ -50,7 +50,7 @@ class PlaygroundInBrowser(unittest.TestCase):
         shutil.rmtree(cls.folder)
 
     def open(self, policy):
-        self.driver.get(self.url + "?policy=" + policy)
+        self.driver.get(self.url + "?token=" + self.token + "&policy=" + policy)
         wait = WebDriverWait(self.driver, 30)
         wait.until(lambda driver: driver.find_element(By.ID, "yaml").get_attribute("value").startswith("#"))
         wait.until(lambda driver: "Compiles" in driver.find_element(By.ID, "compile-status").text)
@@ -140,33 +140,72 @@ class PlaygroundInBrowser(unittest.TestCase):
         self.assertEqual(self.policy_text("pkce-s256"), text + "# edited in the playground\n")
         self.assertEqual(browser.console_errors(self.driver), [])
 
+    def call(self, path, body=None, headers=None, method=None):
+        """The status and JSON answer of a call to the playground."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, headers=headers or {}, method=method or ("GET" if body is None else "POST"))
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.load(response), response.headers
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error), error.headers
+
     def test_calls_from_elsewhere_are_refused(self):
-        body = json.dumps({"name": "okta-id-token", "text": "policy: x"}).encode()
-
-        def post(headers):
-            request = urllib.request.Request(self.url + "api/compile", data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=10) as response:
-                    return response.status, json.load(response)
-            except urllib.error.HTTPError as error:
-                return error.code, json.load(error)
-
-        self.assertEqual(post({"Content-Type": "application/json"})[0], 200)
-        # A page of another site: its Origin, its form's content type, or its own host name (DNS rebinding).
-        for headers, why in [({"Content-Type": "application/json", "Origin": "https://evil.example"}, "Origin"),
-                             ({"Content-Type": "text/plain"}, "sends JSON"),
-                             ({"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}, "Sec-Fetch-Site"),
-                             ({"Content-Type": "application/json", "Host": "evil.example"}, "Host")]:
-            status, answer = post(headers)
+        body = {"name": "okta-id-token", "text": "policy: x"}
+        own = {"Content-Type": "application/json", "X-Playground-Token": self.token}
+        self.assertEqual(self.call("api/compile", body, own)[0], 200)
+        port = self.url.rsplit(":", 1)[1].strip("/")
+        # Another user of the machine (no token, or a wrong one), or a page of another site: its
+        # Origin, its form's content type, its own host name (DNS rebinding), another port.
+        for headers, why in [({"Content-Type": "application/json"}, "token"),
+                             ({**own, "X-Playground-Token": "0" * 64}, "token"),
+                             ({**own, "Origin": "https://evil.example"}, "Origin"),
+                             ({**own, "Content-Type": "text/plain"}, "sends JSON"),
+                             ({**own, "Content-Type": "application/jsonx"}, "sends JSON"),
+                             ({**own, "Sec-Fetch-Site": "cross-site"}, "Sec-Fetch-Site"),
+                             ({**own, "Host": "evil.example:" + port}, "Host"),
+                             ({**own, "Host": "127.0.0.1:1"}, "Host")]:
+            status, answer, answered = self.call("api/compile", body, headers)
             self.assertEqual(status, 403, headers)
             self.assertIn(why, answer["error"]["message"])
+            self.assertIn("default-src 'none'", answered["Content-Security-Policy"])
+        self.assertEqual(self.call("api/policies", headers={"X-Playground-Token": "x"})[0], 403)
+        # Any other path or method: 404, with the same headers.
+        status, _, answered = self.call("no/such/page", headers={"X-Playground-Token": self.token})
+        self.assertEqual(status, 404)
+        self.assertEqual(answered["X-Content-Type-Options"], "nosniff")
         # A name that leaves the directory.
-        request = urllib.request.Request(self.url + "api/save", data=json.dumps({"name": "../escape", "text": "x"}).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with self.assertRaises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(request, timeout=10)
-        self.assertEqual(refused.exception.code, 400)
+        status, _, _ = self.call("api/save", {"name": "../escape", "text": "x"}, own)
+        self.assertEqual(status, 400)
         self.assertFalse(os.path.exists(os.path.join(self.folder, "escape.yaml")))
+
+    def test_links_and_fifos_in_the_directory(self):
+        own = {"X-Playground-Token": self.token}
+        outside = os.path.join(self.folder, "outside.yaml")
+        with open(outside, "w") as file:
+            file.write("policy: outside\n")
+        os.symlink(outside, os.path.join(self.policies, "linked.yaml"))
+        os.mkfifo(os.path.join(self.policies, "fifo.yaml"))
+        os.mkfifo(os.path.join(self.policies, "okta-id-token-copy.test.yaml"))
+        shutil.copy(os.path.join(self.policies, "okta-id-token.yaml"), os.path.join(self.policies, "okta-id-token-copy.yaml"))
+        try:
+            # A link out of the directory and a FIFO are neither listed nor read, and nothing waits on the FIFO.
+            status, listed, _ = self.call("api/policies", headers=own)
+            names = [entry["name"] for entry in listed["policies"]]
+            self.assertNotIn("linked", names)
+            self.assertNotIn("fifo", names)
+            self.assertIn({"name": "okta-id-token-copy", "tests": False}, listed["policies"])
+            for name in ["linked", "fifo"]:
+                status, answer, _ = self.call("api/policies/" + name, headers=own)
+                self.assertEqual(status, 409, answer)
+                self.assertNotIn("policy: outside", json.dumps(answer))
+            status, answer, _ = self.call("api/tests", {"name": "okta-id-token-copy", "text": "policy: x"},
+                                          {**own, "Content-Type": "application/json"})
+            self.assertEqual((status, answer["file"]), (200, None))
+            self.assertEqual(self.call("api/policies", headers=own)[0], 200)
+        finally:
+            for name in ["linked.yaml", "fifo.yaml", "okta-id-token-copy.test.yaml", "okta-id-token-copy.yaml"]:
+                os.unlink(os.path.join(self.policies, name))
 
 
 if __name__ == "__main__":

@@ -161,24 +161,43 @@ final class PlaygroundTests {
         }
     }
 
-    @Test("a call from another site, by its Host, Origin, Sec-Fetch-Site or content type, is refused; the page's own is not")
+    @Test("a call without the token, or from another site by its Host, Origin, Sec-Fetch-Site or content type, is refused; the page's own is not")
     func requestGuard() {
-        let guardian = PlaygroundRequestGuard<BasicRequestContext>(hosts: ["127.0.0.1", "localhost", "[::1]"])
-        func head(_ method: HTTPRequest.Method = .post, _ authority: String? = "127.0.0.1:8182", _ fields: [(String, String)]) -> HTTPRequest {
-            var request = HTTPRequest(method: method, scheme: "http", authority: authority, path: "/api/compile")
+        let port = BoundPort()
+        port.set(8182)
+        let token = String(repeating: "ab", count: 32)
+        let guardian = PlaygroundRequestGuard<BasicRequestContext>(token: token, hosts: ["127.0.0.1", "localhost", "[::1]"], port: port)
+        func head(_ method: HTTPRequest.Method = .post, _ authority: String? = "127.0.0.1:8182", path: String = "/api/compile", _ fields: [(String, String)]) -> HTTPRequest {
+            var request = HTTPRequest(method: method, scheme: "http", authority: authority, path: path)
             for (name, value) in fields { request.headerFields[HTTPField.Name(name)!] = value }
             return request
         }
-        let json = ("Content-Type", "application/json")
-        #expect(guardian.refusal(head(.post, "127.0.0.1:8182", [json, ("Origin", "http://127.0.0.1:8182"), ("Sec-Fetch-Site", "same-origin")])) == nil)
-        #expect(guardian.refusal(head(.get, "localhost:8182", [])) == nil)
-        #expect(guardian.refusal(head(.post, "[::1]:8182", [("Content-Type", "application/json; charset=utf-8")])) == nil)
-        #expect(guardian.refusal(head(.post, "evil.example:8182", [json]))?.contains("Host") == true)
-        #expect(guardian.refusal(head(.post, nil, [json]))?.contains("Host missing") == true)
-        #expect(guardian.refusal(head(.post, "127.0.0.1:8182", [json, ("Origin", "https://evil.example")]))?.contains("Origin") == true)
-        #expect(guardian.refusal(head(.post, "127.0.0.1:8182", [json, ("Origin", "null")]))?.contains("Origin") == true)
-        #expect(guardian.refusal(head(.post, "127.0.0.1:8182", [json, ("Sec-Fetch-Site", "cross-site")]))?.contains("Sec-Fetch-Site") == true)
-        #expect(guardian.refusal(head(.post, "127.0.0.1:8182", [("Content-Type", "text/plain")]))?.contains("JSON") == true)
-        #expect(guardian.refusal(head(.post, "127.0.0.1:8182", []))?.contains("JSON") == true)
+        let json = ("Content-Type", "application/json"), key = ("X-Playground-Token", token)
+        #expect(guardian.refusal(head(.post, "127.0.0.1:8182", [json, key, ("Origin", "http://127.0.0.1:8182"), ("Sec-Fetch-Site", "same-origin")])) == nil)
+        #expect(guardian.refusal(head(.get, "localhost:8182", path: "/", [])) == nil)
+        #expect(guardian.refusal(head(.get, "localhost:8182", path: "/api/policies", [key])) == nil)
+        #expect(guardian.refusal(head(.post, "[::1]:8182", [("Content-Type", "application/json; charset=utf-8"), key])) == nil)
+        for (request, why) in [
+            (head(.get, "127.0.0.1:8182", path: "/api/policies", []), "token"),
+            (head(.post, "127.0.0.1:8182", [json, ("X-Playground-Token", String(token.dropLast()) + "c")]), "token"),
+            (head(.post, "evil.example:8182", [json, key]), "Host"),
+            (head(.post, "127.0.0.1:9999", [json, key]), "Host"),
+            (head(.post, "127.0.0.1", [json, key]), "Host"),
+            (head(.post, "localhost:evil", [json, key]), "Host"),
+            (head(.post, "[::1]evil.com:8182", [json, key]), "Host"),
+            (head(.post, nil, [json, key]), "no Host"),
+            (head(.post, "127.0.0.1:8182", [json, key, ("Origin", "https://evil.example")]), "Origin"),
+            (head(.post, "127.0.0.1:8182", [json, key, ("Origin", "null")]), "Origin"),
+            (head(.post, "127.0.0.1:8182", [json, key, ("Sec-Fetch-Site", "cross-site")]), "Sec-Fetch-Site"),
+            (head(.post, "127.0.0.1:8182", [("Content-Type", "text/plain"), key]), "JSON"),
+            (head(.post, "127.0.0.1:8182", [("Content-Type", "application/jsonx"), key]), "JSON"),
+            (head(.post, "127.0.0.1:8182", [key]), "JSON"),
+        ] {
+            #expect(guardian.refusal(request)?.contains(why) == true, "\(request.authority ?? "-") \(request.headerFields)")
+        }
+        // With --allow-remote on another address any name is taken; the token still is not optional.
+        let remote = PlaygroundRequestGuard<BasicRequestContext>(token: token, hosts: nil, port: port)
+        #expect(remote.refusal(head(.post, "192.0.2.7:8182", [json, key])) == nil)
+        #expect(remote.refusal(head(.post, "192.0.2.7:8182", [json]))?.contains("token") == true)
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// `policy-run play` as a user starts it: the page on loopback, and clear usage errors before
@@ -31,14 +34,34 @@ struct PlayCommandTests {
         while !printed.contains("\n"), let chunk = try errors.fileHandleForReading.read(upToCount: 1), !chunk.isEmpty {
             printed += String(decoding: chunk, as: UTF8.self)
         }
-        let url = try #require(printed.firstRange(of: #/http://127\.0\.0\.1:\d+//#).map { String(printed[$0]) }, "\(printed)")
+        let match = try #require(printed.firstMatch(of: #/(http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]{64})/#), "\(printed)")
+        let (url, token) = (String(match.1), String(match.2))
         #expect(printed.contains("playground for 15 policies of Policies"))
         let page = try String(contentsOf: URL(string: url)!, encoding: .utf8)
         #expect(page.contains("<title>policy-run playground</title>") && page.contains(#"<script src="/playground.js" defer></script>"#))
-        let list = try String(contentsOf: URL(string: url + "api/policies")!, encoding: .utf8)
-        #expect(list.contains(#"{"name":"okta-id-token","tests":true}"#))
+        // The calls need the printed token.
+        var request = URLRequest(url: URL(string: url + "api/policies")!)
+        let (_, refused) = try awaitData(request)
+        #expect((refused as? HTTPURLResponse)?.statusCode == 403)
+        request.setValue(token, forHTTPHeaderField: "X-Playground-Token")
+        let (list, answered) = try awaitData(request)
+        #expect((answered as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: list, as: UTF8.self).contains(#"{"name":"okta-id-token","tests":true}"#))
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    /// `request`'s body and response, waited for on this thread.
+    func awaitData(_ request: URLRequest) throws -> (Data, URLResponse?) {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: (Data, URLResponse?, (any Error)?) = (Data(), nil, nil)
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            result = (data ?? Data(), response, error)
+            done.signal()
+        }.resume()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        if let error = result.2 { throw error }
+        return (result.0, result.1)
     }
 }
