@@ -51,7 +51,7 @@ package struct PolicyDiff: Sendable {
             let after = Outcome(verdict.verdict)
             report.records += 1
             guard let earlier = before[verdict.line] else { return }
-            report.add(line: verdict.line, before: earlier, after: after, examples: examplesPerGroup, at: verdict.time)
+            report.add(line: verdict.line, before: earlier, after: after, examples: examplesPerGroup, at: verdict.judgedAtClock ? nil : verdict.time)
         }
         report.groups.sort { a, b in
             (a.becameInvalid ? 0 : 1, -a.count, a.codes.joined(separator: ",")) < (b.becameInvalid ? 0 : 1, -b.count, b.codes.joined(separator: ","))
@@ -117,20 +117,16 @@ package struct PolicyDiffReport: Sendable {
     public internal(set) var stillInvalid = 0
     /// Of those, records refused for other reasons under the new policy.
     public internal(set) var otherReasons = 0
-    /// Records by the time the new policy judged them at, counted under their flip's label
-    /// (`Group.label`) or `unchanged`; nil unless the diff was asked for it.
+    /// The flipped records by their own time, counted under their flip's label (`Group.label`);
+    /// a record judged at the clock is counted as without a time. Nil unless the diff was asked for it.
     package internal(set) var timeline: TimeBuckets?
-
-    /// What `timeline` counts a record whose verdict did not flip under.
-    package static let unchanged = "unchanged"
 
     /// Records whose verdict flipped.
     package var flipped: Int { groups.reduce(0) { $0 + $1.count } }
 
     mutating func add(line: Int, before: PolicyDiff.Outcome, after: PolicyDiff.Outcome, examples: Int, at time: UnixTime? = nil) {
-        if timeline != nil {
-            let label = before.valid == after.valid ? Self.unchanged
-                : Group.label(becameInvalid: !after.valid, codes: after.valid ? before.codes : after.codes)
+        if timeline != nil, before.valid != after.valid {
+            let label = Group.label(becameInvalid: !after.valid, codes: after.valid ? before.codes : after.codes)
             timeline!.add(at: time) { $0.add(label, in: 0) }
         }
         switch (before.valid, after.valid) {

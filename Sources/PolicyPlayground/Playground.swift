@@ -143,13 +143,6 @@ package struct Playground: Sendable {
                 throw Refusal(code: "bad_inputs", message: "the inputs are a JSON object ({\"nonce\": \"n-1\"}): \(error.description)")
             }
         }
-        let policy: Policy
-        switch compiled(edited) {
-        case let .success(compiled): policy = compiled
-        case let .failure(diagnostics):
-            return .object(JSONObject(["diagnostics": .array(diagnostics.sorted.map { Self.json($0, editing: edited.path) }),
-                                       "decoded": .null, "verdict": .null, "problem": .null]))
-        }
         var token: String?
         var subjects: [any PolicySubject] = []
         switch kind {
@@ -158,10 +151,18 @@ package struct Playground: Sendable {
         case "callback": subjects.append(CallbackSubject(url: subject))
         default: throw Refusal(code: "bad_call", message: "kind is token, request or callback")
         }
+        // Decoded whether or not the policy compiles: the token is the token.
+        let decoded = token.map(Self.decoded) ?? .null
+        let policy: Policy
+        switch compiled(edited) {
+        case let .success(compiled): policy = compiled
+        case let .failure(diagnostics):
+            return .object(JSONObject(["diagnostics": .array(diagnostics.sorted.map { Self.json($0, editing: edited.path) }),
+                                       "decoded": decoded, "verdict": .null, "problem": .null]))
+        }
         // Each evaluation remembers its own one-time values: typing the same token again is not a replay.
         let request = EvaluationRequest(token: token, subjects: subjects, inputs: inputs, now: now, trace: true,
                                         clockSource: now == nil ? nil : "the page's time", signatureCache: nil, replayStore: MemoryReplayStore())
-        let decoded = token.map(Self.decoded) ?? .null
         let verdict: Verdict
         do {
             verdict = try await policy.evaluate(request).verdict

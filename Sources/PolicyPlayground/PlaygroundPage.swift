@@ -93,11 +93,11 @@ enum PlaygroundPage {
     pre { background: #f6f8fa; padding: 6px 8px; border-radius: 4px; overflow: auto; font-size: 12px; margin: 4px 0; white-space: pre-wrap; word-break: break-all; }
     .date { color: #0969da; } .error { color: #cf222e; }
     details { margin: 2px 0 2px 8px; } summary { cursor: pointer; } .rule { font-family: ui-monospace, monospace; font-size: 12px; margin: 2px 0 2px 12px; }
-    .rule .state { display: inline-block; width: 46px; font-weight: 700; } .state.pass { color: #1a7f37; } .state.fail { color: #cf222e; } .state.skipped, .state.not_run { color: #656d76; }
+    .rule .state { display: inline-block; min-width: 46px; margin-right: 6px; font-weight: 700; } .state.pass { color: #1a7f37; } .state.fail { color: #cf222e; } .state.skipped, .state.not_run { color: #656d76; }
     #cases { list-style: none; padding: 0; margin: 0; max-height: 30vh; overflow: auto; }
     #cases li { padding: 2px 4px; cursor: pointer; border-radius: 3px; } #cases li:hover, #cases li.selected { background: #ddf4ff; }
     #case-detail { margin-top: 8px; }
-    @media (max-width: 1100px) { main { grid-template-columns: 1fr; } }
+    @media (max-width: 900px) { main { grid-template-columns: 1fr; } }
 
     """#
 }

@@ -4,11 +4,13 @@ extension PlaygroundPage {
     static let script = #"""
     'use strict';
     const $ = (id) => document.getElementById(id);
-    const state = { name: null, isNew: false, saved: '', diagnostics: [], compiled: null, subjects: ['token'], cases: [], selected: null, timers: {}, calls: {},
+    const state = { prefill: false, name: null, isNew: false, saved: '', diagnostics: [], compiled: null, subjects: ['token'], cases: [], selected: null, timers: {}, calls: {},
       lines: 0, marked: [] };
     // The session's token, from the address policy-run play printed; every call carries it.
     const TOKEN = new URLSearchParams(location.search).get('token') || '';
-    const TEMPLATE = 'policy: new-policy\ndescription: What a valid token is, in a sentence\ntoken:\n  algorithms: [RS256]\n  keys: {jwks_file: keys/your-keys.jwks.json}\n  issuer: https://issuer.example\n  audience: api://example\n  leeway: 60s\n';
+    const TEMPLATE = 'policy: new-policy\ndescription: What a valid token is, in a sentence\ntoken:\n  algorithms: [RS256]\n  keys: {jwks_uri: https://issuer.example/.well-known/jwks.json}\n  issuer: https://issuer.example\n  audience: api://example\n  leeway: 60s\n';
+    const PLACEHOLDERS = { token: 'Paste a token (compact or JSON serialization)', request: 'Paste the request as JSON: {"method": "POST", "url": "https://…", "headers": {…}, "body": …}',
+      callback: 'Paste the URL the browser was sent back to: https://app.example/callback?code=…&state=…' };
 
     /// An element with attributes and children; strings become text, never markup.
     function el(tag, attributes, ...children) {
@@ -50,7 +52,21 @@ extension PlaygroundPage {
       $('status').className = isError ? 'error' : 'muted';
     }
 
-    function policyName() { return state.isNew ? (state.compiled || 'untitled') : state.name; }
+    /// The name a new policy's text declares, as written; null when it declares none.
+    function declaredName() {
+      const declared = /^policy:[ \t]*["']?([^"'#\s]+)/m.exec($('yaml').value);
+      return declared ? declared[1] : null;
+    }
+
+    /// Whether `name` can name a policy file (as the playground checks it too).
+    function isFileName(name) { return /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) && !/\.test$/i.test(name); }
+
+    /// The file's name; for a new policy, the name its text declares when that can name a file.
+    function policyName() {
+      if (!state.isNew) return state.name;
+      const declared = declaredName();
+      return declared && isFileName(declared) ? declared : 'untitled';
+    }
     function edited() { return { name: policyName(), text: $('yaml').value }; }
 
     // The editor: line numbers, and each diagnostic marked on its line. Lines are added or
@@ -133,7 +149,10 @@ extension PlaygroundPage {
           if (result.subjects) state.subjects = result.subjects;
           renderEditor();
           renderDiagnostics();
-          if (result.subjects && result.subjects.length && !result.subjects.includes($('kind').value)) $('kind').value = result.subjects[0];
+          if (result.subjects && result.subjects.length && !result.subjects.includes($('kind').value)) {
+            $('kind').value = result.subjects[0];
+            $('subject').placeholder = PLACEHOLDERS[$('kind').value];
+          }
         };
       });
       evaluateSoon(300);
@@ -156,7 +175,11 @@ extension PlaygroundPage {
     // The token: header and claims, each time claim with its date.
     function renderDecoded(decoded) {
       const pane = $('decoded');
-      if (!decoded) { pane.replaceChildren('No token.'); pane.className = 'muted'; return; }
+      if (!decoded) {
+        pane.replaceChildren($('kind').value === 'token' ? 'No token.' : 'The subject is a ' + $('kind').value + ': no token to decode.');
+        pane.className = 'muted';
+        return;
+      }
       pane.className = '';
       if (decoded.error) { pane.replaceChildren(el('p', { class: 'error' }, decoded.error)); return; }
       const claims = el('pre', { id: 'claims' });
@@ -169,7 +192,7 @@ extension PlaygroundPage {
           claims.append('\n');
         }
       } else {
-        claims.append(decoded.claims === null ? '(not shown)' : JSON.stringify(decoded.claims, null, 2));
+        claims.append(decoded.claims === null ? '(encrypted: the verdict says what decrypting found)' : JSON.stringify(decoded.claims, null, 2));
       }
       pane.replaceChildren(el('div', { class: 'muted' }, decoded.summary), el('h3', {}, 'Header'),
         el('pre', { id: 'header' }, JSON.stringify(decoded.header, null, 2)), el('h3', {}, 'Claims'), claims);
@@ -187,9 +210,12 @@ extension PlaygroundPage {
       }
       const verdict = result.verdict;
       const key = verdict.trace && verdict.trace.key;
-      const proof = key ? `verified with ${key.kid ? `kid '${key.kid}'` : 'a key'} from ${key.source}` : (verdict.verified ? 'verified' : 'not verified');
+      // As policy-run check says it: a token's signature, a request's bearer token, nothing for a callback or PKCE.
+      const proof = key ? `verified with ${key.kid ? `kid '${key.kid}'` : 'a key'} from ${key.source}`
+        : state.subjects.includes('token') ? (verdict.verified ? 'verified' : 'not verified')
+        : verdict.verified ? 'bearer token verified' : '';
       const parts = [el('div', {}, el('span', { id: 'verdict-status', class: 'status ' + (verdict.valid ? 'valid' : 'invalid') }, verdict.valid ? 'VALID' : 'INVALID'),
-        ' policy ', verdict.policy, ', ', proof)];
+        ' policy ', verdict.policy, proof ? ', ' + proof : '')];
       if (verdict.findings.length) {
         parts.push(el('ul', { class: 'findings' }, ...verdict.findings.map((f) =>
           el('li', {}, el('span', { class: 'code-name' }, f.code), ' ', f.rule, ': ', f.message, el('div', { class: 'hint' }, 'at ' + f.at)))));
@@ -212,26 +238,26 @@ extension PlaygroundPage {
         }
         node.rules.push(entry);
       }
-      const counts = (node) => {
-        const total = { pass: 0, fail: 0, other: 0 };
-        for (const rule of node.rules) total[rule.status === 'pass' ? 'pass' : rule.status === 'fail' ? 'fail' : 'other']++;
-        for (const child of node.children.values()) { const c = counts(child); total.pass += c.pass; total.fail += c.fail; total.other += c.other; }
+      const counts = (node, total = {}) => {
+        for (const rule of node.rules) total[rule.status] = (total[rule.status] || 0) + 1;
+        for (const child of node.children.values()) counts(child, total);
         return total;
       };
+      const label = (status) => status.replace('_', ' ');
       const render = (name, node, depth) => {
         const total = counts(node);
         const details = el('details', { class: 'group' }, el('summary', {}, name, el('span', { class: 'muted' },
-          ` — ${total.pass} pass` + (total.fail ? `, ${total.fail} fail` : '') + (total.other ? `, ${total.other} other` : ''))));
+          ' — ' + Object.entries(total).map(([status, count]) => `${count} ${label(status)}`).join(', '))));
         if (total.fail || depth === 0) details.open = true;
         for (const [child, value] of node.children) details.append(render(child, value, depth + 1));
         for (const rule of node.rules) {
-          details.append(el('div', { class: 'rule' }, el('span', { class: 'state ' + rule.status }, rule.status), rule.rule,
+          details.append(el('div', { class: 'rule' }, el('span', { class: 'state ' + rule.status }, label(rule.status)), rule.rule,
             rule.detail ? el('span', { class: 'muted' }, ': ' + rule.detail) : null, el('span', { class: 'muted' }, '  (' + rule.at + ')')));
         }
         return details;
       };
       const groups = [...root.children].map(([name, node]) => render(name, node, 0));
-      const loose = root.rules.map((rule) => el('div', { class: 'rule' }, el('span', { class: 'state ' + rule.status }, rule.status), rule.rule));
+      const loose = root.rules.map((rule) => el('div', { class: 'rule' }, el('span', { class: 'state ' + rule.status }, label(rule.status)), rule.rule));
       $('trace').replaceChildren(el('p', { class: 'muted' }, `Clock ${trace.clock.iso8601} from ${trace.clock.source}`), ...groups, ...loose);
     }
 
@@ -259,10 +285,12 @@ extension PlaygroundPage {
         return item;
       }));
       if (state.selected !== null && state.selected < result.cases.length) showCase(state.selected);
-      if (!$('subject').value && !$('now').value && $('inputs').value.trim() === '{}' && result.cases.length) {
-        // A time and inputs to start from: the first case's.
+      if (state.prefill && result.cases.length) {
+        // A policy just opened starts from its first case's time and inputs.
+        state.prefill = false;
         $('now').value = result.cases[0].now;
         $('inputs').value = JSON.stringify(result.cases[0].inputs);
+        evaluateSoon(0);
       }
     }
 
@@ -276,7 +304,11 @@ extension PlaygroundPage {
       if (testCase.verdict && testCase.verdict.findings.length) {
         parts.push(el('div', { class: 'muted' }, 'Findings: ' + testCase.verdict.findings.map((f) => f.code).join(', ')));
       }
+      if (testCase.token === undefined && testCase.request === undefined && testCase.callback === undefined) {
+        parts.push(el('div', { class: 'muted' }, 'Its token is minted by the test runner with stand-in keys: the Verdict pane still judges the subject you gave.'));
+      }
       $('case-detail').replaceChildren(...parts);
+      $('case-detail').scrollIntoView({ block: 'nearest' });
     }
 
     // Picking a case shows its outcome, and puts its subject, time and inputs in the panes when it has a subject to paste.
@@ -307,6 +339,10 @@ extension PlaygroundPage {
       state.isNew = name === '';
       state.name = state.isNew ? null : name;
       state.selected = null;
+      // The time and inputs are the new policy's: its first case's, once its tests have run.
+      state.prefill = true;
+      $('now').value = '';
+      $('inputs').value = '{}';
       const text = state.isNew ? TEMPLATE : (await call('/api/policies/' + encodeURIComponent(name))).text;
       $('yaml').value = text;
       state.saved = state.isNew ? '' : text;
@@ -318,6 +354,14 @@ extension PlaygroundPage {
     }
 
     async function save() {
+      if (state.isNew && !(declaredName() && isFileName(declaredName()))) {
+        setStatus(`Not saved: a new policy is saved under the name its 'policy:' declares, and '${declaredName() || ''}' cannot name a file (letters, digits, '.', '_', '-').`, true);
+        return;
+      }
+      const errors = state.diagnostics.filter((d) => d.severity === 'error').length;
+      if (errors && !window.confirm(`This text does not compile (${errors} error${errors === 1 ? '' : 's'}): policy-run will refuse the file. Save it anyway?`)) return;
+      if (!state.isNew && state.compiled && state.compiled !== state.name
+          && !window.confirm(`The text declares policy '${state.compiled}' but is saved as ${state.name}.yaml: its tests and other policies look it up by its file's name. Save anyway?`)) return;
       try {
         const result = await call('/api/save', { ...edited(), new: state.isNew });
         state.saved = $('yaml').value;
@@ -340,7 +384,7 @@ extension PlaygroundPage {
         onEdit();
       });
       for (const id of ['subject', 'now', 'inputs']) $(id).addEventListener('input', () => evaluateSoon(250));
-      $('kind').addEventListener('change', () => evaluateSoon(0));
+      $('kind').addEventListener('change', () => { $('subject').placeholder = PLACEHOLDERS[$('kind').value]; evaluateSoon(0); });
       $('save').addEventListener('click', save);
       let previous = null;
       $('policy').addEventListener('focus', () => { previous = $('policy').value; });

@@ -19,7 +19,7 @@ struct BatchSummaryText {
 
     var rendered: String {
         let rate = seconds > 0 ? Int(Double(summary.records) / seconds) : 0
-        var lines = ["\(Grouped(summary.records)) records: \(Grouped(summary.valid)) valid, \(Grouped(summary.invalid)) invalid "
+        var lines = ["\(Grouped(summary.records)) record\(summary.records == 1 ? "" : "s"): \(Grouped(summary.valid)) valid, \(Grouped(summary.invalid)) invalid "
             + "(\(String(format: "%.2f", seconds)) s, \(Grouped(rate)) records/s)"]
         if !summary.codes.isEmpty {
             lines.append("findings:")

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 POLICY_RUN = os.environ.get("POLICY_RUN", os.path.join(browser.ROOT, ".build", "debug", "policy-run"))
 SAMPLE_TOKEN = open(os.path.join(browser.ROOT, "Policies", "examples", "sample-id-token.jwt")).read().strip()
@@ -110,6 +110,18 @@ class PlaygroundInBrowser(unittest.TestCase):
         self.driver.find_element(By.ID, "subject").send_keys(Keys.BACKSPACE * 3 + "AAA")
         wait.until(lambda driver: driver.find_element(By.ID, "verdict-status").text == "INVALID")
         self.assertIn("signature_invalid", self.driver.find_element(By.ID, "verdict").text)
+        self.assertEqual(browser.console_errors(self.driver), [])
+
+    def test_switching_policies_takes_the_new_ones_time_and_inputs(self):
+        # The page opens on a request policy; picking okta-id-token must not keep its inputs.
+        wait = self.open("authhub-authenticate")
+        wait.until(lambda driver: "server_nonce" in driver.find_element(By.ID, "inputs").get_attribute("value"))
+        Select(self.driver.find_element(By.ID, "policy")).select_by_value("okta-id-token")
+        wait.until(lambda driver: driver.find_element(By.ID, "inputs").get_attribute("value") == '{"nonce":"n-0S6_WzA2Mj"}')
+        self.assertEqual(self.driver.find_element(By.ID, "kind").get_attribute("value"), "token")
+        self.driver.find_element(By.ID, "subject").clear()
+        self.driver.find_element(By.ID, "subject").send_keys(SAMPLE_TOKEN)
+        wait.until(lambda driver: driver.find_elements(By.ID, "verdict-status") and driver.find_element(By.ID, "verdict-status").text == "VALID")
         self.assertEqual(browser.console_errors(self.driver), [])
 
     def test_failing_case_shows_fail(self):

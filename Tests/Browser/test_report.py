@@ -70,7 +70,7 @@ class ReportInBrowser(unittest.TestCase):
             before_rotation = title.startswith("2026-11-20")
             self.assertEqual("2026-a" in title, before_rotation, title)
             self.assertEqual("2026-b" in title, not before_rotation, title)
-        self.assertIn("Left out, long before this range: 1 record.", self.driver.find_element("tag name", "body").text)
+        self.assertIn("Left out, stamped long before this range: 1 record.", self.driver.find_element("tag name", "body").text)
         print("screenshot:", browser.screenshot(self.driver, "batch-report"))
 
     def test_diff_report(self):

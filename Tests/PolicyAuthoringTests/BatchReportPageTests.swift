@@ -30,14 +30,14 @@ struct BatchReportPageTests {
 
     @Test("issuers, kids, messages and file names from the log are escaped; the page allows no script and loads nothing")
     func escaping() {
-        let hostile = "<script>alert(1)</script>\"'&\u{1B}[31m"
+        let hostile = "<script>alert(1)</script>\"'&\u{1B}[31m\u{202E}gnp.exe"
         let html = Self.page([
             Self.verdict(line: 1, at: Self.start, valid: false, message: hostile, issuer: hostile, kid: hostile),
             Self.verdict(line: 2, at: Self.start + 60, valid: true),
         ])
         #expect(!html.contains("<script"))
-        #expect(!html.contains("\u{1B}"))
-        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;\u{FFFD}[31m"))
+        #expect(!html.contains("\u{1B}") && !html.contains("\u{202E}"))
+        #expect(html.contains(#"&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;\u{001B}[31m\u{202E}gnp.exe"#))
         #expect(html.contains("content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\""))
         #expect(!html.contains("src=\"http") && !html.contains("href=\"http"))
     }
@@ -58,6 +58,45 @@ struct BatchReportPageTests {
         #expect(spiked.count == 2, "\(spiked)")
         #expect(spiked.filter { $0.hasPrefix("2026-11-20 18:00 – 18:30 UTC: 30 records\nsignature_invalid 30") }.count == 1)
         #expect(spiked.filter { $0.hasPrefix("2026-11-20 18:30 – 19:00 UTC: 30 records\nsignature_invalid 30") }.count == 1)
+    }
+
+    @Test("issuers over time are counted exactly where a span meets many of them, and marked as lower bounds where too many")
+    func exactCounts() {
+        // Two days; every hour one main issuer 10 times, eight others 5 times, and 40 seen once.
+        var verdicts: [BatchVerdict] = []
+        for hour in 0..<48 {
+            var issuers = Array(repeating: "https://login.example", count: 10) + (1...8).flatMap { Array(repeating: "https://idp\($0).example", count: 5) }
+            issuers += (0..<40).map { "https://once-\(hour)-\($0).example" }
+            for (index, issuer) in issuers.enumerated() {
+                verdicts.append(Self.verdict(line: verdicts.count + 1, at: Self.start + Double(hour * 3600 + index * 40), valid: true, issuer: issuer))
+            }
+        }
+        let html = Self.page(verdicts)
+        #expect(html.contains("https://login.example <span class=\"muted\">480</span>"), "\(html.components(separatedBy: "<ul class=\"legend\">")[2].prefix(600))")
+        #expect(html.contains("https://idp1.example <span class=\"muted\">240</span>"))
+        let legends = html.components(separatedBy: "<ul class=\"legend\">").dropFirst().map { $0.components(separatedBy: "</ul>")[0] }
+        #expect(legends.count == 3 && !legends.contains { $0.contains("≥") })
+        // The whole log's table keeps a thousand issuers of the 1,929: its counts are marked as bounds.
+        #expect(html.contains("<td><code>https://login.example</code></td><td class=\"n\">≥ "))
+
+        // A flood of a hundred issuers a second: more than a bucket keeps, so the counts shown are lower bounds.
+        var flood: [BatchVerdict] = []
+        for index in 0..<20_000 { flood.append(Self.verdict(line: index + 1, at: Self.start + Double(index / 100), valid: true, issuer: "https://i\(index % 100).example")) }
+        let marked = Self.page(flood)
+        #expect(marked.contains("<span class=\"muted\">≥ "))
+        #expect(marked.contains("counted at least as marked (≥)"))
+    }
+
+    @Test("records judged at the clock are not charted, and are counted apart")
+    func clockRecords() {
+        let verdicts = (0..<10).map { index in
+            BatchVerdict(line: index + 1, input: nil, time: UnixTime(seconds: Self.start + Double(index)), atClock: index >= 7,
+                         verdict: Verdict(policy: "p", valid: true, verified: true, findings: [], skipped: [], outputs: [:], trace: nil),
+                         issuer: "https://login.example", kid: "k1", claims: nil)
+        }
+        let html = Self.page(verdicts)
+        #expect(html.contains("valid <span class=\"muted\">7</span>"))
+        #expect(html.contains("no --now was given: 3 records."))
     }
 
     @Test("a log of unique kids and long messages over a decade makes a page of bounded size")

@@ -72,7 +72,7 @@ final class BatchCommandTests {
         #expect(page.contains("line 3: the line is not a JSON object"))
         #expect(page.contains("<code>nonce_mismatch</code>") && page.contains("line 4 at 2026-11-21T09:30:00Z: "))
         #expect(page.contains("<h2>Key IDs over record time</h2>") && page.contains("test-rs256 <span class=\"muted\">4</span>"))
-        #expect(page.contains("Without a time (lines that held no record): 1 record."))
+        #expect(page.contains("Not charted, lines that held no record: 1 line."))
         // Only the run's time differs between one job and two.
         let withoutTimes = pages.map { $0.replacingOccurrences(of: #"<td>Time</td><td>[^<]*</td>|made by policy-run batch at [0-9TZ:-]+"#, with: "", options: .regularExpression) }
         #expect(withoutTimes[0] == withoutTimes[1])

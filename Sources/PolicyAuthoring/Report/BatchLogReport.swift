@@ -1,12 +1,13 @@
 @_spi(RuleAuthoring) package import PolicyRuntime
 
 /// What the HTML report of a batch run shows beyond its summary, gathered as the verdicts stream
-/// past: records by time in three dimensions (the outcome, the issuer, the kid) and the first
-/// lines of each finding code.
+/// past: records by their own time in three dimensions (the outcome, the issuer, the kid) and
+/// the first lines of each finding code. A record judged at the wall clock has no time of its
+/// own to chart: it is counted apart.
 ///
 /// Each worker counts its own chunk (`add`), and the task that writes verdicts in input order
 /// merges them (`merge`), so the examples are the first lines of the log in its order. Memory
-/// is bounded whatever the log: `TimeBuckets` keeps at most 4,096 buckets of at most twelve
+/// is bounded whatever the log: `TimeBuckets` keeps at most 2,048 buckets of at most 32
 /// values per dimension, and at most `examplesPerCode` examples of at most `maxCodes` codes.
 package struct BatchLogReport: Sendable {
     /// One line of the log that had a finding.
@@ -42,6 +43,8 @@ package struct BatchLogReport: Sendable {
     package private(set) var timeline = TimeBuckets(dimensions: Dimension.allCases.count)
     /// The first lines with each finding code, in the order of the log.
     package private(set) var examples: [FindingCode: [Example]] = [:]
+    /// Records judged at the clock (no time of their own, no default), not on the timeline.
+    package private(set) var judgedAtClock = 0
 
     /// An empty report.
     package init() {}
@@ -49,7 +52,8 @@ package struct BatchLogReport: Sendable {
     /// Counts one verdict.
     package mutating func add(_ verdict: BatchVerdict) {
         let judged = verdict.verdict
-        timeline.add(at: verdict.time) { bucket in
+        if verdict.judgedAtClock { judgedAtClock += 1 }
+        timeline.add(at: verdict.judgedAtClock ? nil : verdict.time) { bucket in
             bucket.add(judged.valid ? Self.valid : judged.findings.first?.code.rawValue ?? "invalid", in: Dimension.outcome.rawValue)
             bucket.add(verdict.issuer ?? "-", in: Dimension.issuer.rawValue)
             bucket.add(verdict.kid ?? "-", in: Dimension.kid.rawValue)
@@ -64,6 +68,7 @@ package struct BatchLogReport: Sendable {
     /// Adds the counts of the chunk after the ones counted so far.
     package mutating func merge(_ later: BatchLogReport) {
         timeline.merge(later.timeline)
+        judgedAtClock += later.judgedAtClock
         for (code, found) in later.examples where room(for: code) > 0 {
             examples[code, default: []] += found.prefix(room(for: code))
         }

@@ -42,27 +42,32 @@ package struct BatchReportPage: Sendable {
     /// The page.
     package var html: String {
         let columns = ChartColumns(report.timeline)
+        let withoutRecord = report.timeline.untimed - report.judgedAtClock
+        let note = ReportPage.rangeNote(columns, withoutRecord: withoutRecord, atClock: report.judgedAtClock)
         var body = "<h1>Token log report: policy <code>\(HTMLText.escaped(policy))</code></h1>"
         body += "<p class=\"muted\">\(inputs.map { HTMLText.escaped($0) }.joined(separator: ", ")) · made by policy-run batch at "
             + "\(HTMLText.escaped(UnixTime.iso8601(generated.seconds)))</p>"
         body += figures()
         body += "<h2>Verdicts over record time</h2>"
-        body += "<p class=\"muted\">Records by the time each was judged at (its own, else --now, else the clock); an invalid one under its first finding's code.</p>"
+        body += "<p class=\"muted\">Records by their own time (or --now), in UTC; an invalid one under its first finding's code.</p>"
         let outcomes = columns?.series(dimension: BatchLogReport.Dimension.outcome.rawValue, limit: Self.seriesLimit, otherLabel: "other findings",
                                        first: [BatchLogReport.valid]) ?? []
         body += ReportPage.chart(columns, series: outcomes,
                                  colours: ReportPage.colours(for: outcomes, first: outcomes.first?.name == BatchLogReport.valid ? ReportPage.validColour : nil,
-                                                             otherLabel: "other findings"),
+                                                             otherLabel: "other findings", palette: ReportPage.findingPalette),
                                  unit: "records", label: "Verdicts over record time")
-        body += ReportPage.rangeNote(columns, untimed: report.timeline.untimed)
-        for (title, dimension, other) in [("Issuers over record time", BatchLogReport.Dimension.issuer, "other issuers"),
-                                          ("Key IDs over record time", .kid, "other kids")] {
+        body += note
+        for (title, dimension, other, values) in [("Issuers over record time", BatchLogReport.Dimension.issuer, "other issuers", "issuers"),
+                                                  ("Key IDs over record time", .kid, "other kids", "kids")] {
             body += "<h2>\(title)</h2>"
             let series = columns?.series(dimension: dimension.rawValue, limit: Self.seriesLimit, otherLabel: other) ?? []
-            body += ReportPage.chart(columns, series: series, colours: ReportPage.colours(for: series, otherLabel: other), unit: "records", label: title)
+            let exact = columns?.isExact(dimension: dimension.rawValue) ?? true
+            body += ReportPage.chart(columns, series: series, colours: ReportPage.colours(for: series, otherLabel: other), unit: "records", label: title,
+                                     lowerBounds: !exact)
+            body += note + ReportPage.boundsNote(exact, values: values)
         }
         body += findings()
-        body += "<h2>Issuers and key IDs</h2><p class=\"muted\">As the tokens state them, verified or not; <code>-</code> is a token without one or a line that held none.</p>"
+        body += "<h2>Issuers and key IDs</h2><p class=\"muted\">As the tokens state them, verified or not, over the whole log; <code>-</code> is a token without one or a line that held none.</p>"
         body += counts("Issuer", summary.issuers) + counts("kid", summary.kids)
         if let replays = summary.replays { body += self.replays(replays) }
         return ReportPage.page(title: "policy-run batch: \(policy)", body: body)
@@ -77,8 +82,7 @@ package struct BatchReportPage: Sendable {
         ]
         if let cache {
             rows.append(["Signature cache", "\(HTMLText.count(cache.hits)) hits, \(HTMLText.count(cache.misses)) misses"
-                         + (cache.hitRate.map { " (\(HTMLText.share(Int(($0 * 10000).rounded()), of: 10000)) hit rate)" } ?? "")
-                         + (summary.firstSightings.map { "; \(HTMLText.count($0)) first sightings verified without it" } ?? "")])
+                         + (cache.hitRate.map { " (\(HTMLText.share(Int(($0 * 10000).rounded()), of: 10000)) hit rate)" } ?? "")])
         }
         if let reused = summary.reusedVerdicts { rows.append(["Verdicts reused", HTMLText.count(reused)]) }
         if let replays = summary.replays { rows.append(["Replays found", HTMLText.count(replays.count)]) }
@@ -87,6 +91,7 @@ package struct BatchReportPage: Sendable {
 
     private func findings() -> String {
         var out = "<h2>Findings</h2>"
+        guard summary.records > 0 else { return out + "<p>No records.</p>" }
         guard !summary.codes.isEmpty else { return out + "<p>No findings: every record is valid.</p>" }
         out += "<p class=\"muted\">A record with two findings counts under both; the lines are the first of each code in the log.</p>"
         let ranked = summary.codes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }
@@ -101,10 +106,14 @@ package struct BatchReportPage: Sendable {
         return out + ReportPage.table(["Code", "Findings#", "Of records#", "First lines"], rows)
     }
 
+    /// A table of the summary's counts; when they are not exact (more values than it keeps),
+    /// each is marked as the lower bound it is.
     private func counts(_ name: String, _ counts: BoundedCounts) -> String {
+        guard counts.total > 0 else { return "" }
         let ranked = counts.counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        let bound = counts.exact ? "" : "≥ "
         var rows = ranked.prefix(Self.tableRows).map { value, count in
-            ["<code>\(HTMLText.escaped(HTMLText.cut(value, to: 120)))</code>", HTMLText.count(count), HTMLText.share(count, of: counts.total)]
+            ["<code>\(HTMLText.escaped(HTMLText.cut(value, to: 120)))</code>", bound + HTMLText.count(count), HTMLText.share(count, of: counts.total)]
         }
         let rest = counts.total - ranked.prefix(Self.tableRows).reduce(0) { $0 + $1.value }
         if rest > 0 { rows.append(["<span class=\"muted\">\(HTMLText.count(max(0, ranked.count - Self.tableRows))) more, and values not kept</span>", HTMLText.count(rest), HTMLText.share(rest, of: counts.total)]) }

@@ -58,7 +58,9 @@ package struct ChartColumns: Sendable {
         let width = TimeBuckets.width(atLeast: needed, from: buckets.width)
         let first = TimeBuckets.floorDivide(firstSecond, width)
         let last = TimeBuckets.floorDivide(endSecond - 1, width)
-        var columns = Array(repeating: TimeBuckets.Bucket(dimensions: buckets.dimensionCount, valuesPerBucket: buckets.valuesPerBucket),
+        // A column keeps every value of the buckets it merges (a few hundred at most), so it is
+        // exact wherever they are.
+        var columns = Array(repeating: TimeBuckets.Bucket(dimensions: buckets.dimensionCount, valuesPerBucket: buckets.buckets.count * buckets.valuesPerBucket),
                             count: Int(last - first + 1))
         for key in keys[low...high] {
             columns[Int(TimeBuckets.floorDivide(key * buckets.width, width) - first)].merge(buckets.buckets[key]!)
@@ -70,26 +72,28 @@ package struct ChartColumns: Sendable {
         straysAfter = after
     }
 
+    /// Whether every column's counts in `dimension` are exact: false when more values met in a
+    /// span than its bucket keeps, where the values shown are counted at least as shown.
+    package func isExact(dimension: Int) -> Bool {
+        columns.allSatisfy { $0.dimensions[dimension].exact }
+    }
+
     /// The first second after the last column.
     package var end: Int64 { start + width * Int64(columns.count) }
 
     /// The `limit` most frequent values of `dimension` over the columns, each with its count
     /// per column, most frequent first, then `otherLabel` with every record of a column that
     /// none of them counts (values past the limit, and those a bucket did not keep); the other
-    /// series is left out when it is empty everywhere. Records counted under an `excluded`
-    /// value are in no series.
-    package func series(dimension: Int, limit: Int, otherLabel: String, first pinned: [String] = [],
-                        excluding excluded: Set<String> = []) -> [(name: String, counts: [Int])] {
+    /// series is left out when it is empty everywhere.
+    package func series(dimension: Int, limit: Int, otherLabel: String, first pinned: [String] = []) -> [(name: String, counts: [Int])] {
         var totals: [String: Int] = [:]
         for column in columns {
-            for (value, count) in column.dimensions[dimension].counts where !excluded.contains(value) { totals[value, default: 0] += count }
+            for (value, count) in column.dimensions[dimension].counts { totals[value, default: 0] += count }
         }
         let ranked = totals.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
         let names = Array((pinned.filter { totals[$0] != nil } + ranked.filter { !pinned.contains($0) }).prefix(limit))
         var result = names.map { name in (name: name, counts: columns.map { $0.dimensions[dimension].counts[name] ?? 0 }) }
-        let other = columns.enumerated().map { index, column in
-            column.records - result.reduce(0) { $0 + $1.counts[index] } - excluded.reduce(0) { $0 + (column.dimensions[dimension].counts[$1] ?? 0) }
-        }
+        let other = columns.enumerated().map { index, column in column.records - result.reduce(0) { $0 + $1.counts[index] } }
         if other.contains(where: { $0 > 0 }) { result.append((otherLabel, other)) }
         return result
     }

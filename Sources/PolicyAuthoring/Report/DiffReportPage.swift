@@ -38,13 +38,13 @@ package struct DiffReportPage: Sendable {
         ], className: "figures")
         body += "<h2>Flips over record time</h2>"
         let columns = report.timeline.flatMap { ChartColumns($0) }
-        let series = columns?.series(dimension: 0, limit: 9, otherLabel: "other flips", excluding: [PolicyDiffReport.unchanged]) ?? []
+        let series = columns?.series(dimension: 0, limit: 9, otherLabel: "other flips") ?? []
         if report.flipped == 0 {
             body += "<p>No record flips: the change decides this log as the policy did.</p>"
         } else {
             body += ReportPage.chart(columns, series: series, colours: ReportPage.colours(for: series, otherLabel: "other flips"), unit: "flips",
                                      label: "Flips over record time")
-            body += ReportPage.rangeNote(columns, untimed: report.timeline?.untimed ?? 0)
+            body += ReportPage.rangeNote(columns, unit: "flip", atClock: report.timeline?.untimed ?? 0)
         }
         body += "<h2>Flips by reason</h2>"
         if report.groups.isEmpty {

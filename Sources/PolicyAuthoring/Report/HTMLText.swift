@@ -1,26 +1,24 @@
+@_spi(RuleAuthoring) import PolicyRuntime
+
 /// Text made safe for an HTML page: everything the report shows from a log (issuers, kids,
 /// finding messages, file names) is the log's, so it is escaped wherever it is written, in text
 /// and in attribute values alike.
 package enum HTMLText {
-    /// `text` with `&`, `<`, `>`, `"` and `'` written as character references, and control
-    /// characters (which no page shows and a terminal-minded log may hold) as U+FFFD.
+    /// `text` made inert as the text summary makes it (controls, newlines and the bidirectional
+    /// overrides written as `\n` or `\u{202E}`: an issuer must not show reversed, or break a
+    /// tooltip's lines), then with `&`, `<`, `>`, `"` and `'` written as character references.
     package static func escaped(_ text: String) -> String {
         var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
+        let inert = InertText.escaped(text)
+        out.reserveCapacity(inert.utf8.count)
+        for scalar in inert.unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

@@ -4,8 +4,11 @@
 /// lets the page load nothing and run no script, so that a log's text, escaped everywhere, could
 /// not run even if it were not.
 package enum ReportPage {
-    /// The colours of a chart's series after the first, then grey for "other".
-    package static let palette = ["#3d5a80", "#d1495b", "#edae49", "#00798c", "#6a4c93", "#f77f00", "#c05299", "#7a9e3b", "#8c564b", "#17becf"]
+    /// The colours of a chart's series, then grey for "other": blues and greens first for
+    /// issuers and kids, reds and oranges first for finding codes, so a code is never drawn in
+    /// the colour of the issuer beside it.
+    package static let palette = ["#3d5a80", "#00798c", "#7a9e3b", "#6a4c93", "#17becf", "#8c564b", "#c05299", "#edae49", "#d1495b", "#f77f00"]
+    package static let findingPalette = ["#d1495b", "#f77f00", "#edae49", "#c05299", "#8c564b", "#6a4c93", "#9c6644", "#b5838d", "#e07a5f", "#7f5539"]
     /// The colour of the series that gathers the rest.
     package static let otherColour = "#9e9e9e"
     /// The colour of valid records.
@@ -31,6 +34,7 @@ package enum ReportPage {
         svg { width: 100%; height: auto; display: block; } svg text { font-size: 11px; fill: #656d76; }
         svg .grid { stroke: #eaeef2; } svg .tick { stroke: #8c959f; } svg .column { fill: transparent; } svg .column:hover { fill: rgba(0, 0, 0, 0.07); }
         ul.legend { list-style: none; padding: 0; margin: 6px 0 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
+        ul.legend li, td code { overflow-wrap: anywhere; word-break: break-all; }
         .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; }
         .example { font: 12px ui-monospace, monospace; word-break: break-all; }
         </style>
@@ -44,15 +48,18 @@ package enum ReportPage {
     }
 
     /// A chart of `series` with its legend, or a line saying there is nothing to chart.
-    package static func chart(_ columns: ChartColumns?, series: [(name: String, counts: [Int])], colours: [String], unit: String, label: String) -> String {
-        guard let columns, !series.isEmpty else { return "<p class=\"muted\">No \(unit) with a time.</p>" }
-        let chart = StackedBarChart(columns: columns, series: series, colours: colours, unit: unit)
+    package static func chart(_ columns: ChartColumns?, series: [(name: String, counts: [Int])], colours: [String], unit: String, label: String,
+                              lowerBounds: Bool = false) -> String {
+        guard let columns, !series.isEmpty else { return "<p class=\"muted\">No \(unit) with a time to chart.</p>" }
+        var chart = StackedBarChart(columns: columns, series: series, colours: colours, unit: unit)
+        chart.lowerBounds = lowerBounds
         return "<figure>" + chart.svg(label: label) + chart.legend() + "</figure>"
     }
 
-    /// Colours for `series`: `first` for a pinned first series when given, the palette for the
+    /// Colours for `series`: `first` for a pinned first series when given, `palette` for the
     /// rest, and grey for the last when it is `otherLabel`.
-    package static func colours(for series: [(name: String, counts: [Int])], first: String? = nil, otherLabel: String) -> [String] {
+    package static func colours(for series: [(name: String, counts: [Int])], first: String? = nil, otherLabel: String,
+                                palette: [String] = ReportPage.palette) -> [String] {
         var palette = palette[...]
         return series.enumerated().map { index, entry in
             if index == 0, let first { return first }
@@ -61,16 +68,26 @@ package enum ReportPage {
         }
     }
 
-    /// A line on the time range a chart shows and what it leaves out.
-    package static func rangeNote(_ columns: ChartColumns?, untimed: Int) -> String {
+    /// A line on the time range a chart shows and what it leaves out: `strays`' far-away
+    /// records, `withoutRecord` lines that held no record, and `atClock` records judged at the
+    /// clock (no time of their own, no `--now`), which have no place on a chart of record time.
+    package static func rangeNote(_ columns: ChartColumns?, unit: String = "record", withoutRecord: Int = 0, atClock: Int = 0) -> String {
         var parts: [String] = []
         if let columns {
             parts.append("\(StackedBarChart.span(columns.start, width: columns.end - columns.start)), \(duration(columns.width)) a bar.")
-            if columns.straysBefore > 0 { parts.append("Left out, long before this range: \(HTMLText.count(columns.straysBefore, "record")).") }
-            if columns.straysAfter > 0 { parts.append("Left out, long after it: \(HTMLText.count(columns.straysAfter, "record")).") }
+            if columns.straysBefore > 0 { parts.append("Left out, stamped long before this range: \(HTMLText.count(columns.straysBefore, unit)).") }
+            if columns.straysAfter > 0 { parts.append("Left out, stamped long after it: \(HTMLText.count(columns.straysAfter, unit)).") }
         }
-        if untimed > 0 { parts.append("Without a time (lines that held no record): \(HTMLText.count(untimed, "record")).") }
+        if atClock > 0 {
+            parts.append("Not charted, judged at the clock because they carry no time (check --time-field) and no --now was given: \(HTMLText.count(atClock, unit)).")
+        }
+        if withoutRecord > 0 { parts.append("Not charted, lines that held no record: \(HTMLText.count(withoutRecord, "line")).") }
         return parts.isEmpty ? "" : "<p class=\"muted\">\(parts.joined(separator: " "))</p>"
+    }
+
+    /// A line saying that the named values' counts are lower bounds, when they are.
+    package static func boundsNote(_ exact: Bool, values: String) -> String {
+        exact ? "" : "<p class=\"muted\">Some bars met more than \(TimeBuckets.defaultValuesPerBucket) different \(values): there the ones shown are counted at least as marked (≥), and the rest under “other”.</p>"
     }
 
     /// `10 min`, `1 h`, `7 days`: a bucket width.

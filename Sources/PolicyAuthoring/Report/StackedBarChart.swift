@@ -15,6 +15,10 @@ package struct StackedBarChart: Sendable {
     package let colours: [String]
     /// What is counted, in the plural (`records`, `flips`), for the tooltips.
     package let unit: String
+    /// Whether the named series' counts are lower bounds (`ChartColumns.isExact`): written `≥`.
+    package var lowerBounds = false
+    /// The longest series name shown; a longer one is cut, and whole in its tooltip.
+    static let maxNameCharacters = 60
 
     static let width = 960.0, height = 240.0
     static let left = 64.0, right = 12.0, top = 12.0, bottom = 36.0
@@ -61,7 +65,9 @@ package struct StackedBarChart: Sendable {
         for column in 0..<count where totals[column] > 0 {
             let from = columns.start + Int64(column) * columns.width
             var title = "\(Self.span(from, width: columns.width)): \(HTMLText.count(totals[column])) \(totals[column] == 1 ? String(unit.dropLast()) : unit)"
-            for entry in series where entry.counts[column] > 0 { title += "\n\(HTMLText.escaped(entry.name)) \(HTMLText.count(entry.counts[column]))" }
+            for (index, entry) in series.enumerated() where entry.counts[column] > 0 {
+                title += "\n\(HTMLText.escaped(HTMLText.cut(entry.name, to: Self.maxNameCharacters))) \(bound(index))\(HTMLText.count(entry.counts[column]))"
+            }
             out += "<rect class=\"column\" x=\"\(Self.number(Self.left + Double(column) * barWidth))\" y=\"\(Self.number(Self.top))\" "
                 + "width=\"\(Self.number(barWidth))\" height=\"\(Self.number(plotHeight))\"><title>\(title)</title></rect>"
         }
@@ -73,10 +79,16 @@ package struct StackedBarChart: Sendable {
     package func legend() -> String {
         var out = "<ul class=\"legend\">"
         for (index, entry) in series.enumerated() {
-            out += "<li><span class=\"swatch\" style=\"background:\(colours[index % colours.count])\"></span>\(HTMLText.escaped(entry.name)) "
-                + "<span class=\"muted\">\(HTMLText.count(entry.counts.reduce(0, +)))</span></li>"
+            out += "<li title=\"\(HTMLText.escaped(entry.name))\"><span class=\"swatch\" style=\"background:\(colours[index % colours.count])\"></span>"
+                + "\(HTMLText.escaped(HTMLText.cut(entry.name, to: Self.maxNameCharacters))) <span class=\"muted\">\(bound(index))\(HTMLText.count(entry.counts.reduce(0, +)))</span></li>"
         }
         return out + "</ul>"
+    }
+
+    /// `≥ ` before a named series' count when the counts are lower bounds; the last series, which
+    /// gathers the rest when they are, is not one.
+    func bound(_ index: Int) -> String {
+        lowerBounds && index < series.count - 1 ? "≥ " : ""
     }
 
     /// The smallest of 4, 5, 6, 8, 10, 12, 16, 20, 24, 30, 40, 50, 60 or 80 times a power of ten

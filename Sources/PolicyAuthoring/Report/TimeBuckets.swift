@@ -40,6 +40,10 @@ package struct TimeBuckets: Sendable, Equatable {
     /// widths double.
     package static let widths: [Int64] = [1, 2, 10, 30, 60, 120, 600, 1800, 3600, 7200, 21_600, 43_200, 86_400, 604_800, 2_419_200, 31_449_600]
 
+    /// The values each dimension of a bucket keeps unless told otherwise: exact counts while a
+    /// span meets no more than that many issuers or kids.
+    package static let defaultValuesPerBucket = 32
+
     /// The most buckets kept occupied before they are merged into wider ones.
     package let maxBuckets: Int
     /// The values each dimension of a bucket keeps.
@@ -59,7 +63,7 @@ package struct TimeBuckets: Sendable, Equatable {
     ///   - dimensions: How many values each record is counted under.
     ///   - maxBuckets: The most buckets occupied at once (at least 2).
     ///   - valuesPerBucket: The values each dimension of a bucket keeps.
-    package init(dimensions: Int, maxBuckets: Int = 4096, valuesPerBucket: Int = 12) {
+    package init(dimensions: Int, maxBuckets: Int = 2048, valuesPerBucket: Int = TimeBuckets.defaultValuesPerBucket) {
         dimensionCount = dimensions
         self.maxBuckets = max(2, maxBuckets)
         self.valuesPerBucket = valuesPerBucket

@@ -109,6 +109,7 @@ package struct BatchEvaluator: Sendable {
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
             let now = time ?? defaultTime ?? .now
+            let atClock = time == nil && defaultTime == nil
             // The memo holds verdicts under the evaluator's inputs; a record with its own is judged.
             let memo = recordInputs.isEmpty ? recentVerdicts : nil
             let limits = policy.envelope.limits
@@ -124,7 +125,7 @@ package struct BatchEvaluator: Sendable {
                 }
                 switch lookup {
                 case let .known(entry):
-                    return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now))
+                    return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock))
                 case let .unknown(worthKeeping, seen): (keep, seenBefore) = (worthKeeping, seen)
                 }
             }
@@ -133,7 +134,7 @@ package struct BatchEvaluator: Sendable {
             // per record for nothing. Its check is kept from its next sighting on, when the memo
             // did not answer that sighting itself.
             var request = EvaluationRequest(inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                            now: now, clockSource: (time ?? defaultTime) == nil ? "wall clock" : nil,
+                                            now: now, clockSource: atClock ? Self.wallClock : nil,
                                             signatureCache: seenBefore ? signatureCache : nil, replayStore: replayStore)
             request.presentedToken = token
             request.tokenDigest = digest
@@ -142,7 +143,7 @@ package struct BatchEvaluator: Sendable {
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation):
-                    let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, sharing: &sharing)
+                    let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
                     if keep, let memo, let digest, let window = evaluation.stableWithin {
                         memo.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest))
                     }
@@ -159,15 +160,19 @@ package struct BatchEvaluator: Sendable {
     private func finish(_ record: BatchRecord, _ pending: PendingEvaluation) async -> BatchVerdict {
         let evaluation = await policy.finish(pending)
         var sharing = JudgementSharing()
-        return judged(record, evaluation.verdict, evaluation.token, at: pending.request.now, sharing: &sharing)
+        return judged(record, evaluation.verdict, evaluation.token, at: pending.request.now, atClock: pending.request.clockSource == Self.wallClock,
+                      sharing: &sharing)
     }
 
-    private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime,
+    /// The clock source of a record judged at the wall clock.
+    static let wallClock = "wall clock"
+
+    private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime, atClock: Bool,
                         sharing: inout JudgementSharing) -> BatchVerdict {
         let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
         let issuer = decoded.flatMap { sharing.issuer(of: $0.claims) }
         let judgement = sharing.judgement(verdict: verdict, issuer: issuer, kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
-        return BatchVerdict(line: record.line, input: record.input, time: time, replayKey: replayKey, judgement: judgement)
+        return BatchVerdict(line: record.line, input: record.input, time: time, atClock: atClock, replayKey: replayKey, judgement: judgement)
     }
 
     private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {

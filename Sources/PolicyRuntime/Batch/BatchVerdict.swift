@@ -66,6 +66,8 @@ package struct BatchVerdict: Sendable {
     /// The seconds of the time the record was judged at (its own, the run's default or the
     /// wall clock); NaN for a record that was not judged (a malformed line).
     private let judgedSeconds: Double
+    /// Whether that time was the wall clock's: the record had none and the run no default.
+    package let judgedAtClock: Bool
     private let judgement: Judgement
 
     /// The time the record was judged at: its own, the run's default or the wall clock; nil
@@ -82,16 +84,18 @@ package struct BatchVerdict: Sendable {
     package var claims: JSONObject? { judgement.claims }
 
     /// A verdict line for a record.
-    package init(line: Int, input: String?, time: UnixTime? = nil, verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?,
-                 replayKey: BatchReplayKey? = nil) {
-        self.init(line: line, input: input, time: time, replayKey: replayKey, judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims))
+    package init(line: Int, input: String?, time: UnixTime? = nil, atClock: Bool = false, verdict: Verdict, issuer: String?, kid: String?,
+                 claims: JSONObject?, replayKey: BatchReplayKey? = nil) {
+        self.init(line: line, input: input, time: time, atClock: atClock, replayKey: replayKey,
+                  judgement: Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims))
     }
 
     /// A verdict line for a record whose judgement other lines may share.
-    init(line: Int, input: String?, time: UnixTime?, replayKey: BatchReplayKey?, judgement: Judgement) {
+    init(line: Int, input: String?, time: UnixTime?, atClock: Bool, replayKey: BatchReplayKey?, judgement: Judgement) {
         self.line = line
         self.input = input
         self.judgedSeconds = time?.seconds ?? .nan
+        self.judgedAtClock = atClock
         self.replayKey = replayKey
         self.judgement = judgement
     }
@@ -99,12 +103,13 @@ package struct BatchVerdict: Sendable {
     /// This verdict with its members after `line` and `input` rendered once, for the records
     /// that will share it (`moved`).
     func rendered() -> BatchVerdict {
-        BatchVerdict(line: line, input: input, time: time, replayKey: replayKey, judgement: judgement.rendered())
+        BatchVerdict(line: line, input: input, time: time, atClock: judgedAtClock, replayKey: replayKey, judgement: judgement.rendered())
     }
 
-    /// This verdict line for another record, judged at `time`, whose token got the same verdict.
-    func moved(line: Int, input: String?, at time: UnixTime) -> BatchVerdict {
-        BatchVerdict(line: line, input: input, time: time, replayKey: replayKey?.at(time.seconds), judgement: judgement)
+    /// This verdict line for another record, judged at `time` (the clock's when `atClock`),
+    /// whose token got the same verdict.
+    func moved(line: Int, input: String?, at time: UnixTime, atClock: Bool) -> BatchVerdict {
+        BatchVerdict(line: line, input: input, time: time, atClock: atClock, replayKey: replayKey?.at(time.seconds), judgement: judgement)
     }
 
     /// Whether the members are rendered (`rendered()`).
@@ -122,7 +127,8 @@ package struct BatchVerdict: Sendable {
         let marked = Verdict(policy: verdict.policy, valid: false, verified: verdict.verified, keyFreshness: verdict.keyFreshness,
                              keySnapshot: verdict.keySnapshot, findings: verdict.findings + [finding], skipped: verdict.skipped, outputs: [:],
                              trace: verdict.trace)
-        return BatchVerdict(line: line, input: input, time: time, verdict: marked, issuer: issuer, kid: kid, claims: claims, replayKey: replayKey)
+        return BatchVerdict(line: line, input: input, time: time, atClock: judgedAtClock, verdict: marked, issuer: issuer, kid: kid, claims: claims,
+                            replayKey: replayKey)
     }
 
     /// The verdict's JSON line, ending in a newline, appended to `writer`: `line` (and

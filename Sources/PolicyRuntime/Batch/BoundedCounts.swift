@@ -20,6 +20,9 @@ package struct BoundedCounts: Sendable, Equatable {
     package private(set) var total = 0
     /// The most values kept.
     package let capacity: Int
+    /// Whether every count is exact: true until a value found no room (then a kept count is a
+    /// lower bound).
+    package private(set) var exact = true
     /// The last value counted and where its count is: a log's records come in runs of one
     /// issuer and one kid, and comparing a value with the last (its storage, at best) costs
     /// less than hashing it. Invalidated by any change of the table's keys.
@@ -52,6 +55,7 @@ package struct BoundedCounts: Sendable, Equatable {
             // since each such step removes capacity + 1 from the counted mass.
             for (name, count) in counts { counts[name] = count > 1 ? count - 1 : nil }
             last = nil
+            exact = false
         }
     }
 
@@ -60,15 +64,17 @@ package struct BoundedCounts: Sendable, Equatable {
     package mutating func merge(_ other: BoundedCounts) {
         last = nil
         total += other.total
+        exact = exact && other.exact
         counts.merge(other.counts, uniquingKeysWith: +)
         guard counts.count > capacity else { return }
+        exact = false
         let threshold = counts.values.sorted(by: >)[capacity]
         counts = counts.compactMapValues { $0 > threshold ? $0 - threshold : nil }
     }
 
     /// Equal when they hold the same counts of the same total under the same capacity.
     package static func == (lhs: BoundedCounts, rhs: BoundedCounts) -> Bool {
-        lhs.counts == rhs.counts && lhs.total == rhs.total && lhs.capacity == rhs.capacity
+        lhs.counts == rhs.counts && lhs.total == rhs.total && lhs.capacity == rhs.capacity && lhs.exact == rhs.exact
     }
 
     static func cut(_ value: String) -> String {
