@@ -36,6 +36,17 @@ package struct Playground: Sendable {
         package let code: String
         package let message: String
 
+        /// A refusal with `code` and `message`.
+        package init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        /// The refusal of what the directory refused.
+        init(_ failure: PlaygroundWorkspace.Failure) {
+            self.init(code: failure.code, message: failure.message)
+        }
+
         /// `{"error": {"code", "message"}}`, the body of a refused call.
         package var json: JSONValue { .object(JSONObject(["error": problem])) }
 
@@ -57,7 +68,7 @@ package struct Playground: Sendable {
             do {
                 path = try workspace.policyPath(name)
             } catch {
-                throw Refusal(code: error.code, message: error.message)
+                throw Refusal(error)
             }
             guard text.utf8.count <= workspace.maxFileBytes else {
                 throw Refusal(code: "too_large", message: "a policy is at most \(workspace.maxFileBytes) bytes")
@@ -81,7 +92,7 @@ package struct Playground: Sendable {
             let (text, tests) = try workspace.read(name)
             return .object(JSONObject(["name": .string(name), "text": .string(text), "tests": tests.map(JSONValue.string) ?? .null]))
         } catch {
-            throw Refusal(code: error.code, message: error.message)
+            throw Refusal(error)
         }
     }
 
@@ -182,7 +193,7 @@ package struct Playground: Sendable {
         do {
             path = try workspace.testPath(edited.name)
         } catch {
-            throw Refusal(code: error.code, message: error.message)
+            throw Refusal(error)
         }
         guard let path else { return .object(JSONObject(["file": .null, "problems": .array([]), "cases": .array([])])) }
         let report = await runner.run(file: path, policyText: edited.text)
@@ -228,7 +239,7 @@ package struct Playground: Sendable {
             let path = try workspace.save(edited.name, text: edited.text, replacing: body["new"]?.boolValue != true)
             return .object(JSONObject(["saved": .string(path)]))
         } catch {
-            throw Refusal(code: error.code, message: error.message)
+            throw Refusal(error)
         }
     }
 
