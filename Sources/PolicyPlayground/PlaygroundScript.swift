@@ -226,6 +226,13 @@ extension PlaygroundPage {
       renderTrace(verdict.trace);
     }
 
+    /// Where a rule is: its file's name and line, the whole path when pointed at.
+    function atFile(at) {
+      const place = el('span', { class: 'muted' }, '  (' + at.split('/').pop() + ')');
+      place.title = at;
+      return place;
+    }
+
     // The trace as a tree: rules grouped by their dotted names; the sections open, a group below them when a rule in it failed.
     function renderTrace(trace) {
       if (!trace) { $('trace').replaceChildren(); return; }
@@ -252,7 +259,7 @@ extension PlaygroundPage {
         for (const [child, value] of node.children) details.append(render(child, value, depth + 1));
         for (const rule of node.rules) {
           details.append(el('div', { class: 'rule' }, el('span', { class: 'state ' + rule.status }, label(rule.status)), rule.rule,
-            rule.detail ? el('span', { class: 'muted' }, ': ' + rule.detail) : null, el('span', { class: 'muted' }, '  (' + rule.at + ')')));
+            rule.detail ? el('span', { class: 'muted' }, ': ' + rule.detail) : null, atFile(rule.at)));
         }
         return details;
       };
