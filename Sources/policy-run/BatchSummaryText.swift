@@ -21,6 +21,10 @@ struct BatchSummaryText {
         let rate = seconds > 0 ? Int(Double(summary.records) / seconds) : 0
         var lines = ["\(Grouped(summary.records)) record\(summary.records == 1 ? "" : "s"): \(Grouped(summary.valid)) valid, \(Grouped(summary.invalid)) invalid "
             + "(\(String(format: "%.2f", seconds)) s, \(Grouped(rate)) records/s)"]
+        if summary.judgedAtClock > 0 {
+            lines.append("note: \(Grouped(summary.judgedAtClock)) record\(summary.judgedAtClock == 1 ? "" : "s") carried no time and \(summary.judgedAtClock == 1 ? "was" : "were") "
+                         + "judged at the clock (check --time-field, or give --now)")
+        }
         if !summary.codes.isEmpty {
             lines.append("findings:")
             lines += table(Dictionary(uniqueKeysWithValues: summary.codes.map { ($0.key.rawValue, $0.value) }), notListed: 0)

@@ -78,6 +78,22 @@ final class BatchCommandTests {
         #expect(withoutTimes[0] == withoutTimes[1])
     }
 
+    @Test("records without a time judged at the clock are said so, in the text summary, its JSON and the report; with --now they are not")
+    func recordsWithoutTime() throws {
+        let untimed = #"{"token": "\#(Self.token)", "n": "n-0S6_WzA2Mj"}"#
+        let input = try log([Self.record(), untimed, untimed])
+        let summaryFile = folder.appendingPathComponent("summary-\(UUID().uuidString).json").path
+        let report = folder.appendingPathComponent("untimed.html")
+        let run = try DecodeCommandTests.run(Self.policy + ["--output", "/dev/null", "--summary-json", summaryFile, "--report", report.path, input])
+        #expect(run.stderr.contains("note: 2 records carried no time and were judged at the clock (check --time-field, or give --now)"), "\(run.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile))) as! [String: Any]
+        #expect(summary["judged_at_clock"] as? Int == 2)
+        #expect(try String(contentsOf: report, encoding: .utf8).contains("no --now was given: 2 records."))
+        let given = try DecodeCommandTests.run(Self.policy + ["--now", "1795253400", "--output", "/dev/null", "--summary-json", summaryFile, input])
+        #expect(!given.stderr.contains("judged at the clock"), "\(given.stderr)")
+        #expect((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile))) as! [String: Any])["judged_at_clock"] as? Int == 0)
+    }
+
     @Test("--report to a folder, or to standard output, is a usage error before any record is read")
     func htmlReportPlaces() throws {
         let input = try log([Self.record()])

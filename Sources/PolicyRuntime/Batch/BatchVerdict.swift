@@ -156,6 +156,9 @@ package struct BatchSummary: Sendable {
     package private(set) var valid = 0
     /// Records whose verdict is not: `records - valid`, kept for the JSON and text summaries.
     package private(set) var invalid = 0
+    /// Records judged at the wall clock: they carried no time (a misnamed time field?) and the
+    /// run had no default time.
+    package private(set) var judgedAtClock = 0
     /// Findings by code (a record with two findings counts twice).
     package private(set) var codes: [FindingCode: Int] = [:]
     /// Records by issuer and by kid (`-` when the token had none or did not decode), in bounded
@@ -213,6 +216,7 @@ package struct BatchSummary: Sendable {
     package mutating func add(_ verdict: BatchVerdict) {
         records += 1
         if verdict.verdict.valid { valid += 1 } else { invalid += 1 }
+        if verdict.judgedAtClock { judgedAtClock += 1 }
         for finding in verdict.verdict.findings { codes[finding.code, default: 0] += 1 }
         issuers.add(verdict.issuer ?? "-")
         kids.add(verdict.kid ?? "-")
@@ -223,6 +227,7 @@ package struct BatchSummary: Sendable {
         records += other.records
         valid += other.valid
         invalid += other.invalid
+        judgedAtClock += other.judgedAtClock
         codes.merge(other.codes, uniquingKeysWith: +)
         issuers.merge(other.issuers)
         kids.merge(other.kids)
@@ -239,7 +244,7 @@ package struct BatchSummary: Sendable {
         }
         var object = JSONObject([
             "records": .number(.integer(Int64(records))), "valid": .number(.integer(Int64(valid))),
-            "invalid": .number(.integer(Int64(invalid))),
+            "invalid": .number(.integer(Int64(invalid))), "judged_at_clock": .number(.integer(Int64(judgedAtClock))),
             "codes": counts(Dictionary(uniqueKeysWithValues: codes.map { ($0.key.rawValue, $0.value) })),
             "issuers": counts(issuers.counts), "kids": counts(kids.counts),
             "issuers_not_listed": .number(.integer(Int64(issuers.notListed))), "kids_not_listed": .number(.integer(Int64(kids.notListed))),
