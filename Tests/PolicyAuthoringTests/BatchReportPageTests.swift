@@ -58,6 +58,10 @@ struct BatchReportPageTests {
         #expect(spiked.count == 2, "\(spiked)")
         #expect(spiked.filter { $0.hasPrefix("2026-11-20 18:00 – 18:30 UTC: 30 records\nsignature_invalid 30") }.count == 1)
         #expect(spiked.filter { $0.hasPrefix("2026-11-20 18:30 – 19:00 UTC: 30 records\nsignature_invalid 30") }.count == 1)
+        // Time labels at round times: two days in 30-minute bars are labelled every 6 hours, in each of the three charts.
+        let labels = html.components(separatedBy: "<text class=\"axis\" x=\"").dropFirst().compactMap { $0.split(separator: ">").dropFirst().first?.split(separator: "<").first }
+            .filter { $0.contains(":") }
+        #expect(Array(labels.prefix(8)) == ["11-20 00:00", "11-20 06:00", "11-20 12:00", "11-20 18:00", "11-21 00:00", "11-21 06:00", "11-21 12:00", "11-21 18:00"] && labels.count == 24, "\(labels)")
     }
 
     @Test("issuers over time are counted exactly where a span meets many of them, and marked as lower bounds where too many")

@@ -54,9 +54,13 @@ package struct StackedBarChart: Sendable {
             }
             if !path.isEmpty { out += "<path fill=\"\(colours[index % colours.count])\" d=\"\(path)\"/>" }
         }
-        // Time labels: at most eight, on column boundaries.
-        let every = max(1, (count + 7) / 8)
-        for column in stride(from: 0, to: count, by: every) {
+        // Time labels: at most eight, on column boundaries, at round times: each label's span
+        // (`every` columns) is a width of the ladder, and labels fall on its multiples.
+        let every = Int(TimeBuckets.width(atLeast: Int64((count + 7) / 8) * columns.width, from: columns.width) / columns.width)
+        let span = Int64(every) * columns.width
+        let first = Int((TimeBuckets.floorDivide(columns.start + span - 1, span) * span - columns.start) / columns.width)
+        // A range shorter than one label's span (the ladder's steps grow by up to 13) gets its first column's.
+        for column in first < count ? Array(stride(from: first, to: count, by: every)) : [0] {
             let x = Self.number(Self.left + Double(column) * barWidth)
             out += "<line class=\"tick\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(Self.number(Self.top + plotHeight))\" y2=\"\(Self.number(Self.top + plotHeight + 4))\"/>"
             out += "<text class=\"axis\" x=\"\(x)\" y=\"\(Self.number(Self.height - Self.bottom + 18))\">\(Self.label(columns.start + Int64(column) * columns.width, width: columns.width))</text>"

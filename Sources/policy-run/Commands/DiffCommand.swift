@@ -98,19 +98,20 @@ struct DiffReportText {
 
     var rendered: String {
         let inert: (String) -> String = InertText.escaped
-        var lines = ["\(inert(old)) → \(inert(new)) over \(inert(log)): \(report.records) records, \(report.flipped) flip\(report.flipped == 1 ? "" : "s")"]
+        var lines = ["\(inert(old)) → \(inert(new)) over \(inert(log)): \(Grouped(report.records)) record\(report.records == 1 ? "" : "s"), "
+                     + "\(Grouped(report.flipped)) flip\(report.flipped == 1 ? "" : "s")"]
         for becameInvalid in [true, false] {
             let groups = report.groups.filter { $0.becameInvalid == becameInvalid }
             guard !groups.isEmpty else { continue }
             let total = groups.reduce(0) { $0 + $1.count }
-            lines.append(becameInvalid ? "  valid → invalid: \(total)" : "  invalid → valid: \(total)")
+            lines.append(becameInvalid ? "  valid → invalid: \(Grouped(total))" : "  invalid → valid: \(Grouped(total))")
             for group in groups {
                 let codes = group.codes.isEmpty ? "(no finding)" : group.codes.joined(separator: ", ")
-                lines.append("    \(group.count)  \(codes)   e.g. line\(group.examples.count == 1 ? "" : "s") \(group.examples.map(String.init).joined(separator: ", "))")
+                lines.append("    \(Grouped(group.count))  \(codes)   e.g. line\(group.examples.count == 1 ? "" : "s") \(group.examples.map(String.init).joined(separator: ", "))")
                 for rule in group.rules.prefix(5) { lines.append("        \(becameInvalid ? "refused by" : "was refused by") \(inert(rule))") }
             }
         }
-        lines.append("  unchanged: \(report.stillValid) valid, \(report.stillInvalid) invalid (\(report.otherReasons) of them for other reasons now)")
+        lines.append("  unchanged: \(Grouped(report.stillValid)) valid, \(Grouped(report.stillInvalid)) invalid (\(Grouped(report.otherReasons)) of them for other reasons now)")
         return lines.joined(separator: "\n")
     }
 }
