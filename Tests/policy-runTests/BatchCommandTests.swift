@@ -70,7 +70,7 @@ final class BatchCommandTests {
         #expect(page.contains("policy <code>okta-id-token</code>"))
         #expect(page.contains("<td>Records</td><td>5</td>") && page.contains("<td>Invalid</td><td>3 (60.0%)</td>"))
         #expect(page.contains("line 3: the line is not a JSON object"))
-        #expect(page.contains("<code>nonce_mismatch</code>") && page.contains("line 4 at 2026-11-21T09:30:00Z: "))
+        #expect(page.contains("<code class=\"nowrap\">nonce_mismatch</code>") && page.contains("line 4 at 2026-11-21T09:30:00Z: "))
         #expect(page.contains("<h2>Key IDs over record time</h2>") && page.contains("test-rs256 <span class=\"muted\">4</span>"))
         #expect(page.contains("Not charted, lines that held no record: 1 line."))
         // Only the run's time differs between one job and two.

@@ -101,7 +101,8 @@ package struct BatchReportPage: Sendable {
                 let time = example.time.map { " at \(UnixTime.iso8601($0.seconds))" } ?? ""
                 return "<div class=\"example\">\(place)\(time): \(HTMLText.escaped(example.message))</div>"
             }
-            return ["<code>\(HTMLText.escaped(code.rawValue))</code>", HTMLText.count(count), HTMLText.share(count, of: summary.records), lines.joined()]
+            // A code is the policy's snake_case name, never the log's text: it need not wrap.
+            return ["<code class=\"nowrap\">\(HTMLText.escaped(code.rawValue))</code>", HTMLText.count(count), HTMLText.share(count, of: summary.records), lines.joined()]
         }
         return out + ReportPage.table(["Code", "Findings#", "Of records#", "First lines"], rows)
     }

@@ -34,7 +34,7 @@ package enum ReportPage {
         svg { width: 100%; height: auto; display: block; } svg text { font-size: 11px; fill: #656d76; }
         svg .grid { stroke: #eaeef2; } svg .tick { stroke: #8c959f; } svg .column { fill: transparent; } svg .column:hover { fill: rgba(0, 0, 0, 0.07); }
         ul.legend { list-style: none; padding: 0; margin: 6px 0 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
-        ul.legend li, td code { overflow-wrap: anywhere; word-break: break-all; }
+        ul.legend li, td code { overflow-wrap: anywhere; word-break: break-all; } td code.nowrap { white-space: nowrap; word-break: normal; }
         .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; }
         .example { font: 12px ui-monospace, monospace; word-break: break-all; }
         </style>
