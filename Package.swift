@@ -218,7 +218,7 @@ let package = Package(
         .target(
             name: "PolicyPlayground",
             dependencies: [
-                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "Rules", "PolicyAuthoring", "PolicyCommandLine",
+                "PolicyEngine", "PolicyJOSE", "PolicyRuntime", "PolicyCrypto", "Rules", "PolicyAuthoring", "PolicyCommandLine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

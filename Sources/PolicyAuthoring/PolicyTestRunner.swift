@@ -41,12 +41,16 @@ package struct PolicyTestRunner: Sendable {
     /// - Parameter policyText: The policy's text to test instead of its file (the playground's
     ///   editor); it is compiled as if it were the file, with the same roots.
     package func run(file path: String, policyText: String? = nil) async -> PolicyTestReport {
-        let file: PolicyTestFile
         do {
-            file = try reader.read(file: path)
+            return await run(try reader.read(file: path), policyText: policyText)
         } catch {
             return PolicyTestReport(path: path, policyName: nil, problems: error.sorted, results: [], coverage: nil)
         }
+    }
+
+    /// Runs every case of a test file already read (`reader`), for a caller that reads its cases too.
+    package func run(_ file: PolicyTestFile, policyText: String? = nil) async -> PolicyTestReport {
+        let path = file.path
         let cases = file.cases.filter { caseFilter?($0.name) ?? true }
         let needsOwnKeys = cases.contains { if case .minted = $0.token { false } else { true } }
         let needsStandIns = cases.contains { if case .minted = $0.token { true } else { false } }

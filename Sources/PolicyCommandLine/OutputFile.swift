@@ -105,6 +105,24 @@ public final class OutputFile {
         try output.commit()
     }
 
+    /// Writes `text` as the file named `path`, a new one renamed over the name itself: never
+    /// through a link, and only where nothing is or a regular file is (whose mode and owner it
+    /// keeps). For a writer whose caller must not reach past the name (the playground's Save).
+    ///
+    /// - Throws: `Failure` when something else is at `path`, or it cannot be written.
+    public static func replaceRegularFile(_ text: String, at path: String) throws(Failure) {
+        var info = stat()
+        let exists = lstat(path, &info) == 0
+        guard !exists || info.st_mode & S_IFMT == S_IFREG else { throw Failure(path: path, reason: "not a regular file") }
+        let output = try replacing(path, keeping: exists ? info : nil, as: path)
+        do {
+            try output.handle.write(contentsOf: Data(text.utf8))
+        } catch {
+            throw Failure(path: path, reason: "\(error)")
+        }
+        try output.commit()
+    }
+
     /// A new file beside `target` (mode 0666 less the umask, or the old file's mode and owner),
     /// to be renamed over it.
     private static func replacing(_ target: String, keeping old: stat?, as path: String) throws(Failure) -> OutputFile {

@@ -196,8 +196,15 @@ package struct Playground: Sendable {
             throw Refusal(error)
         }
         guard let path else { return .object(JSONObject(["file": .null, "problems": .array([]), "cases": .array([])])) }
-        let report = await runner.run(file: path, policyText: edited.text)
-        let cases = (try? runner.reader.read(file: path))?.cases ?? []
+        // Read once: the runner runs these cases, and the page gets their subjects from them.
+        let file: PolicyTestFile
+        do {
+            file = try runner.reader.read(file: path)
+        } catch {
+            return .object(JSONObject(["file": .string(path), "problems": .array(error.sorted.map { Self.json($0, editing: edited.path) }), "cases": .array([])]))
+        }
+        let report = await runner.run(file, policyText: edited.text)
+        let cases = file.cases
         return .object(JSONObject([
             "file": .string(path),
             "problems": .array(report.problems.map { Self.json($0, editing: edited.path) }),

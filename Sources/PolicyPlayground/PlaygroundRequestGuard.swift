@@ -1,6 +1,8 @@
 internal import Hummingbird
 internal import HTTPTypes
 internal import Synchronization
+internal import Foundation
+internal import PolicyCrypto
 
 /// What every call to the playground must show before it is answered, and the headers every
 /// answer carries.
@@ -66,7 +68,8 @@ struct PlaygroundRequestGuard<Context: RequestContext>: RouterMiddleware {
         if head.method != .get, head.method != .head, Self.mediaType(head.headerFields[.contentType]) != "application/json" {
             return "a call to the playground sends JSON (Content-Type: application/json)"
         }
-        if (head.path ?? "").hasPrefix("/api/"), !Self.equal(head.headerFields[Self.tokenField] ?? "", token) {
+        // Compared in time that does not depend on where the two differ.
+        if (head.path ?? "").hasPrefix("/api/"), !ConstantTime.equals(Array((head.headerFields[Self.tokenField] ?? "").utf8), Array(token.utf8)) {
             return "a call to the playground carries the token of the address it printed (open that address)"
         }
         return nil
@@ -93,16 +96,7 @@ struct PlaygroundRequestGuard<Context: RequestContext>: RouterMiddleware {
 
     /// `application/json` of `application/json; charset=utf-8`: the media type, lower-cased.
     static func mediaType(_ contentType: String?) -> String? {
-        contentType.map { String($0.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]).trimmingSpaces().lowercased() }
-    }
-
-    /// Whether two strings have the same bytes, in time that does not depend on where they differ.
-    static func equal(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8), right = Array(b.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
+        contentType.map { $0.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespaces).lowercased() }
     }
 }
 
@@ -118,12 +112,5 @@ final class BoundPort: Sendable {
 
     func set(_ value: Int) {
         port.store(value, ordering: .releasing)
-    }
-}
-
-extension String {
-    /// Without spaces and tabs at either end.
-    func trimmingSpaces() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

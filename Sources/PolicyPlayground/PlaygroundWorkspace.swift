@@ -3,6 +3,7 @@ internal import Foundation
 internal import Glibc
 #endif
 @_spi(RuleAuthoring) package import PolicyRuntime
+internal import PolicyCommandLine
 
 /// The directory a playground opens: its policies, each with its test file, read on demand and
 /// written only when the page asks to save one.
@@ -12,8 +13,8 @@ internal import Glibc
 /// when, its links resolved, it is a regular file inside the directory (as a compile admits a
 /// key file, `FileRoots`), and it is opened without waiting, so a FIFO put there in between
 /// cannot hold a thread. Saving writes a new file in the directory and renames it over the
-/// policy's: it never writes through a link, and refuses to replace anything but a regular
-/// file, since a playground's caller is a browser page.
+/// policy's (`OutputFile.replaceRegularFile`): it never writes through a link, and refuses to
+/// replace anything but a regular file, since a playground's caller is a browser page.
 package struct PlaygroundWorkspace: Sendable {
     /// A policy of the directory.
     package struct Entry: Sendable, Equatable {
@@ -104,28 +105,11 @@ package struct PlaygroundWorkspace: Sendable {
         if exists, info.st_mode & S_IFMT != S_IFREG {
             throw Failure(code: "not_a_file", message: "\(path) is not a regular file (a link, a FIFO or a device): the playground saves only over regular files")
         }
-        // A new file beside it, renamed over it: rename replaces the name itself, never a file
-        // a link put there in between points to.
-        var template = Array((PolicyPath.joined(directory, ".\(name).yaml.XXXXXX")).utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw Failure(code: "write_failed", message: "\(path) cannot be written: \(String(cString: strerror(errno)))") }
-        let temporary = String(cString: template)
-        var written = true
-        Array(text.utf8).withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count <= 0 { written = false; break }
-                offset += count
-            }
-        }
-        let mode = exists ? info.st_mode & 0o7777 : 0o644
-        let finished = written && fchmod(descriptor, mode) == 0 && fsync(descriptor) == 0
-        close(descriptor)
-        guard finished, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw Failure(code: "write_failed", message: "\(path) cannot be written: \(reason)")
+        // A new file renamed over the name itself: never a file a link put there in between points to.
+        do {
+            try OutputFile.replaceRegularFile(text, at: path)
+        } catch {
+            throw Failure(code: "write_failed", message: "\(path) cannot be written: \(error.reason)")
         }
         return path
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyAuthoring
 import PolicyJOSE
 
 /// A one-line progress display on standard error — records, rate, and an ETA when the input's
@@ -32,26 +33,5 @@ struct BatchProgress {
     func finish() {
         guard active else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-}
-
-/// An integer with thousands separators: `12,345`.
-struct Grouped: CustomStringConvertible {
-    let value: Int
-
-    init(_ value: Int) {
-        self.value = value
-    }
-
-    var description: String {
-        let digits = String(abs(value))
-        var groups: [Substring] = []
-        var end = digits.endIndex
-        while end > digits.startIndex {
-            let start = digits.index(end, offsetBy: -3, limitedBy: digits.startIndex) ?? digits.startIndex
-            groups.insert(digits[start..<end], at: 0)
-            end = start
-        }
-        return (value < 0 ? "-" : "") + groups.joined(separator: ",")
     }
 }

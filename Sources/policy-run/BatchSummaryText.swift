@@ -1,5 +1,6 @@
 import Foundation
 import PolicyRuntime
+import PolicyAuthoring
 import PolicyJOSE
 
 /// A batch summary as a person reads it at the end of a run.

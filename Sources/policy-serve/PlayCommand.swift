@@ -4,6 +4,7 @@ import Logging
 import PolicyCommandLine
 import PolicyPlayground
 import PolicyRuntime
+import PolicyServer
 
 /// `policy-serve play` (run as `policy-run play`): the playground page for a policy directory.
 struct PlayCommand: AsyncParsableCommand {
@@ -24,13 +25,12 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup var options: PlayOptions
 
     func run() async throws {
-        guard let colon = options.listen.lastIndex(of: ":"), colon > options.listen.startIndex,
-              let port = Int(options.listen[options.listen.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ValidationError("--listen expects HOST:PORT, got '\(options.listen)'")
-        }
-        let written = String(options.listen[..<colon])
+        // Read as `serve` reads its --listen.
+        var address = PolicyServer.Configuration()
+        guard address.listen(on: options.listen) else { throw ValidationError("--listen expects HOST:PORT, got '\(options.listen)'") }
+        let port = address.port
         // `[::1]:8182` binds ::1.
-        let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
+        let host = address.host.hasPrefix("[") && address.host.hasSuffix("]") ? String(address.host.dropFirst().dropLast()) : address.host
         guard options.allowRemote || PlaygroundServer.isLoopback(host) else {
             throw ValidationError("--listen \(options.listen) is not a loopback address: the playground compiles what it is sent and saves files; add --allow-remote to serve it there anyway")
         }

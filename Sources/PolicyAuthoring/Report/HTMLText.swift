@@ -31,13 +31,7 @@ package enum HTMLText {
 
     /// `1234567` as `1,234,567`.
     package static func count(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = value < 0 ? "-" : ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0, (digits.count - offset) % 3 == 0 { out += "," }
-            out.append(digit)
-        }
-        return out
+        Grouped(value).description
     }
 
     /// `1 record`, `2,000 records`: a count and its noun, `noun` given in the singular.
