@@ -274,7 +274,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
             path: "Benchmarks",
-            exclude: ["RESULTS.md", "peers", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh", "dpop-load.sh", "spark-warm.py"],
+            exclude: ["RESULTS.md", "peers", "access-tokens.py", "serve-prelude.sh", "serve-load.sh", "serve-proxy-load.sh", "serve-soak.sh", "dpop-load.sh", "spark-warm.py", "report-render.py"],
             swiftSettings: swiftSettings
         ),
         // Every surface that reads untrusted bytes as a function of one input: driven by libFuzzer

@@ -1,5 +1,7 @@
 #include "CJSONScan.h"
 
+#include <string.h>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -30,6 +32,29 @@ static inline size_t unmarked_prefix(const uint8_t *bytes, size_t count, int hig
         if (mask != 0) return index + (size_t)__builtin_ctz((unsigned)mask);
         index += 16;
     }
+    if (index < count) {
+        // The last 1–15 bytes in one step: the sixteen bytes that end the input when there are
+        // that many (those before `index` are unmarked already), else a copy padded with a byte
+        // no call marks.
+        __m128i chunk;
+        size_t start;
+        if (count >= 16) {
+            start = count - 16;
+            chunk = _mm_loadu_si128((const __m128i *)(bytes + start));
+        } else {
+            uint8_t padded[16];
+            memset(padded, 'a', sizeof padded);
+            memcpy(padded, bytes, count);
+            start = 0;
+            chunk = _mm_loadu_si128((const __m128i *)padded);
+        }
+        __m128i low = _mm_cmplt_epi8(chunk, space);
+        if (!high) low = _mm_and_si128(low, _mm_cmpgt_epi8(chunk, minus_one));
+        const __m128i marked = _mm_or_si128(low, _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
+        const int mask = _mm_movemask_epi8(marked);
+        return mask != 0 ? start + (size_t)__builtin_ctz((unsigned)mask) : count;
+    }
+    return index;
 #endif
     while (index < count && !marks_byte(bytes[index], high)) index += 1;
     return index;

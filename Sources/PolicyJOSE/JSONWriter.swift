@@ -147,15 +147,16 @@ internal import CJSONScan
     /// Whether the writer indents.
     public var isPretty: Bool { pretty }
 
-    /// A member whose value is a string: `key` then `string`.
-    @inlinable @inline(__always) public mutating func member(_ name: String, _ text: String) {
-        key(name)
+    /// A member whose value is a string: `key(plain:)` then `string`. Its name is fixed text
+    /// with nothing to escape, as every member name the engine writes is.
+    @inlinable @inline(__always) public mutating func member(_ name: StaticString, _ text: String) {
+        key(plain: name)
         string(text)
     }
 
-    /// A member whose value is `true` or `false`.
-    @inlinable @inline(__always) public mutating func member(_ name: String, _ flag: Bool) {
-        key(name)
+    /// A member whose value is `true` or `false`, its name fixed text with nothing to escape.
+    @inlinable @inline(__always) public mutating func member(_ name: StaticString, _ flag: Bool) {
+        key(plain: name)
         bool(flag)
     }
 
@@ -252,42 +253,48 @@ internal import CJSONScan
     }
 
     @usableFromInline mutating func writeQuoted(_ text: String) {
-        buffer.append(UInt8(ascii: "\""))
         // A native string's bytes, borrowed: a mutable copy for `withUTF8` retained each text.
-        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+        if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
             var text = text
-            text.withUTF8 { appendEscaped($0) }
+            text.withUTF8 { appendQuoted($0) }
         }
-        buffer.append(UInt8(ascii: "\""))
     }
 
-    /// Appends `utf8` with what JSON needs escaped escaped.
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        guard let base = utf8.baseAddress else { return }
-        // Runs that need no escape are found sixteen bytes a step and copied in one go.
+    /// Appends `utf8` in quotes with what JSON needs escaped escaped, checking the buffer's
+    /// room once a run rather than once a byte.
+    private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        buffer.makeRoom(for: 1)
+        buffer.appendReserved(UInt8(ascii: "\""))
         var index = 0
         while true {
-            let run = cjsonscan_unescaped_prefix(base + index, utf8.count - index)
-            buffer.append(base + index, count: run)
+            // Runs that need no escape are found sixteen bytes a step and copied in one go.
+            let run = utf8.baseAddress.map { cjsonscan_unescaped_prefix($0 + index, utf8.count - index) } ?? 0
+            // Room for the run and then an escape (at most six bytes) or the closing quote.
+            buffer.makeRoom(for: run + 6)
+            if run > 0 { buffer.appendReserved(utf8.baseAddress! + index, count: run) }
             index += run
             guard index < utf8.count else { break }
             appendEscape(utf8[index])
             index += 1
         }
+        buffer.appendReserved(UInt8(ascii: "\""))
     }
 
+    /// Writes the escape of `byte` into room the caller made.
     private mutating func appendEscape(_ byte: UInt8) {
-        buffer.append(UInt8(ascii: "\\"))
+        buffer.appendReserved(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
-        case 0x0A: buffer.append(UInt8(ascii: "n"))
-        case 0x0D: buffer.append(UInt8(ascii: "r"))
-        case 0x09: buffer.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.appendReserved(byte)
+        case 0x0A: buffer.appendReserved(UInt8(ascii: "n"))
+        case 0x0D: buffer.appendReserved(UInt8(ascii: "r"))
+        case 0x09: buffer.appendReserved(UInt8(ascii: "t"))
         default:
             let hex: StaticString = "0123456789abcdef"
-            buffer.append("u00")
-            buffer.append(hex.utf8Start[Int(byte >> 4)])
-            buffer.append(hex.utf8Start[Int(byte & 0x0F)])
+            buffer.appendReserved(UInt8(ascii: "u"))
+            buffer.appendReserved(UInt8(ascii: "0"))
+            buffer.appendReserved(UInt8(ascii: "0"))
+            buffer.appendReserved(hex.utf8Start[Int(byte >> 4)])
+            buffer.appendReserved(hex.utf8Start[Int(byte & 0x0F)])
         }
     }
 }

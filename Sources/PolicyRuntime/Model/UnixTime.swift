@@ -119,24 +119,24 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
             return (year < 0 ? "-" : "+") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
                 + "-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
         }
-        // Written digit by digit: findings of expired tokens format two dates each, and a batch
-        // of old tokens formats millions.
-        let fields: [(value: Int64, width: Int, separator: UInt8)] = [
-            (year, 4, UInt8(ascii: "-")), (month, 2, UInt8(ascii: "-")), (day, 2, UInt8(ascii: "T")),
-            (secondOfDay / 3600, 2, UInt8(ascii: ":")), (secondOfDay / 60 % 60, 2, UInt8(ascii: ":")), (secondOfDay % 60, 2, UInt8(ascii: "Z")),
-        ]
+        // Written digit by digit into the string's own storage: findings of expired tokens
+        // format two dates each, and a batch of old tokens formats millions.
         return String(unsafeUninitializedCapacity: 20) { buffer in
-            var position = 0
-            for field in fields {
-                var value = field.value
-                for offset in stride(from: field.width - 1, through: 0, by: -1) {
-                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+            func put(_ value: Int64, width: Int, at position: Int, then separator: UInt8) {
+                var value = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
                     value /= 10
                 }
-                buffer[position + field.width] = field.separator
-                position += field.width + 1
+                buffer[position + width] = separator
             }
-            return position
+            put(year, width: 4, at: 0, then: UInt8(ascii: "-"))
+            put(month, width: 2, at: 5, then: UInt8(ascii: "-"))
+            put(day, width: 2, at: 8, then: UInt8(ascii: "T"))
+            put(secondOfDay / 3600, width: 2, at: 11, then: UInt8(ascii: ":"))
+            put(secondOfDay / 60 % 60, width: 2, at: 14, then: UInt8(ascii: ":"))
+            put(secondOfDay % 60, width: 2, at: 17, then: UInt8(ascii: "Z"))
+            return 20
         }
     }
 

@@ -117,6 +117,23 @@ struct EncodingTests {
         #expect(throws: JOSEError.self) { try parsed(string([UInt8(ascii: "\"")])) }
     }
 
+    /// A document's last one to fifteen bytes are scanned in one step (a padded copy when the
+    /// whole document is shorter than sixteen bytes): a byte that needs a look is seen there too.
+    @Test("a quote, control byte or non-ASCII byte is seen at every position of short string documents", arguments: 0..<20)
+    func jsonShortStringDocuments(length: Int) throws {
+        for position in 0...length {
+            let before = Array(repeating: UInt8(ascii: "a"), count: position), after = Array(repeating: UInt8(ascii: "a"), count: length - position)
+            func document(_ middle: [UInt8]) -> [UInt8] { [UInt8(ascii: "\"")] + before + middle + after + [UInt8(ascii: "\"")] }
+            let text = String(decoding: before, as: UTF8.self), rest = String(decoding: after, as: UTF8.self)
+            #expect(try JSONParser().parse(document([])) == .string(text + rest))
+            #expect(try JSONParser().parse(document([0xC3, 0xA9])) == .string(text + "é" + rest))
+            #expect(try JSONParser().parse(document(Array(#"\""#.utf8))) == .string(text + "\"" + rest))
+            for bad: [UInt8] in [[0x01], [0x1F], [0x0A], [0xFF], [UInt8(ascii: "\"")]] {
+                #expect(throws: JOSEError.self, "\(bad) at \(position) of \(length)") { try JSONParser().parse(document(bad)) }
+            }
+        }
+    }
+
     @Test("depth limit counts the top-level container as 1")
     func jsonDepth() throws {
         let parser = JSONParser(maxDepth: 3)

@@ -13,19 +13,41 @@ struct JSONWriterTests {
         #expect(JSONValue.string("\"").serialized() == #""\"""#)
     }
 
-    /// Strings are scanned eight bytes at a time until a word holds a byte to escape: each such
-    /// byte, at each position of strings longer than a few words, is escaped as one at a time.
-    @Test("a byte to escape is escaped at every position of a long string, and integers are written as Swift prints them")
+    /// Strings are scanned sixteen bytes at a time, and the last one to fifteen in one step of
+    /// their own (the input's last sixteen bytes, or a padded copy of a shorter input): each
+    /// byte to escape, at each position of strings of every length around those steps, is
+    /// escaped as a byte-by-byte writer would, and a parser reads each back.
+    @Test("a byte to escape is escaped at every position of strings of every length, and integers are written as Swift prints them")
     func escapesAtEveryPosition() throws {
-        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}"] {
-            for position in 0..<26 {
-                var characters = Array(repeating: "é", count: 2) + Array(repeating: "a", count: 24)
-                characters[position] = special
-                let text = characters.joined()
-                let written = JSONValue.string(text).serialized()
-                #expect(try JSONParser().parse(Array(written.utf8)) == .string(text), "\(written)")
-                #expect(!written.dropFirst().dropLast().contains(where: { $0.unicodeScalars.first!.value < 0x20 }))
+        func reference(_ text: String) -> String {
+            var out = Array("\"".utf8)
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+                case 0x0A: out += Array("\\n".utf8)
+                case 0x0D: out += Array("\\r".utf8)
+                case 0x09: out += Array("\\t".utf8)
+                case ..<0x20: out += Array("\\u00\(byte < 0x10 ? "0" : "")\(String(byte, radix: 16))".utf8)
+                default: out.append(byte)
+                }
             }
+            return String(decoding: out + Array("\"".utf8), as: UTF8.self)
+        }
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é"] {
+            for length in 1...40 {
+                for position in 0..<length {
+                    var characters = Array(repeating: "a", count: length)
+                    characters[position] = special
+                    let text = characters.joined()
+                    let written = JSONValue.string(text).serialized()
+                    #expect(written == reference(text), "\(length) at \(position)")
+                    #expect(try JSONParser().parse(Array(written.utf8)) == .string(text), "\(written)")
+                }
+            }
+        }
+        for length in 0...40 {
+            let text = String(repeating: "a", count: length)
+            #expect(JSONValue.string(text).serialized() == "\"\(text)\"")
         }
         for value: Int64 in [0, 9, 10, 99, 100, 1_795_253_400, -1, -10, -1_795_253_400, .max, .min] {
             var writer = JSONWriter()
