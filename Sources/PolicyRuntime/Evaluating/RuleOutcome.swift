@@ -101,9 +101,9 @@
     ///   - detail: What was compared, for the trace.
     ///   - nested: Findings of a policy this rule evaluated in turn.
     ///   - nestedTrace: That policy's trace.
-    public static func fail(_ code: FindingCode, _ message: String, detail: String? = nil, nested: [Finding] = [],
+    public static func fail(_ code: FindingCode, _ message: FindingMessage, detail: String? = nil, nested: [Finding] = [],
                             nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
-        RuleOutcome(.fail, Particulars(code: code, message: message, detail: detail, nested: nested, nestedTrace: nestedTrace))
+        RuleOutcome(.fail, Particulars(code: code, message: message.text, detail: detail, nested: nested, nestedTrace: nestedTrace))
     }
 
     /// The rule could not judge because another rule's failure kept it from running (an

@@ -26,7 +26,7 @@ struct RegisteredClaimTypesRule: Rule {
         // which a static array's access and copies would outweigh.
         func number(_ name: RegisteredClaim) -> RuleOutcome? {
             guard case let .unusable(reason) = TokenClaims.numericDate(name, in: claims) else { return nil }
-            return .fail(.claimType, reason)
+            return .fail(.claimType, FindingMessage(reason))
         }
         func string(_ name: RegisteredClaim) -> RuleOutcome? {
             guard let kind = claims.kind(of: name), kind != .string else { return nil }

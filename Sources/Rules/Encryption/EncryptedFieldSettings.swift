@@ -35,7 +35,7 @@ package struct EncryptedFieldSettings: Sendable {
         case let .object(object): body = object
         case .absent: return .absent
         case .reported: return .unusable(.blocked("the body is not usable (see request.structure)"))
-        case let .unusable(message): return .unusable(.fail(.bodyNotJSON, message))
+        case let .unusable(message): return .unusable(.fail(.bodyNotJSON, FindingMessage(message)))
         }
         guard let value = field.value(in: body) else { return .absent }
         let jwe: CompactJWE

@@ -28,7 +28,7 @@ struct CallbackResponseRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         let callback = context.callback
-        if let problem = mode.problem(of: callback) { return .fail(.callbackMalformed, problem) }
+        if let problem = mode.problem(of: callback) { return .fail(.callbackMalformed, FindingMessage(problem)) }
         guard let parameters = mode.parameters(of: callback) else { return .fail(.callbackMalformed, "the \(mode.rawValue) cannot be read") }
         if let repeated = parameters.repeatedNames.first {
             return .fail(.parameterRepeated, "the parameter '\(repeated)' appears \(parameters.values(repeated).count) times in the \(mode.rawValue)")

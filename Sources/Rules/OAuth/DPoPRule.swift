@@ -54,7 +54,7 @@ struct DPoPRule: Rule {
         let proof: DPoPProof
         switch request.dpopProof {
         case let .success(read)?: proof = read
-        case let .failure(problem)?: return .fail(problem.code, problem.message)
+        case let .failure(problem)?: return .fail(problem.code, FindingMessage(problem.message))
         case nil:
             if settings.required { return .fail(.dpopProofMissing, "the request has no DPoP header, and the policy requires a DPoP proof (RFC 9449)") }
             if case let .success(credential) = request.credential, credential.scheme == .dpop {
@@ -76,7 +76,7 @@ struct DPoPRule: Rule {
         guard proof.htm.isExactly(method) else {
             return .fail(.dpopMethodMismatch, "the DPoP proof was made for \(proof.htm) (htm), and the request is \(method)")
         }
-        if let problem = urlProblem(proof.htu, request) { return .fail(.dpopURLMismatch, problem) }
+        if let problem = urlProblem(proof.htu, request) { return .fail(.dpopURLMismatch, FindingMessage(problem)) }
         let now = context.now.seconds
         if proof.issuedAt > now + Double(settings.leeway) {
             return .fail(.dpopIssuedInFuture, "the DPoP proof was issued at \(UnixTime.iso8601(proof.issuedAt)), in the future of \(context.now.iso8601) beyond the \(settings.leeway)s leeway")

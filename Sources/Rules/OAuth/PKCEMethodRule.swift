@@ -31,7 +31,7 @@ struct PKCEMethodRule: Rule {
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         switch PKCEMethod.declared(declared, in: context) {
         case let .invalid(message):
-            return .fail(.pkceMethodNotAllowed, message)
+            return .fail(.pkceMethodNotAllowed, FindingMessage(message))
         case let .method(method) where !allowed.contains(method):
             let absent = context.resolve(declared) == nil ? " (no method was declared, which means plain)" : ""
             return .fail(.pkceMethodNotAllowed, "challenge method \(method.rawValue)\(absent) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")

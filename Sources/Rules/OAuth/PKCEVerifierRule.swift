@@ -22,7 +22,7 @@ struct PKCEVerifierRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         guard let text = context.resolve(verifier)?.stringValue else { return .fail(.inputInvalid, "the verifier input is not a string") }
-        if let problem = Self.problem(text) { return .fail(.pkceVerifierInvalid, problem) }
+        if let problem = Self.problem(text) { return .fail(.pkceVerifierInvalid, FindingMessage(problem)) }
         return .pass(context.detail("the verifier is well formed (\(text.utf8.count) characters)"))
     }
 

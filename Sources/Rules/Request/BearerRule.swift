@@ -28,7 +28,7 @@ struct BearerRule: Rule {
         switch context.request.credential {
         case let .success(found) where found.scheme == .bearer: token = found.token
         case .success: return .fail(.bearerMissing, "the Authorization header presents a DPoP token; 'bearer' judges a Bearer token, and 'dpop' a DPoP-bound one")
-        case let .failure(problem): return .fail(.bearerMissing, problem.message)
+        case let .failure(problem): return .fail(.bearerMissing, FindingMessage(problem.message))
         }
         let verdict: Verdict
         switch nested.judge(token, what: "the bearer token", invalidCode: .bearerInvalid, in: context) {

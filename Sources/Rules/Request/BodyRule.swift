@@ -26,7 +26,7 @@ struct BodyRule: Rule {
         case let .object(object): body = object
         case .absent: return .fail(.fieldMissing, "the request has no body")
         case .reported: return .blocked("the body is not usable (see request.structure)")
-        case let .unusable(message): return .fail(.bodyNotJSON, message)
+        case let .unusable(message): return .fail(.bodyNotJSON, FindingMessage(message))
         }
         switch matcher.check(path.value(in: body), inputs: context.inputs) {
         case nil: return .pass(context.detail("body field \(path) \(matcher.explanation)"))

@@ -26,7 +26,7 @@ struct PathRule: Rule {
         let path: String
         switch RequestPath.normalize(Substring(raw), normalization) {
         case let .success(normalized): path = normalized
-        case let .failure(problem): return .fail(problem.code, problem.message)
+        case let .failure(problem): return .fail(problem.code, FindingMessage(problem.message))
         }
         switch matcher.check(.string(path), inputs: context.inputs) {
         case nil: return .pass(context.detail("path \(path) \(matcher.explanation)"))

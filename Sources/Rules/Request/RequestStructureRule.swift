@@ -22,6 +22,6 @@ struct RequestStructureRule: Rule {
         let problems = context.request.problems
         guard let first = problems.first else { return .pass(context.detail("the request decodes")) }
         let more = problems.count > 1 ? " (and \(problems.count - 1) more: \(problems.dropFirst().map(\.code.rawValue).joined(separator: ", ")))" : ""
-        return .fail(first.code, first.message + more)
+        return .fail(first.code, "\(first.message)\(more)")
     }
 }

@@ -87,7 +87,7 @@ struct NestedTokenPolicy: Sendable {
         guard verdict.valid else {
             var seen: Set<String> = []
             let codes = verdict.codes.map(\.rawValue).filter { seen.insert($0).inserted }.joined(separator: ", ")
-            return .refused(.fail(invalidCode, "\(what) fails \(described)" + (codes.isEmpty ? "" : ": \(codes)"), nested: verdict.findings,
+            return .refused(.fail(invalidCode, "\(what) fails \(described)\(codes.isEmpty ? "" : ": \(codes)")", nested: verdict.findings,
                                   nestedTrace: verdict.trace?.entries ?? []))
         }
         return .valid(verdict)

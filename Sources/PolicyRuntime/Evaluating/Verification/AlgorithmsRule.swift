@@ -49,8 +49,8 @@ struct AlgorithmsRule: Rule {
         if !layers.isEmpty {
             for (index, layer) in layers.enumerated() {
                 guard let outer = layer.signature?.algorithm, !outerAllowed.contains(outer) else { continue }
-                return .fail(.algNotAllowed, "\(TokenLayer.describe(index, of: layers.count + 1)) is signed with alg \(outer.rawValue), which is not allowed; "
-                             + "the policy allows \(outerAllowed.map(\.rawValue).joined(separator: ", ")) around the claims")
+                let allowedText = outerAllowed.map(\.rawValue).joined(separator: ", ")
+                return .fail(.algNotAllowed, "\(TokenLayer.describe(index, of: layers.count + 1)) is signed with alg \(outer.rawValue), which is not allowed; the policy allows \(allowedText) around the claims")
             }
         }
         return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]"

@@ -103,8 +103,8 @@ struct SignatureRule: Rule {
         let layers = token.outerLayers
         var around: [(layer: Int, verified: Verified)] = []
         if let required = outerRequired, !layers.contains(where: { $0.signature != nil }) {
-            return .fail(.layerMissing, "the token is not wrapped in a signed token, and outer_layers (\(required)) requires one"
-                         + (outerSource.map { " signed with a key from \($0.description)" } ?? ""))
+            let signer = outerSource.map { " signed with a key from \($0.description)" } ?? ""
+            return .fail(.layerMissing, "the token is not wrapped in a signed token, and outer_layers (\(required)) requires one\(signer)")
         }
         if !layers.isEmpty {
             switch verifyOuterLayers(layers, context) {
@@ -114,7 +114,7 @@ struct SignatureRule: Rule {
         }
         switch verify(jws, digest: token.signedBytesDigest, with: source, context) {
         case let .failure(failure):
-            return .fail(failure.code, layers.isEmpty ? failure.message : "the claims' token (layer \(layers.count + 1)): \(failure.message)")
+            return .fail(failure.code, layers.isEmpty ? failure.message : "the claims' token (layer \(layers.count + 1)): \(failure.message.text)")
         case let .success(verified):
             return .verified(by: VerificationProof(key: verified.key),
                              detail: context.detail(([verified.description] + around.map { layer, verified in
@@ -139,7 +139,7 @@ struct SignatureRule: Rule {
                 return .failure(LayerRefusal(outcome: .blocked("\(layerName) is signed with alg \(outer.algorithm.rawValue), which is not allowed; the signature was not checked")))
             }
             switch verify(outer, digest: nil, with: outerSource ?? source, context) {
-            case let .failure(failure): return .failure(LayerRefusal(outcome: .fail(failure.code, "\(layerName): \(failure.message)")))
+            case let .failure(failure): return .failure(LayerRefusal(outcome: .fail(failure.code, "\(layerName): \(failure.message.text)")))
             case let .success(layerVerified): verified.append((index, layerVerified))
             }
         }
@@ -160,7 +160,7 @@ struct SignatureRule: Rule {
 
     private struct Failure: Error {
         let code: FindingCode
-        let message: String
+        let message: FindingMessage
     }
 
     /// `jws` verified with a key of `source`; `digest` is its signed bytes' hash if decoding took it.
@@ -169,7 +169,7 @@ struct SignatureRule: Rule {
         let kid = jws.keyID
         switch source.selectKeys(for: jws, at: context.now.seconds, keySets: context.keySets) {
         case let .refused(refusal):
-            return .failure(Failure(code: Self.code(refusal), message: refusal.message))
+            return .failure(Failure(code: Self.code(refusal), message: FindingMessage(refusal.message)))
         case let .keys(candidates, freshness, shown, keySet, snapshot, proofs):
             guard let position = context.verifyingKey(jws, digest: digest, among: candidates, keySet: keySet) else {
                 return .failure(Failure(code: .signatureInvalid,

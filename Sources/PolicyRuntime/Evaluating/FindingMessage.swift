@@ -1,0 +1,72 @@
+/// A failure's message as a rule writes it, `"expired at \(date); evaluated at \(now)"`: its
+/// parts copied into one buffer of about the final size, then made a string once.
+///
+/// Every invalid record of a log makes one: interpolated into a `String`, each part went
+/// through the string's append (a uniqueness check, a growth when the reserve ran out), about
+/// twice what copying the parts' bytes costs.
+@_spi(RuleAuthoring) public struct FindingMessage: Sendable, ExpressibleByStringInterpolation {
+    /// The message.
+    public let text: String
+
+    /// A message already made.
+    public init(_ text: String) {
+        self.text = text
+    }
+
+    public init(stringLiteral text: String) {
+        self.text = text
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        text = String(decoding: stringInterpolation.bytes, as: UTF8.self)
+    }
+
+    /// The parts of an interpolated message, as UTF-8.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        fileprivate var bytes: [UInt8] = []
+
+        /// Room for the literal text and, for each value, as much as a date or a short name takes.
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            bytes.reserveCapacity(literalCapacity + 24 * interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            append(literal)
+        }
+
+        /// A string, as it is.
+        public mutating func appendInterpolation(_ text: String) {
+            append(text)
+        }
+
+        /// A part of a string, as it is.
+        public mutating func appendInterpolation(_ text: Substring) {
+            if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
+        }
+
+        /// An integer in decimal, as `"\(value)"` writes it.
+        public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) {
+            guard let value = Int64(exactly: value), value != .min else { return append(String(value)) }
+            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                var magnitude = value.magnitude, start = buffer.count
+                repeat {
+                    start -= 1
+                    buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                } while magnitude > 0
+                if value < 0 { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+            }
+        }
+
+        /// Any other value, as `"\(value)"` writes it.
+        public mutating func appendInterpolation<Value>(_ value: Value) {
+            append(String(describing: value))
+        }
+
+        private mutating func append(_ text: String) {
+            if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
+        }
+    }
+}
