@@ -10,6 +10,22 @@ import Testing
 struct TokenMessageTests {
     let fixture = TokenFixture.shared
 
+    @Test("issuer and audience messages quote one expected value and bracket several, and quote what the token holds")
+    func expectedValues() throws {
+        let now = UnixTime(seconds: TokenFixture.now)
+        let one = try fixture.policy("issuer: https://issuer.example\naudience: api://one")
+        let two = try fixture.policy("issuer: [https://a.example, https://b.example]\naudience: [api://one, api://two]")
+        let token = try fixture.token(["iss": .string("https://evil.example"), "aud": .array([.string("api://x"), .string("api://y")])])
+        #expect(try one.evaluateNow(token: token, now: now).findings.map(\.message)
+                == [#"iss "https://evil.example" is not "https://issuer.example""#, #"aud ["api://x", "api://y"] does not include "api://one""#])
+        #expect(try two.evaluateNow(token: token, now: now).findings.map(\.message)
+                == [#"iss "https://evil.example" is not ["https://a.example", "https://b.example"]"#,
+                    #"aud ["api://x", "api://y"] does not include ["api://one", "api://two"]"#])
+        let missing = try fixture.token(remove: ["iss", "aud"])
+        #expect(try two.evaluateNow(token: missing, now: now).findings.map(\.message)
+                == [#"the token has no iss; expected ["https://a.example", "https://b.example"]"#, #"the token has no aud; expected ["api://one", "api://two"]"#])
+    }
+
     @Test("a JWS whose payload is not a JSON object is 'not a JWT claims set (RFC 7519 §7.2)'")
     func jwsPayload() throws {
         let policy = try fixture.policy("")

@@ -24,14 +24,14 @@ struct IssuerRule: Rule {
         guard let expected = issuers.resolved(in: context) else { return .fail(.inputInvalid, "an input used by 'issuer' is not a string") }
         let claims = context.decoded.claims
         switch claims.kind(of: RegisteredClaim.iss) {
-        case nil: return .fail(.claimMissing, "the token has no iss; expected \(RuleCompiler.show(expected))")
+        case nil: return .fail(.claimMissing, "the token has no iss; expected \(shown: expected)")
         case .string?: break
         default: return .blocked("iss is not a string (see token.claim_types)")
         }
         // Compared in place: the issuer's text is built only for a message.
         let issuer = { claims[RegisteredClaim.iss]?.stringValue ?? "" }
         guard expected.contains(where: { claims.string(RegisteredClaim.iss, equals: $0) }) else {
-            return .fail(.issuerMismatch, "iss \"\(issuer())\" is not \(RuleCompiler.show(expected))")
+            return .fail(.issuerMismatch, "iss \"\(issuer())\" is not \(shown: expected)")
         }
         return .pass(context.detail("iss \"\(issuer())\" in \(RuleCompiler.show(expected))"))
     }

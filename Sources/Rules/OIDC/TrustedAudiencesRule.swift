@@ -45,7 +45,7 @@ struct TrustedAudiencesRule: Rule {
         }
         let untrusted = present.filter { !allowed.containsExactly($0) }
         guard untrusted.isEmpty else {
-            return .fail(.audienceUntrusted, "aud includes untrusted \(RuleCompiler.show(untrusted))")
+            return .fail(.audienceUntrusted, "aud includes untrusted \(shown: untrusted)")
         }
         return .pass(context.detail("aud \(RuleCompiler.show(present)) all trusted"))
     }

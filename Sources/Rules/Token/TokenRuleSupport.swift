@@ -48,7 +48,22 @@ enum TimeText {
 extension RuleCompiler {
     /// Text values shown in messages: `"a"` or `["a", "b"]`.
     static func show(_ values: [String]) -> String {
-        values.count == 1 ? "\"\(values[0])\"" : "[" + values.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+        let message: FindingMessage = "\(shown: values)"
+        return message.text
+    }
+}
+
+extension FindingMessage.StringInterpolation {
+    /// Text values as messages show them, `"a"` or `["a", "b"]`, written into the message
+    /// rather than made a string of their own first.
+    mutating func appendInterpolation(shown values: [String]) {
+        if values.count != 1 { appendLiteral("[") }
+        for (index, value) in values.enumerated() {
+            appendLiteral(index == 0 ? "\"" : ", \"")
+            appendInterpolation(value)
+            appendLiteral("\"")
+        }
+        if values.count != 1 { appendLiteral("]") }
     }
 }
 

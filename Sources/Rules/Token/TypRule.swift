@@ -21,13 +21,13 @@ struct TypRule: Rule {
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
         guard let typ = context.decoded.header.object["typ"] else {
-            return .fail(.typNotAllowed, "the header has no typ; expected \(RuleCompiler.show(accepted))")
+            return .fail(.typNotAllowed, "the header has no typ; expected \(shown: accepted)")
         }
         guard case let .string(type) = typ else {
             return .fail(.typNotAllowed, "the header's typ must be a string, found \(typ.typeName)")
         }
         guard accepted.map(JOSEHeader.normalizedMediaType).containsExactly(JOSEHeader.normalizedMediaType(type)) else {
-            return .fail(.typNotAllowed, "typ \"\(type)\" is not accepted; expected \(RuleCompiler.show(accepted))")
+            return .fail(.typNotAllowed, "typ \"\(type)\" is not accepted; expected \(shown: accepted)")
         }
         return .pass(context.detail("typ \"\(type)\" accepted"))
     }
