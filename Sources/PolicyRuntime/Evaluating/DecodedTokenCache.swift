@@ -33,9 +33,9 @@ final class DecodedTokenCache: Sendable {
             self.digest = digest ?? token.withUTF8 { Self.digest(of: UnsafeRawBufferPointer($0)) }
         }
 
-        /// The hash of a token's UTF-8 bytes: SipHash-1-3 under the process's key.
+        /// The hash of a token's UTF-8 bytes: HighwayHash under the process's key.
         static func digest(of bytes: UnsafeRawBufferPointer) -> Int {
-            Int(truncatingIfNeeded: SipHash.hash13(bytes))
+            Int(truncatingIfNeeded: HighwayHash.hash(bytes))
         }
 
         /// Whether this is the key of the token whose UTF-8 bytes are `bytes`, under `limits`,
@@ -46,7 +46,7 @@ final class DecodedTokenCache: Sendable {
 
         var sketchHash: UInt64 { UInt64(bitPattern: Int64(digest)) }
 
-        /// The digest itself: SipHash, keyed per process.
+        /// The digest itself: HighwayHash, keyed per process.
         var tableHash: Int { digest }
 
         /// Byte for byte: `==` on strings would take two canonically equivalent tokens (a JSON
