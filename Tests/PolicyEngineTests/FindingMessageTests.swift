@@ -17,6 +17,11 @@ struct FindingMessageTests {
             let message: FindingMessage = "value \(value); as Int \(Int(value)); as Int32 \(Int32(truncatingIfNeeded: value)) end"
             #expect(message.text == "value \(value); as Int \(Int(value)); as Int32 \(Int32(truncatingIfNeeded: value)) end")
         }
+        for seconds in [0, 1_795_253_400.75, -1, -62_135_596_800, -62_135_596_801, 253_402_300_799, 253_402_300_800, -1e300, .nan] {
+            let time = UnixTime(seconds: seconds)
+            let message: FindingMessage = "expired at \(time);"
+            #expect(message.text == "expired at \(time);" && message.text == "expired at \(time.iso8601);", "\(seconds)")
+        }
         let unsigned: FindingMessage = "\(UInt64.max) and \(UInt8(200))"
         #expect(unsigned.text == "18446744073709551615 and 200")
         let mixed: FindingMessage = "aud \"\(text)\" does not include \(part) after \(1.5)s, \(Named()), \(Optional(3) as Int?), \(long)"

@@ -54,7 +54,8 @@ struct ChainEvaluator {
                     anyRan = true
                     failed = true
                     decided = decided || !undecided
-                    findings += childFindings
+                    // The child's array itself when it is the first: most failing chains fail once.
+                    if findings.isEmpty { findings = childFindings } else { findings += childFindings }
                     // Fail-fast stops at a failure that decides the group. Inside a composition it
                     // goes on past an undecided one, since a later mismatch would decide it and a
                     // `not` above reads that; the policy's own chain needs no such answer.
@@ -78,7 +79,7 @@ struct ChainEvaluator {
                 case let .fail(findings, childUndecided):
                     anyFailed = true
                     undecided = undecided || childUndecided
-                    failures += findings
+                    if failures.isEmpty { failures = findings } else { failures += findings }
                 }
             }
             guard anyFailed else { return .skipped }

@@ -60,6 +60,12 @@
             }
         }
 
+        /// A time as `2026-11-21T10:00:00Z`, as `"\(time)"` writes it: its digits written in
+        /// place, where the string its description makes is an allocation of its own.
+        public mutating func appendInterpolation(_ time: UnixTime) {
+            if UnixTime.withISO8601Bytes(time.seconds, { bytes.append(contentsOf: $0) }) == nil { append(time.iso8601) }
+        }
+
         /// Any other value, as `"\(value)"` writes it.
         public mutating func appendInterpolation<Value>(_ value: Value) {
             append(String(describing: value))

@@ -99,29 +99,26 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// years: `+10000-01-01T00:00:00Z`); a value outside `supportedRange` or not finite is
     /// written as the number itself.
     package static func iso8601(_ seconds: Double) -> String {
+        if let text = withISO8601Bytes(seconds, { String(decoding: $0, as: UTF8.self) }) { return text }
         guard seconds.isFinite, supportedRange.contains(seconds) else { return String(seconds) }
-        let total = Int64(seconds.rounded(.down))
-        let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
-        let secondOfDay = total - days * 86400
-        // Howard Hinnant's civil_from_days.
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        guard (0...9999).contains(year) else {
-            func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-            let digits = String(year.magnitude)
-            return (year < 0 ? "-" : "+") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-                + "-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
-        }
-        // Written digit by digit into the string's own storage: findings of expired tokens
-        // format two dates each, and a batch of old tokens formats millions.
-        return String(unsafeUninitializedCapacity: 20) { buffer in
+        let (year, month, day, secondOfDay) = civil(seconds)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let digits = String(year.magnitude)
+        return (year < 0 ? "-" : "+") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+            + "-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    }
+
+    /// Calls `body` with the twenty bytes of `2026-11-21T10:00:00Z` for `seconds`, written digit
+    /// by digit on the stack: findings of expired tokens quote two dates each, and a batch of old
+    /// tokens formats millions. Nil, without calling `body`, for a time `iso8601` writes otherwise
+    /// (a year before 0 or after 9999, a value outside `supportedRange`).
+    package static func withISO8601Bytes<Result>(_ seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard seconds.isFinite, supportedRange.contains(seconds) else { return nil }
+        let (year, month, day, secondOfDay) = civil(seconds)
+        guard (0...9999).contains(year) else { return nil }
+        var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &text) { raw in
+            let buffer = raw.bindMemory(to: UInt8.self)
             func put(_ value: Int64, width: Int, at position: Int, then separator: UInt8) {
                 var value = value
                 for offset in stride(from: width - 1, through: 0, by: -1) {
@@ -136,8 +133,25 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
             put(secondOfDay / 3600, width: 2, at: 11, then: UInt8(ascii: ":"))
             put(secondOfDay / 60 % 60, width: 2, at: 14, then: UInt8(ascii: ":"))
             put(secondOfDay % 60, width: 2, at: 17, then: UInt8(ascii: "Z"))
-            return 20
+            return body(UnsafeBufferPointer(rebasing: buffer[..<20]))
         }
+    }
+
+    /// The proleptic Gregorian year, month, day and second of the day of `seconds` (finite, in
+    /// `supportedRange`), fractions dropped: Howard Hinnant's civil_from_days.
+    private static func civil(_ seconds: Double) -> (year: Int64, month: Int64, day: Int64, secondOfDay: Int64) {
+        let total = Int64(seconds.rounded(.down))
+        let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
+        let secondOfDay = total - days * 86400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day, secondOfDay)
     }
 
     /// Seconds since the epoch for an RFC 3339 date-time (`2026-11-21T10:00:00Z`,

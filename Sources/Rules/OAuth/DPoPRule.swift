@@ -79,10 +79,10 @@ struct DPoPRule: Rule {
         if let problem = urlProblem(proof.htu, request) { return .fail(.dpopURLMismatch, FindingMessage(problem)) }
         let now = context.now.seconds
         if proof.issuedAt > now + Double(settings.leeway) {
-            return .fail(.dpopIssuedInFuture, "the DPoP proof was issued at \(UnixTime.iso8601(proof.issuedAt)), in the future of \(context.now.iso8601) beyond the \(settings.leeway)s leeway")
+            return .fail(.dpopIssuedInFuture, "the DPoP proof was issued at \(UnixTime(seconds: proof.issuedAt)), in the future of \(context.now) beyond the \(settings.leeway)s leeway")
         }
         if now - proof.issuedAt > Double(settings.maxAge + settings.leeway) {
-            return .fail(.dpopProofTooOld, "the DPoP proof was issued at \(UnixTime.iso8601(proof.issuedAt)), more than \(TimeText.duration(settings.maxAge)) (+\(settings.leeway)s leeway) before \(context.now.iso8601)")
+            return .fail(.dpopProofTooOld, "the DPoP proof was issued at \(UnixTime(seconds: proof.issuedAt)), more than \(TimeText.duration(settings.maxAge)) (+\(settings.leeway)s leeway) before \(context.now)")
         }
         if case let .success(credential) = request.credential {
             guard let ath = proof.ath else {
