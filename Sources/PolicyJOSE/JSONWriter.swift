@@ -113,10 +113,11 @@ internal import CJSONScan
     /// written millions of times, where escaping each name costs more than the line's values.
     @inlinable @inline(__always) public mutating func key(plain name: StaticString) {
         separate()
-        buffer.append(UInt8(ascii: "\""))
-        buffer.append(name)
-        buffer.append(UInt8(ascii: "\""))
-        buffer.append(UInt8(ascii: ":"))
+        buffer.makeRoom(for: name.utf8CodeUnitCount + 3)
+        buffer.appendReserved(UInt8(ascii: "\""))
+        buffer.appendReserved(name.utf8Start, count: name.utf8CodeUnitCount)
+        buffer.appendReserved(UInt8(ascii: "\""))
+        buffer.appendReserved(UInt8(ascii: ":"))
         if pretty { buffer.append(UInt8(ascii: " ")) }
         needsComma = false
         valueFollowsKey = true

@@ -54,8 +54,9 @@ struct ChainEvaluator {
                     anyRan = true
                     failed = true
                     decided = decided || !undecided
-                    // The child's array itself when it is the first: most failing chains fail once.
-                    if findings.isEmpty { findings = childFindings } else { findings += childFindings }
+                    // The child's array itself when it is the first: most failing chains fail once,
+                    // and rules a failed signature kept from running bring none.
+                    if findings.isEmpty { findings = childFindings } else if !childFindings.isEmpty { findings += childFindings }
                     // Fail-fast stops at a failure that decides the group. Inside a composition it
                     // goes on past an undecided one, since a later mismatch would decide it and a
                     // `not` above reads that; the policy's own chain needs no such answer.
@@ -79,7 +80,7 @@ struct ChainEvaluator {
                 case let .fail(findings, childUndecided):
                     anyFailed = true
                     undecided = undecided || childUndecided
-                    if failures.isEmpty { failures = findings } else { failures += findings }
+                    if failures.isEmpty { failures = findings } else if !findings.isEmpty { failures += findings }
                 }
             }
             guard anyFailed else { return .skipped }
