@@ -6,9 +6,9 @@
 #include <immintrin.h>
 #endif
 
-// The four lanes of each of the state's four 256-bit vectors, and how each round moves bytes
-// between the two 64-bit lanes of a 128-bit half: `zipper[i]` is the byte of the pair (lane 0's
-// bytes 0-7, lane 1's 8-15) that lands at byte i.
+// The multipliers' starting lanes, and how each round moves bytes between the two 64-bit lanes
+// of a 128-bit half: `zipper[i]` is the byte of the pair (lane 0's bytes 0-7, lane 1's 8-15)
+// that lands at byte i.
 static const uint64_t initial_mul0[4] = {0xdbe6d5d5fe4cce2full, 0xa4093822299f31d0ull, 0x13198a2e03707344ull, 0x243f6a8885a308d3ull};
 static const uint64_t initial_mul1[4] = {0x3bd39e10cb0ef593ull, 0xc0acf169b5f18a8cull, 0xbe5466cf34e90c6cull, 0x452821e638d01377ull};
 static const uint8_t zipper[16] = {3, 12, 2, 5, 14, 1, 15, 0, 11, 4, 10, 13, 9, 6, 8, 7};
