@@ -16,6 +16,7 @@ struct LayerImportTests {
         ("CCurl", ["PolicyRuntime/Keys"]),
         ("CJSONScan", ["PolicyJOSE"]),
         ("CBase64URL", ["PolicyJOSE"]),
+        ("CHighwayHash", ["PolicyRuntime/Evaluating"]),
         ("Rules", ["PolicyEngine", "policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer", "PolicyPlayground"]),
         ("HTTPTypes", ["PolicyHTTP", "PolicyServer", "PolicyPlayground"]),
         ("PolicyHTTP", ["PolicyServer", "PolicyEngineHummingbird"]),

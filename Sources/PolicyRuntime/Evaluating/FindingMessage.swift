@@ -13,10 +13,12 @@
         self.text = text
     }
 
+    /// A message without interpolations: the literal itself, made no copy of.
     public init(stringLiteral text: String) {
         self.text = text
     }
 
+    /// The message the interpolation's parts make, as one string.
     public init(stringInterpolation: StringInterpolation) {
         text = String(decoding: stringInterpolation.bytes, as: UTF8.self)
     }
@@ -30,6 +32,7 @@
             bytes.reserveCapacity(literalCapacity + 24 * interpolationCount)
         }
 
+        /// A literal part, as it is.
         public mutating func appendLiteral(_ literal: String) {
             append(literal)
         }
