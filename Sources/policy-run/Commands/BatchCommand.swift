@@ -150,7 +150,7 @@ struct BatchCommand: AsyncParsableCommand {
                     }
                     summary.merge(chunk.counts)
                     if let part = chunk.report { logReport?.merge(part) }
-                    try writer.write(chunk.bytes)
+                    if let lines = chunk.lines { try lines.withBytes { try writer.write($0) } } else { try writer.write(chunk.bytes) }
                     // A live input that has nothing more yet: its verdicts so far are due now.
                     if reader.mayBlock { try writer.flush() }
                     progress.update(records: summary.records, bytes: bytesBefore + reader.bytesRead)
@@ -193,6 +193,9 @@ struct BatchCommand: AsyncParsableCommand {
     /// and their part of the HTML report when one is written.
     private struct WrittenChunk: Sendable {
         var counts = BatchSummary()
+        /// The JSON lines, written out from the writer's own buffer (copied once, into the output's).
+        var lines: JSONWriter?
+        /// The Arrow record batch.
         var bytes: [UInt8] = []
         var report: BatchLogReport?
     }
@@ -201,12 +204,14 @@ struct BatchCommand: AsyncParsableCommand {
         var chunk = WrittenChunk()
         switch format {
         case .jsonl:
-            var lines = JSONWriter(capacity: verdicts.count * 160)
+            // Room for a valid line (about 150 bytes) and an invalid one (350 and more) in the
+            // proportion of a log with a few invalid: most chunks never grow their buffer.
+            var lines = JSONWriter(capacity: verdicts.count * 256)
             for verdict in verdicts {
                 chunk.counts.add(verdict)
                 if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
             }
-            chunk.bytes = lines.bytes
+            chunk.lines = lines
         case .arrow:
             for verdict in verdicts { chunk.counts.add(verdict) }
             BatchVerdictColumns.writeRecordBatches(verdicts.lazy.filter { !onlyInvalid || !$0.verdict.valid }, to: &chunk.bytes)
@@ -282,7 +287,7 @@ final class OutputWriter {
     }
 
     /// Writes verdicts already formatted.
-    func write(_ lines: [UInt8]) throws {
+    func write(_ lines: some Collection<UInt8>) throws {
         buffer.append(contentsOf: lines)
         if buffer.count >= 1 << 16 { try flush() }
     }
