@@ -103,8 +103,8 @@ package struct BatchEvaluator: Sendable {
     /// second. Otherwise the record waits for `finish`, its token decoded once.
     func start(_ record: BatchRecord, sharing: inout JudgementSharing) -> RecordStart {
         switch record.content {
-        case let .unparsed(line, format):
-            return start(format.parsed(line, input: record.input), sharing: &sharing)
+        case let .unparsed(line, shared):
+            return start(shared.format.parsed(line, input: record.input), sharing: &sharing)
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):

@@ -169,6 +169,15 @@ extension BatchRecordFormat {
     }
 }
 
+/// A record format held once for every record of an input (`BatchRecord.Content.unparsed`).
+package final class SharedRecordFormat: Sendable {
+    package let format: BatchRecordFormat
+
+    package init(_ format: BatchRecordFormat) {
+        self.format = format
+    }
+}
+
 /// One record of a token log, as read.
 package struct BatchRecord: Sendable {
     /// What a line turned out to hold.
@@ -178,8 +187,10 @@ package struct BatchRecord: Sendable {
         /// A line that holds no usable record, with the finding it becomes.
         case malformed(FindingCode, String)
         /// A line not parsed yet (never blank): the worker that judges it parses it with the
-        /// format, so records are parsed in parallel rather than on the task that reads.
-        case unparsed(LineReader.Line, BatchRecordFormat)
+        /// format, so records are parsed in parallel rather than on the task that reads. The
+        /// format is its input's, held once: a record moves between tasks and arrays several
+        /// times, and a copy of the format's names and fields each time cost more than parsing.
+        case unparsed(LineReader.Line, SharedRecordFormat)
     }
 
     /// The 1-based line number in its input.

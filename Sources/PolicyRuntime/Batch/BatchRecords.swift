@@ -11,20 +11,20 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
     package typealias Element = BatchRecord
 
     private let reader: LineReader
-    private let format: BatchRecordFormat
+    private let format: SharedRecordFormat
     private let input: String?
 
     /// The records of `reader`, read as `format`; `input` names the file in verdicts.
     package init(reader: LineReader, format: BatchRecordFormat, input: String? = nil) {
         self.reader = reader
-        self.format = format
+        self.format = SharedRecordFormat(format)
         self.input = input
     }
 
     /// Reads one record after another.
     package struct AsyncIterator: BatchRecordIterator {
         let reader: LineReader
-        let format: BatchRecordFormat
+        let format: SharedRecordFormat
         let input: String?
 
         /// Whether the next record may have to wait for the input (a pipe with no whole line buffered).
