@@ -57,13 +57,13 @@
 
     /// Appends `count` bytes from `source` into room `makeRoom` made: no check of capacity or
     /// ownership, for a writer that reserved room for a whole value once.
-    @inlinable mutating func appendReserved(_ source: UnsafePointer<UInt8>, count added: Int) {
+    @inlinable @inline(__always) mutating func appendReserved(_ source: UnsafePointer<UInt8>, count added: Int) {
         (storage.base + count).update(from: source, count: added)
         count += added
     }
 
     /// Appends one byte into room `makeRoom` made.
-    @inlinable mutating func appendReserved(_ byte: UInt8) {
+    @inlinable @inline(__always) mutating func appendReserved(_ byte: UInt8) {
         storage.base[count] = byte
         count += 1
     }

@@ -174,7 +174,8 @@ public struct Verdict: Sendable, Codable {
     /// dictionary's order, in a verdict line and in a batch's Arrow column alike.
     package func writeOutputs(to writer: inout JSONWriter) {
         writer.beginObject()
-        for name in outputs.keys.sorted() {
+        // An invalid verdict hands nothing over: no sort of no names.
+        for name in outputs.isEmpty ? [] : outputs.keys.sorted() {
             writer.key(name)
             writer.value(outputs[name]!)
         }
