@@ -174,18 +174,8 @@ internal import CJSONScan
         if value >= 0, value < 10 {
             buffer.append(UInt8(ascii: "0") + UInt8(value))
         } else {
-            // Digits written backwards into a buffer on the stack: a line number per verdict line.
-            var magnitude = value.magnitude
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-                var start = digits.count
-                repeat {
-                    start -= 1
-                    digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                    magnitude /= 10
-                } while magnitude > 0
-                if value < 0 { buffer.append(UInt8(ascii: "-")) }
-                buffer.append(UnsafeBufferPointer(rebasing: digits[start...]))
-            }
+            // On the stack, no string: a line number per verdict line.
+            DecimalDigits.with(value) { buffer.append($0) }
         }
         needsComma = true
     }

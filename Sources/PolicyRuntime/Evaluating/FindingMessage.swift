@@ -1,3 +1,5 @@
+import PolicyJOSE
+
 /// A failure's message as a rule writes it, `"expired at \(date); evaluated at \(now)"`: its
 /// parts copied into one buffer of about the final size, then made a string once.
 ///
@@ -49,18 +51,8 @@
 
         /// An integer in decimal, as `"\(value)"` writes it.
         public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) {
-            guard let value = Int64(exactly: value), value != .min else { return append(String(value)) }
-            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &digits) { buffer in
-                var magnitude = value.magnitude, start = buffer.count
-                repeat {
-                    start -= 1
-                    buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                    magnitude /= 10
-                } while magnitude > 0
-                if value < 0 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
-            }
+            guard let value = Int64(exactly: value) else { return append(String(value)) }
+            DecimalDigits.with(value) { bytes.append(contentsOf: $0) }
         }
 
         /// A time as `2026-11-21T10:00:00Z`, as `"\(time)"` writes it: its digits written in

@@ -71,6 +71,7 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
         .seconds(seconds - earlier.seconds)
     }
 
+    /// Whether `lhs` is the earlier instant.
     public static func < (lhs: UnixTime, rhs: UnixTime) -> Bool { lhs.seconds < rhs.seconds }
 
     /// Read and written as the plain number of seconds, as in a verdict's `clock.now`.
@@ -78,6 +79,7 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
         seconds = try decoder.singleValueContainer().decode(Double.self)
     }
 
+    /// Writes the plain number of seconds.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(seconds)
