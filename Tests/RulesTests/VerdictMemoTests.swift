@@ -252,6 +252,19 @@ struct VerdictMemoTests {
         #expect(try fixture.policy("").verdictsReusable)
     }
 
+    @Test("the verdicts' share of a cache budget: none without reuse, half for HMAC alone, a quarter for a public key")
+    func verdictShare() throws {
+        func load(_ token: String) throws -> Policy {
+            try Policy.load(text: "policy: p\ntoken:\n" + token, file: "p.yaml", environment: ["SECRET": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTAxMjM"])
+        }
+        let budget = 64 << 20
+        let remote = try load("  algorithms: [ES256]\n  keys: {jwks_uri: https://idp.example/jwks}\n")
+        let hmac = try load("  algorithms: [HS256, HS512]\n  keys: {secret: '${env:SECRET}'}\n")
+        #expect(BatchEvaluator.verdictShare(of: budget, for: remote) == 0)
+        #expect(BatchEvaluator.verdictShare(of: budget, for: hmac) == budget / 2)
+        #expect(BatchEvaluator.verdictShare(of: budget, for: try fixture.policy("")) == budget / 4)
+    }
+
     @Test("the context's window: a comparison keeps its side of the bound, reading the time keeps that instant, a NaN bound keeps all")
     func timeWindow() {
         let context = EvaluationContext(now: UnixTime(seconds: 100), inputs: [:], token: nil)

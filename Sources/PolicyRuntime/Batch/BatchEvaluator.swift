@@ -58,6 +58,21 @@ package struct BatchEvaluator: Sendable {
         recentVerdicts = policy.verdictsReusable ? verdictMemory.map(VerdictMemo.init) : nil
     }
 
+    /// The bytes of a cache budget that keep `policy`'s verdicts (`VerdictMemo`); the rest keeps
+    /// signature checks and decoded tokens.
+    ///
+    /// A quarter by default: a check of a public-key signature saves more than the rest of its
+    /// record, so the checks get most. A policy whose verdicts are not reusable keeps none and
+    /// leaves the whole budget to the checks. A policy that accepts only HMAC algorithms never
+    /// asks for a check (an HMAC costs less than the lookup) nor, while verdicts are kept, for a
+    /// decoded token, so its verdicts get half: a full memo takes about two thirds of what it
+    /// counts (Benchmarks/RESULTS.md), and half of the default 64 MiB keeps the process within
+    /// 64 MiB of resident memory where all of it would not.
+    package static func verdictShare(of budget: Int, for policy: Policy) -> Int {
+        guard policy.verdictsReusable else { return 0 }
+        return policy.algorithms.allSatisfy(\.isSymmetric) ? budget / 2 : budget / 4
+    }
+
     /// Records whose verdict was an earlier record's with the same token, reused; nil when the
     /// evaluator keeps no verdicts.
     package var reusedVerdicts: Int? { recentVerdicts?.reused }

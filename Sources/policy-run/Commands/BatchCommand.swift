@@ -104,11 +104,11 @@ struct BatchCommand: AsyncParsableCommand {
         let format = try records.recordFormat()
         let undeclared = format.inputFields.keys.filter { name in !policy.inputs.contains { $0.name == name } }
         if let name = undeclared.sorted().first { throw ValidationError("--var-field \(name): policy \(policy.name) declares no input '\(name)'") }
-        // A quarter of the memory keeps verdicts of tokens (from their first sighting, so a log of
+        // Part of the memory keeps verdicts of tokens (from their first sighting, so a log of
         // unique tokens fills it), the rest checks (of tokens seen before, while verdicts are
         // kept) and decoded tokens (only where verdicts are not kept: see VerdictMemo).
         let cacheBytes = try cacheBytes()
-        let verdictBytes = cacheBytes / 4
+        let verdictBytes = BatchEvaluator.verdictShare(of: cacheBytes, for: policy)
         let cache = noCache ? nil : SignatureCache(memoryLimit: cacheBytes - verdictBytes)
         let now = try options.time()
         var evaluator = BatchEvaluator(policy: policy, inputs: try options.inputs(), defaultTime: now, jobs: jobs,
