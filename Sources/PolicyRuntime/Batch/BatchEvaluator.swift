@@ -119,7 +119,7 @@ package struct BatchEvaluator: Sendable {
     func start(_ record: BatchRecord, sharing: inout JudgementSharing) -> RecordStart {
         switch record.content {
         case let .unparsed(line, shared):
-            return start(shared.format.parsed(line, input: record.input), sharing: &sharing)
+            return start(shared.parsed(line, input: record.input), sharing: &sharing)
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
@@ -235,8 +235,9 @@ package struct BatchEvaluator: Sendable {
     where Records.Element == BatchRecord {
         var iterator = records.makeAsyncIterator()
         var recordsIn = 0, verdictsOut = 0
+        let reader = (iterator as? any BatchRecordIterator)?.reader
         /// Whether reading on would wait for a live input: then what is read is judged first.
-        func mayBlock() -> Bool { (iterator as? any BatchRecordIterator)?.mayBlock ?? false }
+        func mayBlock() -> Bool { reader?.mayBlock ?? false }
         /// The next chunk, cut short where a live input pauses; empty at the end.
         func nextChunk() async throws -> [BatchRecord] {
             var chunk: [BatchRecord] = []

@@ -176,6 +176,12 @@ package final class SharedRecordFormat: Sendable {
     package init(_ format: BatchRecordFormat) {
         self.format = format
     }
+
+    /// The record `line` of `input` holds (`BatchRecordFormat.parsed`), read with the format in
+    /// place: `format.parsed` called from outside copied the format, retaining each of its names.
+    func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
+        format.parsed(line, input: input)
+    }
 }
 
 /// One record of a token log, as read.

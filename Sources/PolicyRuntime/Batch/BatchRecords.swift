@@ -23,12 +23,11 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
 
     /// Reads one record after another.
     package struct AsyncIterator: BatchRecordIterator {
-        let reader: LineReader
+        /// The input, whose `mayBlock` says whether the next record may have to wait for it (a
+        /// pipe with no whole line buffered).
+        package let reader: LineReader
         let format: SharedRecordFormat
         let input: String?
-
-        /// Whether the next record may have to wait for the input (a pipe with no whole line buffered).
-        package var mayBlock: Bool { reader.mayBlock }
 
         /// The next record, skipping blank lines; nil at the end. The line is left for the
         /// worker that judges it to parse.
@@ -46,9 +45,12 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
     }
 }
 
-/// An iterator of records that can tell when the next one may have to wait for its input, so
-/// the evaluator judges what it has instead of waiting for a full chunk (a live pipe is judged
-/// line by line as it arrives).
+/// An iterator of records whose reader can tell when the next one may have to wait for its
+/// input, so the evaluator judges what it has instead of waiting for a full chunk (a live pipe
+/// is judged line by line as it arrives).
+///
+/// The reader is an object every copy of the iterator shares, so the evaluator finds it once
+/// per run rather than casting the iterator for each record.
 package protocol BatchRecordIterator: AsyncIteratorProtocol where Element == BatchRecord {
-    var mayBlock: Bool { get }
+    var reader: LineReader { get }
 }

@@ -35,14 +35,15 @@ enum TokenDecoder {
             // The common case without the layer loop: a compact JWS that nests no other token,
             // read from the token's bytes as given (and not wrapped in a `Result`, whose generic
             // copies of the token cost more than the rest of this step).
-            let jws: CompactJWS
+            let jws: CompactJWS, limits = envelope.limits
             do {
-                jws = try presented.withUTF8 { bytes throws(JOSEError) in try CompactJWS(bytes, limits: envelope.limits, headers: headers) }
+                // The limits captured, not the envelope: a copy of it, retained and released, a token.
+                jws = try presented.withUTF8 { bytes throws(JOSEError) in try CompactJWS(bytes, limits: limits, headers: headers) }
             } catch {
                 return .failure(structureFailure(error))
             }
             guard jws.header.holdsJWT else {
-                return claimsToken(jws, byteCount: byteCount, limits: envelope.limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting,
+                return claimsToken(jws, byteCount: byteCount, limits: limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting,
                                    shapes: shapes)
             }
             return decode(.signed(jws), byteCount: byteCount, envelope: envelope, digesting: digesting)
