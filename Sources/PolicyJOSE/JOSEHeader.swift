@@ -34,6 +34,11 @@ public struct JOSEHeader: Sendable, Equatable {
     public var algorithmName: String { parameters.algorithmName }
     /// The extension parameters the producer marked critical (`crit`), validated per RFC 7515 §4.1.11.
     public var critical: [String] { parameters.critical }
+    /// The first parameter marked critical that `isUnderstood` refuses, read in place (no copy
+    /// of the list retained and released, as `critical` makes).
+    package func firstCritical(notUnderstood isUnderstood: (String) -> Bool) -> String? {
+        parameters.critical.first { !isUnderstood($0) }
+    }
     /// Whether the payload is itself a JWT (`cty: JWT`, RFC 7519 §5.2): the token nests another.
     package var holdsJWT: Bool { parameters.holdsJWT }
     /// The key ID (`kid`). Read once with the header, as the next two: a header is decoded once

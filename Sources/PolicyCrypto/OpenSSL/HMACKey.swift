@@ -11,34 +11,35 @@ internal import COpenSSL
 public final class HMACKey: SignatureVerifier, SignatureSigner, @unchecked Sendable {
     /// The digest the MAC is computed with.
     public let digest: DigestAlgorithm
-    private let pads: Pads
-
-    /// The pads' states, by the family of the digest's context.
-    private enum Pads {
-        case sha1(PaddedKey<SHA_CTX>)
-        case sha256(PaddedKey<SHA256_CTX>)
-        case sha512(PaddedKey<SHA512_CTX>)
-    }
+    /// The pads' states, in the one field of the digest's family: a field read in place for
+    /// each token, where an enum's case bound to a local retained and released the key (one
+    /// key shared by every worker, so an atomic pair on one cache line a token).
+    private let sha1Pads: PaddedKey<SHA_CTX>?
+    private let sha256Pads: PaddedKey<SHA256_CTX>?
+    private let sha512Pads: PaddedKey<SHA512_CTX>?
 
     /// Prepares `secret` for HMAC with `digest`; any length is accepted here (the JOSE layer
     /// enforces RFC 7518's minimum). Throws nothing today: kept throwing for the callers that
     /// handle a key OpenSSL refuses.
     public init(secret: [UInt8], digest: DigestAlgorithm) throws(CryptoError) {
         self.digest = digest
-        pads = switch digest {
-        case .sha1: .sha1(PaddedKey(secret, .sha1))
-        case .sha256: .sha256(PaddedKey(secret, .sha256))
-        case .sha384: .sha512(PaddedKey(secret, .sha384))
-        case .sha512: .sha512(PaddedKey(secret, .sha512))
+        sha1Pads = digest == .sha1 ? PaddedKey(secret, .sha1) : nil
+        sha256Pads = digest == .sha256 ? PaddedKey(secret, .sha256) : nil
+        sha512Pads = switch digest {
+        case .sha384: PaddedKey(secret, .sha384)
+        case .sha512: PaddedKey(secret, .sha512)
+        case .sha1, .sha256: nil
         }
     }
 
     /// Computes the HMAC of `message` into `output`, which holds at least the digest's length.
     private func authenticate(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>) {
-        switch pads {
-        case let .sha1(key): key.authenticate(message, into: output)
-        case let .sha256(key): key.authenticate(message, into: output)
-        case let .sha512(key): key.authenticate(message, into: output)
+        if sha256Pads != nil {
+            sha256Pads!.authenticate(message, into: output)
+        } else if sha512Pads != nil {
+            sha512Pads!.authenticate(message, into: output)
+        } else {
+            sha1Pads!.authenticate(message, into: output)
         }
     }
 

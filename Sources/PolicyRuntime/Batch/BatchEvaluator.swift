@@ -126,18 +126,14 @@ package struct BatchEvaluator: Sendable {
             let now = time ?? defaultTime ?? .now
             let atClock = time == nil && defaultTime == nil
             // The memo holds verdicts under the evaluator's inputs; a record with its own is judged.
-            let memo = recordInputs.isEmpty ? recentVerdicts : nil
+            // It is asked where it is stored, not bound to a local: the memo is shared by every
+            // worker, and a local retained and released it (one cache line, two cores) a record.
+            let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
             let limits = policy.envelope.limits
-            // Looked up by the line's bytes: a repeat whose verdict is kept makes no string.
             var digest: Int?
             var keep = false, seenBefore = true
-            if let memo {
-                let lookup = token.withUTF8 { text in
-                    let bytes = UnsafeRawBufferPointer(text)
-                    let taken = DecodedTokenCache.Key.digest(of: bytes)
-                    digest = taken
-                    return memo.lookUp(bytes, digest: taken, limits: limits, at: now)
-                }
+            if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits, at: now) {
+                digest = taken
                 switch lookup {
                 case let .known(entry):
                     return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock))
@@ -153,14 +149,14 @@ package struct BatchEvaluator: Sendable {
                                             signatureCache: seenBefore ? signatureCache : nil, replayStore: replayStore)
             request.presentedToken = token
             request.tokenDigest = digest
-            request.usesDecodedTokenCache = memo == nil
+            request.usesDecodedTokenCache = !usesMemo
             request.decodingMemory = sharing.decodingMemory
             do throws(EvaluationError) {
                 switch try policy.start(request) {
                 case let .finished(evaluation):
                     let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
-                    if keep, let memo, let digest, let window = evaluation.stableWithin {
-                        memo.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest))
+                    if keep, usesMemo, let digest, let window = evaluation.stableWithin {
+                        recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest))
                     }
                     return .judged(verdict)
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)

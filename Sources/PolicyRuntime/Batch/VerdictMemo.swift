@@ -68,6 +68,17 @@ final class VerdictMemo: Sendable {
         let limits: TokenLimits
     }
 
+    /// The verdict kept for `token` under `limits`, if it holds at `time`, counting a sighting
+    /// of the token; with the digest of its bytes, for `remember`. Looked up by the line's
+    /// bytes: a repeat whose verdict is kept makes no string.
+    func lookUp(_ token: TokenText, limits: TokenLimits, at time: UnixTime) -> (Lookup, digest: Int) {
+        token.withUTF8 { text in
+            let bytes = UnsafeRawBufferPointer(text)
+            let digest = DecodedTokenCache.Key.digest(of: bytes)
+            return (lookUp(bytes, digest: digest, limits: limits, at: time), digest)
+        }
+    }
+
     /// The verdict kept for the token whose UTF-8 bytes are `token` (their digest `digest`)
     /// under `limits`, if it holds at `time`, counting a sighting of the token.
     func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, at time: UnixTime) -> Lookup {

@@ -140,12 +140,14 @@ struct ChainEvaluator {
             record(rule, .pass, nil)
             return .pass
         }
-        switch outcome.status {
+        let status = outcome.status
+        switch status {
         case .pass:
-            if let key = outcome.verifiedKey { verifiedKey = key }
             if !outcome.outputs.isEmpty { outputs.merge(outcome.outputs) { $1 } }
             for value in outcome.oneTimeValues { oneTimeValues.append((rule, value)) }
             record(rule, .pass, outcome.detail, nested: outcome.nestedTrace)
+            // Moved out of the outcome, which ends here: a copy retained and released the key.
+            if let key = (consume outcome).proofKey { verifiedKey = key }
             return .pass
         case .fail:
             assert(outcome.code.map(rule.rule.reportableCodes.contains) ?? true,

@@ -18,4 +18,10 @@ package struct DecodingMemory: Sendable {
 
     /// How many protected headers are remembered.
     package var headerCount: Int { headers.count }
+
+    /// `token` decoded (`TokenDecoder.decode`) with these headers and claim layouts, which a
+    /// method of the memory passes on in place.
+    func decode(_ token: TokenText, envelope: TokenEnvelope, digesting: Bool) -> Result<DecodedToken, TokenDecoder.Failure> {
+        TokenDecoder.decode(token, envelope: envelope, digesting: digesting, headers: headers, shapes: claimShapes)
+    }
 }

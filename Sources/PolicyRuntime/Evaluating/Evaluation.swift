@@ -319,17 +319,22 @@ extension Policy {
             throw EvaluationError(.missingSubject, "the policy checks a \(section), and none was given")
         }
         guard let token else { return .ready(Prepared(inputs: inputs, token: nil, subjects: bySection)) }
-        let memory = request.decodingMemory ?? decodingMemory
+        /// Decoded with the request's memory or the policy's, each asked where it is stored: a
+        /// copy of either retained and released its caches around every call.
+        func decode(digesting: Bool) -> Result<DecodedToken, TokenDecoder.Failure> {
+            request.decodingMemory?.decode(token, envelope: envelope, digesting: digesting)
+                ?? decodingMemory.decode(token, envelope: envelope, digesting: digesting)
+        }
         let decoding: Result<DecodedToken, TokenDecoder.Failure>
         if let decoded = request.decoded, let known = decoded[token.text], envelope.format == .jws, envelope.decryption == nil,
            envelope.limits == TokenEnvelope.standard.limits {
             decoding = .success(Self.remembered(known, as: token, request))
         } else if request.usesDecodedTokenCache, let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits, digest: request.presentedToken == nil ? nil : request.tokenDigest) {
-                TokenDecoder.decode(token, envelope: envelope, digesting: true, headers: memory.headers, shapes: memory.claimShapes)
+                decode(digesting: true)
             }
         } else {
-            decoding = TokenDecoder.decode(token, envelope: envelope, digesting: signatureCache != nil, headers: memory.headers, shapes: memory.claimShapes)
+            decoding = decode(digesting: signatureCache != nil)
         }
         switch decoding {
         case let .success(decoded):
@@ -413,7 +418,8 @@ extension Policy {
         case let .fail(found, _): (passed, findings) = (false, found)
         }
         // A plain JWE carries no signature: authenticated decryption is what proves its origin.
-        let provenBy = envelope.format == .jwe ? decoded?.decryptedBy : evaluator.verifiedKey
+        // Taken from the evaluator, not copied: the key is shared by every token it verified.
+        let provenBy = envelope.format == .jwe ? decoded?.decryptedBy : evaluator.verifiedKey.take()
         let verified = provenBy != nil
         // A token must prove its origin; requests, callbacks and PKCE values carry no signature.
         let valid = passed && (verified || decoded == nil)
@@ -422,7 +428,8 @@ extension Policy {
         let keyFreshness = keySets.isEmpty ? nil : provenBy?.freshness ?? keySets.values.map(\.freshness).max()
         let outputs = !valid ? [:] : self.outputs.isEmpty ? evaluator.outputs : evaluator.outputs.merging(outputValues(decoded)) { $1 }
         let plain = valid && findings.isEmpty && evaluator.skipped.isEmpty && outputs.isEmpty && trace == nil && keyFreshness == nil
-        let verdict = (plain ? provenBy.flatMap(plainValidVerdict(provenBy:)) : nil)
+        // Not `provenBy.flatMap(…)`: its closure retained the shared verdict once more.
+        let verdict = (plain && provenBy != nil ? plainValidVerdict(provenBy: provenBy!) : nil)
             ?? Verdict(policy: name, valid: valid, provenBy: provenBy, keyFreshness: keyFreshness, findings: findings,
                        skipped: evaluator.skipped, outputs: outputs, trace: trace)
         // Where the verdict depended on nothing but the token, the inputs and the time, it holds

@@ -103,7 +103,12 @@ internal import Synchronization
     /// belong to this evaluation, and the caller describes them.
     func verifyingKey(_ jws: CompactJWS, digest: ContentDigest?, among candidates: [JWK], keySet: KeySetIdentity) -> Int? {
         func check() -> Int? {
-            candidates.indices.first { (try? jws.verify(with: candidates[$0])) == true }
+            // Keys read in place through the buffer: an array's subscript, or a closure's
+            // argument, copied each key (a retain and a release of a key every worker shares).
+            candidates.withUnsafeBufferPointer { keys in
+                for position in keys.indices where (try? jws.verify(with: keys[position])) == true { return position }
+                return nil
+            }
         }
         // An HMAC check costs less than hashing the token for a cache lookup.
         guard let signatureCache, !jws.algorithm.isSymmetric else { return check() }
@@ -160,6 +165,22 @@ public final class DecodedToken: Sendable {
     /// The `kid` that chose the key: the signed token's (protected or, in a JSON serialization,
     /// unprotected), or a plain JWE's.
     package var keyID: String? { jws?.keyID ?? header.kid }
+
+    /// The signed token's algorithm, nil for a plain JWE. Read by the token's own methods: a
+    /// rule binding `jws` itself copied it, retaining and releasing each of its parts.
+    package var signatureAlgorithm: JWSAlgorithm? { jws?.algorithm }
+
+    /// Whether other tokens wrap the one whose claims these are (`outerLayers`).
+    package var isWrapped: Bool { !outerLayers.isEmpty }
+
+    /// `body`'s answer for the signed token and its `signedBytesDigest`, the token lent in
+    /// place; nil for a plain JWE.
+    package func withJWS<Answer>(_ body: (CompactJWS, ContentDigest?) -> Answer) -> Answer? {
+        switch jws {
+        case let .some(jws): body(jws, signedBytesDigest)
+        case .none: nil
+        }
+    }
 
     /// The signatures verification checks besides `jws`'s: the layers around it, and those of
     /// the token's other signatures; empty (without allocating) for a token that has none.

@@ -115,7 +115,7 @@
 
     /// A pass that proves the token's origin, with the engine's proof: the verdict counts the
     /// token as verified only through such an outcome.
-    public static func verified(by proof: VerificationProof, detail: String? = nil, nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
+    public static func verified(by proof: consuming VerificationProof, detail: String? = nil, nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
         RuleOutcome(.pass, detail == nil && nestedTrace.isEmpty ? nil : Particulars(detail: detail, nestedTrace: nestedTrace), proofKey: proof.key)
     }
 }

@@ -20,19 +20,19 @@ struct AudienceRule: Rule {
     var explanation: String { "aud contains \(audiences.display.joined(separator: " or "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let expected = audiences.resolved(in: context) else { return .fail(.inputInvalid, "an input used by 'audience' is not a string") }
-        let claims = context.decoded.claims
-        switch claims.kind(of: RegisteredClaim.aud) {
-        case nil: return .fail(.claimMissing, "the token has no aud; expected \(shown: expected)")
-        // A single audience is compared in place; its text is built only for the trace.
-        case .string? where expected.contains(where: { claims.string(RegisteredClaim.aud, equals: $0) }):
-            return .pass(context.detail("aud \(RuleCompiler.show(TokenClaims.audiences(claims) ?? [])) includes one of \(RuleCompiler.show(expected))"))
-        default: break
-        }
-        guard let present = TokenClaims.audiences(claims) else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }
-        guard present.contains(where: expected.containsExactly) else {
-            return .fail(.audienceMismatch, "aud \(shown: present) does not include \(shown: expected)")
-        }
-        return .pass(context.detail("aud \(RuleCompiler.show(present)) includes one of \(RuleCompiler.show(expected))"))
+        audiences.withResolved(in: context) { expected in
+            switch context.decoded.kind(of: RegisteredClaim.aud) {
+            case nil: return .fail(.claimMissing, "the token has no aud; expected \(shown: expected)")
+            // A single audience is compared in place; its text is built only for the trace.
+            case .string? where context.decoded.string(RegisteredClaim.aud, equalsOneOf: expected):
+                return .pass(context.detail("aud \(RuleCompiler.show(context.decoded.audiences ?? [])) includes one of \(RuleCompiler.show(expected))"))
+            default: break
+            }
+            guard let present = context.decoded.audiences else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }
+            guard present.contains(where: expected.containsExactly) else {
+                return .fail(.audienceMismatch, "aud \(shown: present) does not include \(shown: expected)")
+            }
+            return .pass(context.detail("aud \(RuleCompiler.show(present)) includes one of \(RuleCompiler.show(expected))"))
+        } ?? .fail(.inputInvalid, "an input used by 'audience' is not a string")
     }
 }

@@ -21,18 +21,17 @@ struct IssuerRule: Rule {
     var explanation: String { "iss equals \(issuers.display.joined(separator: " or "))" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let expected = issuers.resolved(in: context) else { return .fail(.inputInvalid, "an input used by 'issuer' is not a string") }
-        let claims = context.decoded.claims
-        switch claims.kind(of: RegisteredClaim.iss) {
-        case nil: return .fail(.claimMissing, "the token has no iss; expected \(shown: expected)")
-        case .string?: break
-        default: return .blocked("iss is not a string (see token.claim_types)")
-        }
-        // Compared in place: the issuer's text is built only for a message.
-        let issuer = { claims[RegisteredClaim.iss]?.stringValue ?? "" }
-        guard expected.contains(where: { claims.string(RegisteredClaim.iss, equals: $0) }) else {
-            return .fail(.issuerMismatch, "iss \"\(issuer())\" is not \(shown: expected)")
-        }
-        return .pass(context.detail("iss \"\(issuer())\" in \(RuleCompiler.show(expected))"))
+        issuers.withResolved(in: context) { expected in
+            switch context.decoded.kind(of: RegisteredClaim.iss) {
+            case nil: return .fail(.claimMissing, "the token has no iss; expected \(shown: expected)")
+            case .string?: break
+            default: return .blocked("iss is not a string (see token.claim_types)")
+            }
+            // Compared in place: the issuer's text is built only for a message.
+            guard context.decoded.string(RegisteredClaim.iss, equalsOneOf: expected) else {
+                return .fail(.issuerMismatch, "iss \"\(context.decoded.text(of: RegisteredClaim.iss))\" is not \(shown: expected)")
+            }
+            return .pass(context.detail("iss \"\(context.decoded.text(of: RegisteredClaim.iss))\" in \(RuleCompiler.show(expected))"))
+        } ?? .fail(.inputInvalid, "an input used by 'issuer' is not a string")
     }
 }

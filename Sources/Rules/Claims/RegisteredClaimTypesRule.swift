@@ -21,15 +21,22 @@ struct RegisteredClaimTypesRule: Rule {
     var explanation: String { "exp, nbf, iat are numbers; iss, sub, jti, azp, nonce strings; aud a string or array of strings" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        let claims = context.decoded.claims
+        context.decoded.registeredClaimTypes()
+    }
+}
+
+extension DecodedToken {
+    /// `RegisteredClaimTypesRule`'s outcome, read in place from the claims this token holds
+    /// (see `numericDate`).
+    fileprivate func registeredClaimTypes() -> RuleOutcome {
         // Each claim named in turn rather than from a list: the index finds each with one load,
         // which a static array's access and copies would outweigh.
         func number(_ name: RegisteredClaim) -> RuleOutcome? {
-            guard case let .unusable(reason) = TokenClaims.numericDate(name, in: claims) else { return nil }
+            guard case let .unusable(reason) = numericDate(name) else { return nil }
             return .fail(.claimType, FindingMessage(reason))
         }
         func string(_ name: RegisteredClaim) -> RuleOutcome? {
-            guard let kind = claims.kind(of: name), kind != .string else { return nil }
+            guard let kind = kind(of: name), kind != .string else { return nil }
             return .fail(.claimType, "'\(name)' must be a string, found \(kind.name)")
         }
         if let failure = number(.exp) ?? number(.nbf) ?? number(.iat)
@@ -37,9 +44,9 @@ struct RegisteredClaimTypesRule: Rule {
             return failure
         }
         // A string audience is checked by its kind alone, without building it.
-        switch claims.kind(of: RegisteredClaim.aud) {
+        switch kind(of: RegisteredClaim.aud) {
         case nil, .string?: return .pass()
-        case .array? where TokenClaims.audiences(claims) != nil: return .pass()
+        case .array? where audiences != nil: return .pass()
         case let kind?:
             return .fail(.claimType, "'aud' must be a string or an array of strings, found \(kind == .array ? "an array with a non-string" : kind.name)")
         }

@@ -25,7 +25,7 @@ struct ExpiresRule: Rule {
     var explanation: String { "exp is \(required ? "present" : "optional; when present it is checked") and now < exp + \(TimeText.duration(leeway)) leeway" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        switch TokenClaims.numericDate(RegisteredClaim.exp, in: context.decoded.claims) {
+        switch context.decoded.numericDate(RegisteredClaim.exp) {
         case .absent:
             return required ? .fail(.claimMissing, "the token has no exp, and the policy requires one") : .pass(context.detail("no exp (optional)"))
         case .unusable:

@@ -59,7 +59,7 @@ struct IssuedAtRule: Rule {
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        switch TokenClaims.numericDate(RegisteredClaim.iat, in: context.decoded.claims) {
+        switch context.decoded.numericDate(RegisteredClaim.iat) {
         case .absent:
             if required { return .fail(.claimMissing, "the token has no iat, and the policy requires one") }
             if maxAge != nil { return .fail(.claimMissing, "the token has no iat, so its age cannot be checked against max_age") }

@@ -25,7 +25,7 @@ struct NotBeforeRule: Rule {
     var explanation: String { "nbf is \(required ? "present" : "optional; when present it is checked") and nbf <= now + \(TimeText.duration(leeway)) leeway" }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        switch TokenClaims.numericDate(RegisteredClaim.nbf, in: context.decoded.claims) {
+        switch context.decoded.numericDate(RegisteredClaim.nbf) {
         case .absent:
             return required ? .fail(.claimMissing, "the token has no nbf, and the policy requires one") : .pass(context.detail("no nbf (optional)"))
         case .unusable:

@@ -26,10 +26,17 @@ struct CritRule: Rule {
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        let critical = context.decoded.header.critical
-        if let unknown = critical.first(where: { !understood.containsExactly($0) }) {
+        if let unknown = context.decoded.firstCritical(notUnderstood: understood.containsExactly) {
             return .fail(.critUnsupported, "the token marks '\(unknown)' critical, which this policy does not understand")
         }
-        return .pass(context.detail(critical.isEmpty ? "no crit" : "crit \(RuleCompiler.show(critical)) understood"))
+        return .pass(context.detail(context.decoded.header.critical.isEmpty ? "no crit" : "crit \(RuleCompiler.show(context.decoded.header.critical)) understood"))
+    }
+}
+
+extension DecodedToken {
+    /// The header's first critical parameter `isUnderstood` refuses, read in place (see
+    /// `numericDate`).
+    fileprivate func firstCritical(notUnderstood isUnderstood: (String) -> Bool) -> String? {
+        header.firstCritical(notUnderstood: isUnderstood)
     }
 }

@@ -41,11 +41,13 @@ struct AlgorithmsRule: Rule {
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let token = context.token, let algorithm = token.jws?.algorithm else { return .unsignedToken }
+        // The token is not bound to a local: that retained and released it around each call.
+        guard let algorithm = context.token?.signatureAlgorithm else { return .unsignedToken }
         guard allowed.contains(algorithm) else {
             return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
-        let layers = token.outerLayers
+        guard context.token!.isWrapped else { return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]")) }
+        let layers = context.token!.outerLayers
         if !layers.isEmpty {
             for (index, layer) in layers.enumerated() {
                 guard let outer = layer.signature?.algorithm, !outerAllowed.contains(outer) else { continue }

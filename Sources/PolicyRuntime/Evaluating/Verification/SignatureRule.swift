@@ -96,10 +96,22 @@ struct SignatureRule: Rule {
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        guard let token = context.token, let jws = token.jws else { return .unsignedToken }
-        guard allowed.contains(jws.algorithm) else {
-            return .blocked("alg \(jws.algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
+        // The token is not bound to a local, and its JWS is lent in place (`withJWS`): bound to
+        // locals, each was retained and released around every call, the JWS part by part.
+        guard let algorithm = context.token?.signatureAlgorithm else { return .unsignedToken }
+        guard allowed.contains(algorithm) else {
+            return .blocked("alg \(algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
+        guard outerRequired != nil || context.token!.isWrapped else {
+            return context.token!.withJWS { jws, digest in
+                switch verify(jws, digest: digest, with: source, context) {
+                case let .failure(failure): .fail(failure.code, failure.message)
+                // Not `context.detail`: its closure retained the key even when not tracing.
+                case let .success(verified): .verified(by: VerificationProof(key: verified.key), detail: context.tracing ? verified.description : nil)
+                }
+            }!
+        }
+        let token = context.token!
         let layers = token.outerLayers
         var around: [(layer: Int, verified: Verified)] = []
         if let required = outerRequired, !layers.contains(where: { $0.signature != nil }) {
@@ -112,7 +124,7 @@ struct SignatureRule: Rule {
             case let .failure(refusal): return refusal.outcome
             }
         }
-        switch verify(jws, digest: token.signedBytesDigest, with: source, context) {
+        switch token.withJWS({ verify($0, digest: $1, with: source, context) })! {
         case let .failure(failure):
             return .fail(failure.code, layers.isEmpty ? failure.message : "the claims' token (layer \(layers.count + 1)): \(failure.message.text)")
         case let .success(verified):
