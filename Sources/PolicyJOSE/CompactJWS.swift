@@ -116,10 +116,9 @@ package struct CompactJWS: Sendable {
     /// Whether the signature verifies with `key`. Throws when the key may not be used for this
     /// token's algorithm; returns false when it may but the signature is wrong.
     package func verify(with key: JWK) throws(JOSEError) -> Bool {
-        let verifier = try key.verifier(for: algorithm)
-        return storage.withUnsafeBytes { bytes in
-            verifier.verify(signature: UnsafeRawBufferPointer(rebasing: bytes[signingInputCount..<signatureEnd]),
-                            message: UnsafeRawBufferPointer(rebasing: bytes[..<signingInputCount]))
+        try storage.withUnsafeBufferPointer { bytes throws(JOSEError) in
+            try key.verify(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[signingInputCount..<signatureEnd])),
+                           over: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<signingInputCount])), algorithm: algorithm)
         }
     }
 

@@ -33,6 +33,9 @@ package struct JWK: Sendable {
         let bits: Int
         let certificateChain: [X509Certificate]
         let verifiers: [PreparedVerifier]
+        /// `verifiers`' algorithms, in their order: what key selection asks of every key for
+        /// every token, read without touching the verifiers themselves.
+        let algorithms: [JWSAlgorithm]
 
         init(_ usage: Usage, isPrivate: Bool, bits: Int, certificateChain: [X509Certificate]) {
             self.usage = usage
@@ -40,6 +43,18 @@ package struct JWK: Sendable {
             self.bits = bits
             self.certificateChain = certificateChain
             verifiers = JWK.prepareVerifiers(usage)
+            algorithms = verifiers.map(\.algorithm)
+        }
+
+        /// Whether `signature` is valid over `message` for `algorithm`; nil when no verifier is
+        /// prepared for it. A method of the object that holds the verifiers, so that they are
+        /// used where they are stored: the key is shared by every worker, and copies of its
+        /// verifiers retained and released it for every token.
+        func verify(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) -> Bool? {
+            for index in algorithms.indices where algorithms[index] == algorithm {
+                return verifiers[index].verifier.verify(signature: signature, message: message)
+            }
+            return nil
         }
     }
 
@@ -63,7 +78,6 @@ package struct JWK: Sendable {
     package var certificateChain: [X509Certificate] { members.certificateChain }
 
     package var material: Material { members.usage.material }
-    private var verifiers: [PreparedVerifier] { members.verifiers }
 
     package enum Material: Sendable {
         case asymmetric(AsymmetricKey)
@@ -186,16 +200,24 @@ package struct JWK: Sendable {
     // MARK: - Using the key
 
     /// The JWS algorithms this key can verify.
-    package var verifiableAlgorithms: [JWSAlgorithm] { verifiers.map(\.algorithm) }
+    package var verifiableAlgorithms: [JWSAlgorithm] { members.algorithms }
 
     /// Whether this key can verify `algorithm`; allocation-free, for per-token key selection.
     package func canVerify(_ algorithm: JWSAlgorithm) -> Bool {
-        verifiers.contains { $0.algorithm == algorithm }
+        members.algorithms.contains(algorithm)
+    }
+
+    /// Whether `signature` is valid over `message` for `algorithm`, or an error saying why this
+    /// key cannot serve it: `verifier(for:)` and its check in one call, made by the object that
+    /// holds the verifiers.
+    package func verify(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
+        if let verified = members.verify(signature, over: message, algorithm: algorithm) { return verified }
+        throw restriction(for: algorithm, operation: "verify") ?? JOSEError(.keyMismatch, "the key cannot verify \(algorithm.rawValue)")
     }
 
     /// The prepared verifier for `algorithm`, or an error saying why this key cannot serve it.
     package func verifier(for algorithm: JWSAlgorithm) throws(JOSEError) -> any SignatureVerifier {
-        for prepared in verifiers where prepared.algorithm == algorithm { return prepared.verifier }
+        if let index = members.algorithms.firstIndex(of: algorithm) { return members.verifiers[index].verifier }
         throw restriction(for: algorithm, operation: "verify") ?? JOSEError(.keyMismatch, "the key cannot verify \(algorithm.rawValue)")
     }
 
