@@ -84,14 +84,8 @@ package struct JWKSet: Sendable {
     /// only keys carrying that exact `kid` are — a token never falls back to some other key.
     package func candidates(for algorithm: JWSAlgorithm, kid: String?, requireKid: Bool = false) throws(JOSEError) -> [JWK] {
         // The whole set when every key is a candidate (one key, the common case): no new array.
-        // Keys read in place through the buffer: an array's subscript, or a closure's argument,
-        // copied each key (a retain and a release of a key every worker shares, each token).
-        if !keys.isEmpty, kid != nil || !requireKid, keys.withUnsafeBufferPointer({ keys in
-            for index in keys.indices where !keys[index].canVerify(algorithm) || kid.map({ keys[index].kid?.isExactly($0) != true }) == true {
-                return false
-            }
-            return true
-        }) {
+        if !keys.isEmpty, kid != nil || !requireKid,
+           keys.allSatisfy({ key in key.canVerify(algorithm) && (kid.map { key.kid?.isExactly($0) == true } ?? true) }) {
             return keys
         }
         if let kid {

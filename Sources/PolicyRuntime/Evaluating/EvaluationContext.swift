@@ -103,12 +103,7 @@ internal import Synchronization
     /// belong to this evaluation, and the caller describes them.
     func verifyingKey(_ jws: CompactJWS, digest: ContentDigest?, among candidates: [JWK], keySet: KeySetIdentity) -> Int? {
         func check() -> Int? {
-            // Keys read in place through the buffer: an array's subscript, or a closure's
-            // argument, copied each key (a retain and a release of a key every worker shares).
-            candidates.withUnsafeBufferPointer { keys in
-                for position in keys.indices where (try? jws.verify(with: keys[position])) == true { return position }
-                return nil
-            }
+            candidates.indices.first { (try? jws.verify(with: candidates[$0])) == true }
         }
         // An HMAC check costs less than hashing the token for a cache lookup.
         guard let signatureCache, !jws.algorithm.isSymmetric else { return check() }
@@ -172,15 +167,6 @@ public final class DecodedToken: Sendable {
 
     /// Whether other tokens wrap the one whose claims these are (`outerLayers`).
     package var isWrapped: Bool { !outerLayers.isEmpty }
-
-    /// `body`'s answer for the signed token and its `signedBytesDigest`, the token lent in
-    /// place; nil for a plain JWE.
-    package func withJWS<Answer>(_ body: (CompactJWS, ContentDigest?) -> Answer) -> Answer? {
-        switch jws {
-        case let .some(jws): body(jws, signedBytesDigest)
-        case .none: nil
-        }
-    }
 
     /// The signatures verification checks besides `jws`'s: the layers around it, and those of
     /// the token's other signatures; empty (without allocating) for a token that has none.

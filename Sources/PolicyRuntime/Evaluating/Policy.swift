@@ -91,11 +91,7 @@ public struct Policy: Sendable {
     /// The verdict made once for a token `key` verified that met every rule with nothing
     /// skipped, handed over or traced; nil when `key` is not one of the policy's local keys'.
     func plainValidVerdict(provenBy key: VerifiedKey) -> Verdict? {
-        // Verdicts read in place through the buffer: `first(where:)` copied each one it passed.
-        plainValidVerdicts.withUnsafeBufferPointer { verdicts in
-            for index in verdicts.indices where verdicts[index].proof?.key.isSameDescription(as: key) == true { return verdicts[index] }
-            return nil
-        }
+        plainValidVerdicts.first { $0.proof?.key.isSameDescription(as: key) == true }
     }
 
     func withWarnings(_ warnings: [Diagnostic]) -> Policy {

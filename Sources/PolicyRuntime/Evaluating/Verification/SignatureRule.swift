@@ -96,20 +96,18 @@ struct SignatureRule: Rule {
     }
 
     func evaluate(_ context: EvaluationContext) -> RuleOutcome {
-        // The token is not bound to a local, and its JWS is lent in place (`withJWS`): bound to
-        // locals, each was retained and released around every call, the JWS part by part.
+        // A token without layers (most) is checked without binding the token to a local, which
+        // retained and released it around every call.
         guard let algorithm = context.token?.signatureAlgorithm else { return .unsignedToken }
         guard allowed.contains(algorithm) else {
             return .blocked("alg \(algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
         guard outerRequired != nil || context.token!.isWrapped else {
-            return context.token!.withJWS { jws, digest in
-                switch verify(jws, digest: digest, with: source, context) {
-                case let .failure(failure): .fail(failure.code, failure.message)
-                // Not `context.detail`: its closure retained the key even when not tracing.
-                case let .success(verified): .verified(by: VerificationProof(key: verified.key), detail: context.tracing ? verified.description : nil)
-                }
-            }!
+            switch verify(context.token!.jws!, digest: context.token!.signedBytesDigest, with: source, context) {
+            case let .failure(failure): return .fail(failure.code, failure.message)
+            // Not `context.detail`: its closure retained the key even when not tracing.
+            case let .success(verified): return .verified(by: VerificationProof(key: verified.key), detail: context.tracing ? verified.description : nil)
+            }
         }
         let token = context.token!
         let layers = token.outerLayers
@@ -124,7 +122,7 @@ struct SignatureRule: Rule {
             case let .failure(refusal): return refusal.outcome
             }
         }
-        switch token.withJWS({ verify($0, digest: $1, with: source, context) })! {
+        switch verify(token.jws!, digest: token.signedBytesDigest, with: source, context) {
         case let .failure(failure):
             return .fail(failure.code, layers.isEmpty ? failure.message : "the claims' token (layer \(layers.count + 1)): \(failure.message.text)")
         case let .success(verified):
