@@ -51,10 +51,7 @@ package struct JWK: Sendable {
         /// used where they are stored: the key is shared by every worker, and copies of its
         /// verifiers retained and released it for every token.
         func verify(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) -> Bool? {
-            for index in algorithms.indices where algorithms[index] == algorithm {
-                return verifiers[index].verifier.verify(signature: signature, message: message)
-            }
-            return nil
+            algorithms.firstIndex(of: algorithm).map { verifiers[$0].verifier.verify(signature: signature, message: message) }
         }
     }
 

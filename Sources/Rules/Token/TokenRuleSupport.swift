@@ -88,7 +88,7 @@ extension DecodedToken {
     }
 
     /// Whether the registered claim `name` is a string equal to one of `expected`, compared in place.
-    func string(_ name: RegisteredClaim, equalsOneOf expected: StringValues.Resolved) -> Bool {
+    func string(_ name: RegisteredClaim, equalsOneOf expected: [String]) -> Bool {
         expected.contains { claims.string(name, equals: $0) }
     }
 
@@ -108,6 +108,8 @@ struct StringValues: Sendable {
     /// The strings themselves when no value names an input: resolved once when the policy is
     /// compiled rather than for every token.
     private let literals: [String]
+    /// Whether every value is a literal, so that `literals` are the strings (a flag rather than
+    /// an optional list: binding the optional copied the list for every token).
     private let allLiteral: Bool
 
     init(_ values: [PolicyValue]) {
@@ -120,13 +122,10 @@ struct StringValues: Sendable {
         self.literals = allLiteral ? literals : []
     }
 
-    /// The strings of one evaluation, as `withResolved` lends them.
-    typealias Resolved = [String]
-
     /// `body`'s answer for the strings of this evaluation; nil when an input value is not a
     /// string. Lent rather than returned: the compiled literals are passed in place, where a
     /// returned array was retained and released for every token.
-    func withResolved<Answer>(in context: EvaluationContext, _ body: (Resolved) -> Answer) -> Answer? {
+    func withResolved<Answer>(in context: EvaluationContext, _ body: ([String]) -> Answer) -> Answer? {
         if allLiteral { return body(literals) }
         var result: [String] = []
         for value in values {

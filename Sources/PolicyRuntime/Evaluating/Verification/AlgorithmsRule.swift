@@ -46,16 +46,17 @@ struct AlgorithmsRule: Rule {
         guard allowed.contains(algorithm) else {
             return .fail(.algNotAllowed, "alg \(algorithm.rawValue) is not allowed; the policy allows \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
-        guard context.token!.isWrapped else { return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]")) }
-        let layers = context.token!.outerLayers
-        if !layers.isEmpty {
-            for (index, layer) in layers.enumerated() {
-                guard let outer = layer.signature?.algorithm, !outerAllowed.contains(outer) else { continue }
-                let allowedText = outerAllowed.map(\.rawValue).joined(separator: ", ")
-                return .fail(.algNotAllowed, "\(TokenLayer.describe(index, of: layers.count + 1)) is signed with alg \(outer.rawValue), which is not allowed; the policy allows \(allowedText) around the claims")
-            }
+        /// The pass, its trace detail written only when tracing.
+        func passed(_ around: @autoclosure () -> String = "") -> RuleOutcome {
+            .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]" + around()))
         }
-        return .pass(context.detail("alg \(algorithm.rawValue) in [\(allowed.map(\.rawValue).joined(separator: ", "))]"
-                                    + (layers.isEmpty ? "" : "; around it \(layers.compactMap { $0.signature?.algorithm.rawValue }.joined(separator: ", "))")))
+        guard context.token!.isWrapped else { return passed() }
+        let layers = context.token!.outerLayers
+        for (index, layer) in layers.enumerated() {
+            guard let outer = layer.signature?.algorithm, !outerAllowed.contains(outer) else { continue }
+            let outerText = outerAllowed.map(\.rawValue).joined(separator: ", ")
+            return .fail(.algNotAllowed, "\(TokenLayer.describe(index, of: layers.count + 1)) is signed with alg \(outer.rawValue), which is not allowed; the policy allows \(outerText) around the claims")
+        }
+        return passed("; around it \(layers.compactMap { $0.signature?.algorithm.rawValue }.joined(separator: ", "))")
     }
 }
