@@ -35,20 +35,27 @@ package enum JSONMemberScan {
         return bytes.withUnsafeBufferPointer { text in
             withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
                 var members = StackMembers(storage: storage)
-                var escapedNames: [Int: String] = [:]
-                var cursor = JSONCursor(bytes: text, maxDepth: min(maxDepth, JSONParser.deepestSupported))
-                do throws(JOSEError) {
-                    cursor.skipWhitespace()
-                    guard cursor.index < text.count, text[cursor.index] == UInt8(ascii: "{") else { return nil }
-                    try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
-                    cursor.skipWhitespace()
-                    guard cursor.index == text.count, escapedNames.isEmpty else { return nil }
-                } catch {
-                    return nil
-                }
+                let maxDepth = min(maxDepth, JSONParser.deepestSupported)
+                guard JSONCommonScan.members(of: text, maxDepth: maxDepth, into: &members) || scan(text, maxDepth: maxDepth, into: &members) else { return nil }
                 let found = UnsafeBufferPointer(rebasing: storage[..<members.count])
                 return (find(first, found, text), second.flatMap { find($0, found, text) })
             }
+        }
+    }
+
+    /// Reads `text` with `JSONCursor` into `members`; false for a text the index would refuse or
+    /// word differently (a name with escapes, too many members).
+    private static func scan(_ text: UnsafeBufferPointer<UInt8>, maxDepth: Int, into members: inout StackMembers) -> Bool {
+        var escapedNames: [Int: String] = [:]
+        var cursor = JSONCursor(bytes: text, maxDepth: maxDepth)
+        do throws(JOSEError) {
+            cursor.skipWhitespace()
+            guard cursor.index < text.count, text[cursor.index] == UInt8(ascii: "{") else { return false }
+            try cursor.skipObject(depth: 1, members: &members, escapedNames: &escapedNames)
+            cursor.skipWhitespace()
+            return cursor.index == text.count && escapedNames.isEmpty
+        } catch {
+            return false
         }
     }
 

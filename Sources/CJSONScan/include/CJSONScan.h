@@ -21,6 +21,45 @@ size_t cjsonscan_plain_ascii_prefix(const uint8_t *bytes, size_t count);
 /// escape, or `count` when there is none.
 size_t cjsonscan_unescaped_prefix(const uint8_t *bytes, size_t count);
 
+/// The most members `cjsonscan_object` reads in one object; an object with more is left to the
+/// caller's full scanner.
+#define CJSONSCAN_MAX_MEMBERS 16
+
+/// The kinds of value, numbered as `JSONKind` numbers them.
+enum {
+    CJSONSCAN_KIND_NULL = 0,
+    CJSONSCAN_KIND_BOOL = 1,
+    CJSONSCAN_KIND_NUMBER = 2,
+    CJSONSCAN_KIND_STRING = 3,
+    CJSONSCAN_KIND_ARRAY = 4,
+    CJSONSCAN_KIND_OBJECT = 5,
+};
+
+/// One member of an object `cjsonscan_object` read: offsets into its text.
+typedef struct {
+    /// The name between its quotes.
+    int32_t name_start, name_end;
+    /// The whole value, quotes and brackets included.
+    int32_t value_start, value_end;
+    /// The name's first eight bytes as a little-endian word, zero past its end.
+    uint64_t name_word;
+    /// The value when `has_integer`.
+    int64_t integer;
+    uint8_t kind;
+    uint8_t has_integer;
+} cjsonscan_member;
+
+/// Reads the JSON object that is the whole of `bytes[0..<count]` (whitespace around it allowed)
+/// when it is of the common kind: every name and string printable ASCII without escapes, every
+/// number a non-negative integer of at most eighteen digits, at most `CJSONSCAN_MAX_MEMBERS`
+/// members an object, no duplicate names, nesting within `max_depth` and eight levels.
+///
+/// Returns the number of members, written to `members` (room for `capacity`), each as the full
+/// scanner would index it; or -1 for any other text, valid or not, which the caller's full
+/// scanner then reads and, if it must, refuses with its own message. A text this scan accepts
+/// is one the full scanner accepts with the same members: it never decides alone.
+long cjsonscan_object(const uint8_t *bytes, size_t count, int max_depth, cjsonscan_member *members, size_t capacity);
+
 #ifdef __cplusplus
 }
 #endif
