@@ -13,9 +13,6 @@ internal import Synchronization
 /// and compared with each other again. The values are checked as ever. That reads the same
 /// members the scan would, since the scan's verdict on a name (a plain string, where it ends,
 /// whether an earlier name equals it) depends on nothing but the name's bytes and those before.
-/// Only objects the C scan of common objects declines (`JSONCommonScan`: escapes, decimals,
-/// negative numbers, UTF-8) are matched against shapes and remembered: the C scan reads the
-/// others faster than a shape is matched.
 final class JSONObjectShape: Sendable {
     /// Objects with more members are not remembered: what the index gathers on the stack.
     static let maxMembers = 16
