@@ -8,20 +8,27 @@ internal import CJSONScan
 /// everything else, valid or not: the cursor then reads the text as before and words any
 /// refusal. It never decides alone; a differential test holds the two scans to that.
 enum JSONCommonScan {
+    /// Calls `body` with the members of the object that is the whole of `text`, read by the C
+    /// scan, and returns what it returns; nil, without calling it, for a text left to `JSONCursor`.
+    static func withMembers<Result>(of text: UnsafeBufferPointer<UInt8>, maxDepth: Int,
+                                    _ body: (UnsafeBufferPointer<cjsonscan_member>) -> Result) -> Result? {
+        withUnsafeTemporaryAllocation(of: cjsonscan_member.self, capacity: Int(CJSONSCAN_MAX_MEMBERS)) { found in
+            let count = cjsonscan_object(text.baseAddress, text.count, Int32(clamping: maxDepth), found.baseAddress, found.count)
+            return count >= 0 ? body(UnsafeBufferPointer(rebasing: found[..<count])) : nil
+        }
+    }
+
     /// Appends the members of the object that is the whole of `text` to `sink`, which must take
     /// `CJSONSCAN_MAX_MEMBERS` more, and returns true; or returns false, appending nothing, for
     /// a text left to `JSONCursor`.
     static func members<Sink: JSONMemberSink>(of text: UnsafeBufferPointer<UInt8>, maxDepth: Int, into sink: inout Sink) -> Bool {
-        withUnsafeTemporaryAllocation(of: cjsonscan_member.self, capacity: Int(CJSONSCAN_MAX_MEMBERS)) { found in
-            let count = cjsonscan_object(text.baseAddress, text.count, Int32(clamping: maxDepth), found.baseAddress, found.count)
-            guard count >= 0 else { return false }
+        withMembers(of: text, maxDepth: maxDepth) { (found: UnsafeBufferPointer<cjsonscan_member>) -> Void in
             do throws(JOSEError) {
-                for position in 0..<count { try sink.append(JSONObjectIndex.Member(found[position])) }
+                for member in found { try sink.append(JSONObjectIndex.Member(member)) }
             } catch {
                 preconditionFailure("a member sink without room for \(CJSONSCAN_MAX_MEMBERS) members: \(error)")
             }
-            return true
-        }
+        } != nil
     }
 }
 

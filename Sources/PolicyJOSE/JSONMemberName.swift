@@ -18,6 +18,14 @@
         self.text = text
     }
 
+    /// Whether the bytes at `bytes`, a name of this one's length whose word equals this one's,
+    /// are this name: compared past the word only when the name is longer than eight bytes.
+    func restEquals(_ bytes: UnsafePointer<UInt8>) -> Bool {
+        guard count > 8 else { return true }
+        var text = text
+        return text.withUTF8 { NameWord.restEqual(bytes, $0.baseAddress, count: count) }
+    }
+
     /// The name, as messages quote it.
     public var description: String { text }
 }

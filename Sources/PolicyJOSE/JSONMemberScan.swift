@@ -1,9 +1,12 @@
+internal import CJSONScan
+
 /// Two members of a small JSON object, read by one strict scan that keeps the members in a
 /// buffer on the stack: a token log's record line, read once per record, then makes no index
 /// object and no array of members.
 ///
-/// The text is checked exactly as `JSONObjectIndex` checks it (the same cursor); whatever the
-/// scan does not answer itself, it leaves to the index by returning nil.
+/// The text is checked exactly as `JSONObjectIndex` checks it (the C scan of common objects,
+/// then the same cursor); whatever the scan does not answer itself, it leaves to the index by
+/// returning nil.
 package enum JSONMemberScan {
     /// The most members a scanned object may have: a record line has a handful, and the buffer
     /// stays well within what `withUnsafeTemporaryAllocation` places on the stack.
@@ -33,12 +36,16 @@ package enum JSONMemberScan {
                                 maxDepth: Int) -> (first: Found?, second: Found?)? {
         guard bytes.count < Int(Int32.max) else { return nil }
         return bytes.withUnsafeBufferPointer { text in
-            withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
+            let maxDepth = min(maxDepth, JSONParser.deepestSupported)
+            let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { found in
+                (find(first, found, text), second.flatMap { find($0, found, text) })
+            }
+            if let common { return common }
+            return withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
                 var members = StackMembers(storage: storage)
-                let maxDepth = min(maxDepth, JSONParser.deepestSupported)
-                guard JSONCommonScan.members(of: text, maxDepth: maxDepth, into: &members) || scan(text, maxDepth: maxDepth, into: &members) else { return nil }
-                let found = UnsafeBufferPointer(rebasing: storage[..<members.count])
-                return (find(first, found, text), second.flatMap { find($0, found, text) })
+                guard scan(text, maxDepth: maxDepth, into: &members) else { return nil }
+                return (find(first, UnsafeBufferPointer(rebasing: storage[..<members.count]), text),
+                        second.flatMap { find($0, UnsafeBufferPointer(rebasing: storage[..<members.count]), text) })
             }
         }
     }
@@ -60,14 +67,13 @@ package enum JSONMemberScan {
     }
 
     private static func find(_ name: JSONMemberName, _ members: UnsafeBufferPointer<JSONObjectIndex.Member>, _ text: UnsafeBufferPointer<UInt8>) -> Found? {
-        var wanted = name.text
-        return wanted.withUTF8 { wanted in
-            for member in members where member.nameWord == name.word && Int(member.nameEnd - member.nameStart) == name.count
-                && NameWord.restEqual(text.baseAddress! + Int(member.nameStart), wanted.baseAddress, count: name.count) {
-                return Found(kind: member.kind, range: Int(member.valueStart)..<Int(member.valueEnd), plain: member.plainValue, integer: member.integer)
-            }
-            return nil
-        }
+        members.first { $0.nameWord == name.word && Int($0.nameEnd - $0.nameStart) == name.count && name.restEquals(text.baseAddress! + Int($0.nameStart)) }
+            .map(Found.init)
+    }
+
+    private static func find(_ name: JSONMemberName, _ members: UnsafeBufferPointer<cjsonscan_member>, _ text: UnsafeBufferPointer<UInt8>) -> Found? {
+        members.first { $0.name_word == name.word && Int($0.name_end - $0.name_start) == name.count && name.restEquals(text.baseAddress! + Int($0.name_start)) }
+            .map { Found(JSONObjectIndex.Member($0)) }
     }
 
     /// Members in a buffer of `capacity`; one more is refused.
@@ -86,5 +92,12 @@ package enum JSONMemberScan {
             storage.initializeElement(at: count, to: member)
             count += 1
         }
+    }
+}
+
+extension JSONMemberScan.Found {
+    /// The member `member` of an index or a scan.
+    init(_ member: JSONObjectIndex.Member) {
+        self.init(kind: member.kind, range: Int(member.valueStart)..<Int(member.valueEnd), plain: member.plainValue, integer: member.integer)
     }
 }
