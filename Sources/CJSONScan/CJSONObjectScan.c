@@ -101,7 +101,7 @@ long cjsonscan_object(const uint8_t *bytes, size_t count, int max_depth, cjsonsc
     uint8_t is_object[deepest_followed];
     int depth = 0;
     size_t index = skip_whitespace(bytes, count, 0), found = 0, end;
-    cjsonscan_member member;
+    cjsonscan_member member = { 0 };
     if (index >= count || bytes[index] != '{') return -1;
 
 open_object:

@@ -35,8 +35,8 @@ enum JSONCommonScan {
 extension JSONObjectIndex.Member {
     /// The member the C scan read, as `JSONCursor.skipObject` records it.
     init(_ scanned: cjsonscan_member) {
+        guard let kind = JSONKind(rawValue: scanned.kind) else { preconditionFailure("the C scan wrote kind \(scanned.kind), which JSONKind does not number") }
         self.init(nameStart: scanned.name_start, nameEnd: scanned.name_end, valueStart: scanned.value_start, valueEnd: scanned.value_end,
-                  kind: JSONKind(rawValue: scanned.kind) ?? .null, nameWord: scanned.name_word, plainName: true, plainValue: true,
-                  integer: scanned.has_integer != 0 ? scanned.integer : nil)
+                  kind: kind, nameWord: scanned.name_word, plainName: true, plainValue: true, integer: scanned.has_integer != 0 ? scanned.integer : nil)
     }
 }
