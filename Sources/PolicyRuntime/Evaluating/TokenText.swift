@@ -50,7 +50,10 @@ package struct TokenText: Sendable {
     func withUTF8<Value, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Value) throws(Failure) -> Value {
         switch storage {
         case var .text(text): try text.withUTF8 { text in Result { () throws(Failure) in try body(text) } }.get()
-        case let .line(bytes): try bytes.withUnsafeBufferPointer { line in Result { () throws(Failure) in try body(line) } }.get()
+        // Typed throws straight through where the standard library passes them (`String.withUTF8`
+        // does not): a value wrapped in a `Result` to carry the error type was copied out of it and
+        // the wrapper destroyed (a decoded JWS: a retain and release of each of its references).
+        case let .line(bytes): try bytes.withUnsafeBufferPointer { (line) throws(Failure) -> Value in try body(line) }
         }
     }
 
