@@ -232,13 +232,19 @@ package struct BatchEvaluator: Sendable {
         var iterator = records.makeAsyncIterator()
         var recordsIn = 0, verdictsOut = 0
         let reader = (iterator as? any BatchRecordIterator)?.reader
+        // A token log's own records are read without an async call each (cast once, here).
+        let logRecords = iterator as? BatchRecords.AsyncIterator
         /// Whether reading on would wait for a live input: then what is read is judged first.
         func mayBlock() -> Bool { reader?.mayBlock ?? false }
         /// The next chunk, cut short where a live input pauses; empty at the end.
         func nextChunk() async throws -> [BatchRecord] {
             var chunk: [BatchRecord] = []
             chunk.reserveCapacity(Self.chunkSize)
-            while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try await iterator.next() { chunk.append(record) }
+            if let logRecords {
+                while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try logRecords.nextRecord() { chunk.append(record) }
+            } else {
+                while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try await iterator.next() { chunk.append(record) }
+            }
             recordsIn += chunk.count
             return chunk
         }

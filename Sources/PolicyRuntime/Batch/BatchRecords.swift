@@ -32,6 +32,13 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
         /// The next record, skipping blank lines; nil at the end. The line is left for the
         /// worker that judges it to parse.
         package mutating func next() async throws -> BatchRecord? {
+            try nextRecord()
+        }
+
+        /// `next()` without an asynchronous call: the reader reads (and may block) on the calling
+        /// thread either way, and an async call a record cost its task frame and executor checks
+        /// (about 600 instructions, the whole of a repeated token's reading).
+        package func nextRecord() throws(BatchInputError) -> BatchRecord? {
             while let line = try reader.next() {
                 if !BatchRecordFormat.isBlank(line) { return BatchRecord(line: line.number, input: input, content: .unparsed(line, format)) }
             }
