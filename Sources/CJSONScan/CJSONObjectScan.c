@@ -104,18 +104,19 @@ long cjsonscan_object(const uint8_t *bytes, size_t count, int max_depth, cjsonsc
     cjsonscan_member member = { 0 };
     if (index >= count || bytes[index] != '{') return -1;
 
-open_object:
-    // At a `{`.
+open_container:
+    // At a `{` or a `[`.
     if (depth >= limit) return -1;
-    is_object[depth] = 1;
+    is_object[depth] = bytes[index] == '{';
     seen_count[depth] = 0;
     seen_bits[depth] = 0;
     depth += 1;
     index = skip_whitespace(bytes, count, index + 1);
-    if (index < count && bytes[index] == '}') {
+    if (index < count && bytes[index] == (is_object[depth - 1] ? '}' : ']')) {
         index += 1;
         goto closed;
     }
+    if (!is_object[depth - 1]) goto value;
 
 name:
     index = skip_whitespace(bytes, count, index);
@@ -164,18 +165,10 @@ value:
         break;
     case '{':
         if (depth == 1) member.kind = CJSONSCAN_KIND_OBJECT;
-        goto open_object;
+        goto open_container;
     case '[':
         if (depth == 1) member.kind = CJSONSCAN_KIND_ARRAY;
-        if (depth >= limit) return -1;
-        is_object[depth] = 0;
-        depth += 1;
-        index = skip_whitespace(bytes, count, index + 1);
-        if (index < count && bytes[index] == ']') {
-            index += 1;
-            goto closed;
-        }
-        goto value;
+        goto open_container;
     case 't':
         end = literal_end(bytes, count, index, "true", 4);
         kind = CJSONSCAN_KIND_BOOL;
