@@ -110,7 +110,8 @@ let package = Package(
             path: "Sources/CCurl"
         ),
         // The JSON string scan's inner loop in C, sixteen bytes a step with SSE2 (a plain loop
-        // elsewhere): Swift's SIMD types reduced a mask lane by lane. No dependencies.
+        // elsewhere): Swift's SIMD types reduced a mask lane by lane. And a one-pass scan of
+        // common objects (record lines, claims sets) ahead of the Swift cursor. No dependencies.
         .target(
             name: "CJSONScan",
             path: "Sources/CJSONScan"
