@@ -44,7 +44,7 @@ static inline uint64_t name_word(const uint8_t *bytes, size_t count, size_t star
 /// The end of the string whose opening quote is at `index`, past its closing quote, when it is
 /// printable ASCII without escapes; 0 for any other string (escapes, UTF-8, control bytes, no end).
 static inline size_t plain_string_end(const uint8_t *bytes, size_t count, size_t index) {
-    const size_t end = plain_ascii_run_end(bytes, count, index + 1);
+    const size_t end = index + 1 + unmarked_prefix(bytes + index + 1, count - index - 1, 1);
     return end < count && bytes[end] == '"' ? end + 1 : 0;
 }
 

@@ -62,18 +62,4 @@ static inline size_t unmarked_prefix(const uint8_t *bytes, size_t count, int hig
 #endif
 }
 
-/// Where the run of printable ASCII other than the quote and the backslash that starts at
-/// `index` of `bytes[0..<count]` ends: sixteen bytes a step while sixteen remain, then a byte a
-/// step, with no copy for a short tail (what a short name or value ends with).
-static inline size_t plain_ascii_run_end(const uint8_t *bytes, size_t count, size_t index) {
-#if defined(__SSE2__)
-    for (; index + 16 <= count; index += 16) {
-        const unsigned mask = marked_mask(_mm_loadu_si128((const __m128i *)(bytes + index)), 1);
-        if (mask != 0) return index + (size_t)__builtin_ctz(mask);
-    }
-#endif
-    while (index < count && !marks_byte(bytes[index], 1)) index += 1;
-    return index;
-}
-
 #endif

@@ -37,15 +37,16 @@ package enum JSONMemberScan {
         guard bytes.count < Int(Int32.max) else { return nil }
         return bytes.withUnsafeBufferPointer { text in
             let maxDepth = min(maxDepth, JSONParser.deepestSupported)
-            let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { found in
-                (find(first, found, text), second.flatMap { find($0, found, text) })
+            let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { scanned in
+                let found = scanned.lazy.map(JSONObjectIndex.Member.init)
+                return (find(first, found, text), second.flatMap { find($0, found, text) })
             }
             if let common { return common }
             return withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
                 var members = StackMembers(storage: storage)
                 guard scan(text, maxDepth: maxDepth, into: &members) else { return nil }
-                return (find(first, UnsafeBufferPointer(rebasing: storage[..<members.count]), text),
-                        second.flatMap { find($0, UnsafeBufferPointer(rebasing: storage[..<members.count]), text) })
+                let found = UnsafeBufferPointer(rebasing: storage[..<members.count])
+                return (find(first, found, text), second.flatMap { find($0, found, text) })
             }
         }
     }
@@ -66,14 +67,11 @@ package enum JSONMemberScan {
         }
     }
 
-    private static func find(_ name: JSONMemberName, _ members: UnsafeBufferPointer<JSONObjectIndex.Member>, _ text: UnsafeBufferPointer<UInt8>) -> Found? {
+    /// The member named `name` among `members`, read from `text`.
+    private static func find<Members: Sequence>(_ name: JSONMemberName, _ members: Members, _ text: UnsafeBufferPointer<UInt8>) -> Found?
+    where Members.Element == JSONObjectIndex.Member {
         members.first { $0.nameWord == name.word && Int($0.nameEnd - $0.nameStart) == name.count && name.restEquals(text.baseAddress! + Int($0.nameStart)) }
             .map(Found.init)
-    }
-
-    private static func find(_ name: JSONMemberName, _ members: UnsafeBufferPointer<cjsonscan_member>, _ text: UnsafeBufferPointer<UInt8>) -> Found? {
-        members.first { $0.name_word == name.word && Int($0.name_end - $0.name_start) == name.count && name.restEquals(text.baseAddress! + Int($0.name_start)) }
-            .map { Found(JSONObjectIndex.Member($0)) }
     }
 
     /// Members in a buffer of `capacity`; one more is refused.

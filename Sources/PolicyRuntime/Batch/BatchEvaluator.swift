@@ -231,9 +231,10 @@ package struct BatchEvaluator: Sendable {
     where Records.Element == BatchRecord {
         var iterator = records.makeAsyncIterator()
         var recordsIn = 0, verdictsOut = 0
-        let reader = (iterator as? any BatchRecordIterator)?.reader
-        // A token log's own records are read without an async call each (cast once, here).
+        // A token log's own records are read without an async call each, and its reader says
+        // whether reading on would wait (cast once, here).
         let logRecords = iterator as? BatchRecords.AsyncIterator
+        let reader = logRecords?.reader
         /// Whether reading on would wait for a live input: then what is read is judged first.
         func mayBlock() -> Bool { reader?.mayBlock ?? false }
         /// The next chunk, cut short where a live input pauses; empty at the end.

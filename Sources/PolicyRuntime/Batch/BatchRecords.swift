@@ -22,7 +22,7 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
     }
 
     /// Reads one record after another.
-    package struct AsyncIterator: BatchRecordIterator {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         /// The input, whose `mayBlock` says whether the next record may have to wait for it (a
         /// pipe with no whole line buffered).
         package let reader: LineReader
@@ -50,14 +50,4 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
     package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader, format: format, input: input)
     }
-}
-
-/// An iterator of records whose reader can tell when the next one may have to wait for its
-/// input, so the evaluator judges what it has instead of waiting for a full chunk (a live pipe
-/// is judged line by line as it arrives).
-///
-/// The reader is an object every copy of the iterator shares, so the evaluator finds it once
-/// per run rather than casting the iterator for each record.
-package protocol BatchRecordIterator: AsyncIteratorProtocol where Element == BatchRecord {
-    var reader: LineReader { get }
 }
