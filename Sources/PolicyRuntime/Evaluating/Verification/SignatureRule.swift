@@ -102,13 +102,7 @@ struct SignatureRule: Rule {
         guard allowed.contains(algorithm) else {
             return .blocked("alg \(algorithm.rawValue) is not allowed (see token.algorithms); the signature was not checked")
         }
-        guard outerRequired != nil || context.token!.isWrapped else {
-            switch verify(context.token!.jws!, digest: context.token!.signedBytesDigest, with: source, context) {
-            case let .failure(failure): return .fail(failure.code, failure.message)
-            // Not `context.detail`: its closure retained the key even when not tracing.
-            case let .success(verified): return .verified(by: VerificationProof(key: verified.key), detail: context.tracing ? verified.description : nil)
-            }
-        }
+        guard outerRequired != nil || context.token!.isWrapped else { return verifyUnwrapped(context.token!, context) }
         let token = context.token!
         let layers = token.outerLayers
         var around: [(layer: Int, verified: Verified)] = []
@@ -130,6 +124,17 @@ struct SignatureRule: Rule {
                              detail: context.detail(([verified.description] + around.map { layer, verified in
                                  "\(TokenLayer.describe(layer, of: layers.count + 1)): \(verified.description)"
                              }).joined(separator: "; ")))
+        }
+    }
+
+    /// The outcome for `token`, which has no layers around it (most tokens). A parameter, not
+    /// read from the context where used: the JWS of a token read from another object's field
+    /// was copied (a retain and release of each of its references), of one passed in it is not.
+    private func verifyUnwrapped(_ token: DecodedToken, _ context: EvaluationContext) -> RuleOutcome {
+        switch verify(token.jws!, digest: token.signedBytesDigest, with: source, context) {
+        case let .failure(failure): return .fail(failure.code, failure.message)
+        // Not `context.detail`: its closure retained the key even when not tracing.
+        case let .success(verified): return .verified(by: VerificationProof(key: verified.key), detail: context.tracing ? verified.description : nil)
         }
     }
 
