@@ -19,4 +19,11 @@ package enum DecimalDigits {
             return body(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
+
+    /// Appends the decimal text of `value` to `bytes`: `with` for another module, where a
+    /// `package` generic is not specialized and its unspecialized call cost some 600
+    /// instructions a number.
+    package static func append(_ value: Int64, to bytes: inout [UInt8]) {
+        with(value) { bytes.append(contentsOf: $0) }
+    }
 }

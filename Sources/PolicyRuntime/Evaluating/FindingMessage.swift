@@ -52,7 +52,18 @@ import PolicyJOSE
         /// An integer in decimal, as `"\(value)"` writes it.
         public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) {
             guard let value = Int64(exactly: value) else { return append(String(value)) }
-            DecimalDigits.with(value) { bytes.append(contentsOf: $0) }
+            DecimalDigits.append(value, to: &bytes)
+        }
+
+        /// An `Int` in decimal: the generic form, called from a rule's module, is not
+        /// specialized there.
+        public mutating func appendInterpolation(_ value: Int) {
+            DecimalDigits.append(Int64(value), to: &bytes)
+        }
+
+        /// An `Int64` in decimal (a leeway, a count of seconds), for the same reason.
+        public mutating func appendInterpolation(_ value: Int64) {
+            DecimalDigits.append(value, to: &bytes)
         }
 
         /// A time as `2026-11-21T10:00:00Z`, as `"\(time)"` writes it: its digits written in
