@@ -90,19 +90,22 @@ static inline size_t literal_end(const uint8_t *bytes, size_t count, size_t inde
     return index + length <= count && memcmp(bytes + index, text, length) == 0 ? index + length : 0;
 }
 
-/// One pass, with an explicit stack of open containers: every position in locals, so the bytes
-/// read (which may alias anything) never force the state back to memory.
-long cjsonscan_object(const uint8_t *bytes, size_t count, int max_depth, cjsonscan_member *members, size_t capacity) {
-    if (bytes == NULL || count >= INT32_MAX) return -1;
-    const int limit = max_depth < deepest_followed ? max_depth : deepest_followed;
+/// The container (object or array) that opens at `index`, read in one pass with an explicit stack
+/// of open containers: every position in locals, so the bytes read (which may alias anything)
+/// never force the state back to memory. `limit` is how many levels deep it may go, itself the
+/// first; with `record`, the members of that first level are written to `members` (room for
+/// `capacity`). Returns the number of members written, with `*container_end` just past the
+/// container; or -1 for a container of any other kind.
+static long scan_container(const uint8_t *bytes, size_t count, size_t index, int limit, int record,
+                           cjsonscan_member *members, size_t capacity, size_t *container_end) {
+    if (limit > deepest_followed) limit = deepest_followed;
     name_seen seen[deepest_followed][CJSONSCAN_MAX_MEMBERS];
     size_t seen_count[deepest_followed];
     uint64_t seen_bits[deepest_followed];
     uint8_t is_object[deepest_followed];
     int depth = 0;
-    size_t index = skip_whitespace(bytes, count, 0), found = 0, end;
+    size_t found = 0, end;
     cjsonscan_member member = { 0 };
-    if (index >= count || bytes[index] != '{') return -1;
 
 open_container:
     // At a `{` or a `[`.
@@ -142,7 +145,7 @@ name:
         index = skip_whitespace(bytes, count, end);
         if (index >= count || bytes[index] != ':') return -1;
         index = skip_whitespace(bytes, count, index + 1);
-        if (depth == 1) {
+        if (depth == 1 && record) {
             member.name_start = (int32_t)name.start;
             member.name_end = (int32_t)(name.start + name.count);
             member.name_word = name.word;
@@ -187,7 +190,7 @@ value:
         break;
     }
     if (end == 0) return -1;
-    if (depth == 1) {
+    if (depth == 1 && record) {
         member.kind = kind;
         member.has_integer = kind == CJSONSCAN_KIND_NUMBER;
         member.integer = integer;
@@ -195,7 +198,7 @@ value:
     index = end;
 
 after_value:
-    if (depth == 1) {
+    if (depth == 1 && record) {
         if (found >= capacity) return -1;
         member.value_end = (int32_t)index;
         members[found++] = member;
@@ -215,5 +218,98 @@ closed:
     // Past the end of a container.
     depth -= 1;
     if (depth > 0) goto after_value;
-    return skip_whitespace(bytes, count, index) == count ? (long)found : -1;
+    *container_end = index;
+    return (long)found;
+}
+
+long cjsonscan_object(const uint8_t *bytes, size_t count, int max_depth, cjsonscan_member *members, size_t capacity) {
+    if (bytes == NULL || count >= INT32_MAX) return -1;
+    const size_t index = skip_whitespace(bytes, count, 0);
+    size_t end;
+    if (index >= count || bytes[index] != '{') return -1;
+    const long found = scan_container(bytes, count, index, max_depth, 1, members, capacity, &end);
+    return found >= 0 && skip_whitespace(bytes, count, end) == count ? found : -1;
+}
+
+/// Whether the quoted name `name` of the layout, whose text is `names`, is at `index`.
+static inline int layout_name_at(const uint8_t *bytes, size_t count, size_t index, const uint8_t *names,
+                                 const cjsonscan_layout_name *name) {
+    const size_t quoted = (size_t)name->quoted_count;
+    if (index + 8 <= count && quoted <= 8) {
+        uint64_t word;
+        memcpy(&word, bytes + index, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        word = __builtin_bswap64(word);
+#endif
+        return (word & name->head_mask) == name->head;
+    }
+    return index + quoted <= count && memcmp(bytes + index, names + name->start, quoted) == 0;
+}
+
+long cjsonscan_layout(const uint8_t *bytes, size_t count, int max_depth, const uint8_t *names,
+                      const cjsonscan_layout_name *layout, size_t layout_count, cjsonscan_member *members) {
+    if (bytes == NULL || count >= INT32_MAX || layout_count == 0 || layout_count > CJSONSCAN_MAX_MEMBERS || max_depth < 1) return -1;
+    size_t index = skip_whitespace(bytes, count, 0), end;
+    if (index >= count || bytes[index] != '{') return -1;
+    index += 1;
+    // Whitespace is looked for only where the expected byte is not: most texts have none.
+    for (size_t position = 0; position < layout_count; position++) {
+        const cjsonscan_layout_name *name = &layout[position];
+        if (!layout_name_at(bytes, count, index, names, name)) {
+            index = skip_whitespace(bytes, count, index);
+            if (!layout_name_at(bytes, count, index, names, name)) return -1;
+        }
+        cjsonscan_member *member = &members[position];
+        member->name_start = (int32_t)(index + 1);
+        member->name_end = (int32_t)(index + (size_t)name->quoted_count - 1);
+        member->name_word = name->word;
+        index += (size_t)name->quoted_count;
+        if (index < count && bytes[index] != ':') index = skip_whitespace(bytes, count, index);
+        if (index >= count || bytes[index] != ':') return -1;
+        index += 1;
+        if (index < count && bytes[index] <= ' ') index = skip_whitespace(bytes, count, index);
+        if (index >= count) return -1;
+        int64_t integer = 0;
+        uint8_t kind;
+        switch (bytes[index]) {
+        case '"':
+            end = plain_string_end(bytes, count, index);
+            kind = CJSONSCAN_KIND_STRING;
+            break;
+        case '{':
+        case '[':
+            // Nested values one level below the object, their own names told apart per object.
+            kind = bytes[index] == '{' ? CJSONSCAN_KIND_OBJECT : CJSONSCAN_KIND_ARRAY;
+            if (scan_container(bytes, count, index, max_depth - 1, 0, NULL, 0, &end) < 0) return -1;
+            break;
+        case 't':
+            end = literal_end(bytes, count, index, "true", 4);
+            kind = CJSONSCAN_KIND_BOOL;
+            break;
+        case 'f':
+            end = literal_end(bytes, count, index, "false", 5);
+            kind = CJSONSCAN_KIND_BOOL;
+            break;
+        case 'n':
+            end = literal_end(bytes, count, index, "null", 4);
+            kind = CJSONSCAN_KIND_NULL;
+            break;
+        default:
+            end = short_integer_end(bytes, count, index, &integer);
+            kind = CJSONSCAN_KIND_NUMBER;
+            break;
+        }
+        if (end == 0) return -1;
+        member->value_start = (int32_t)index;
+        member->value_end = (int32_t)end;
+        member->kind = kind;
+        member->has_integer = kind == CJSONSCAN_KIND_NUMBER;
+        member->integer = integer;
+        const uint8_t closing = position + 1 == layout_count ? '}' : ',';
+        index = end;
+        if (index < count && bytes[index] != closing) index = skip_whitespace(bytes, count, index);
+        if (index >= count || bytes[index] != closing) return -1;
+        index += 1;
+    }
+    return skip_whitespace(bytes, count, index) == count ? (long)layout_count : -1;
 }

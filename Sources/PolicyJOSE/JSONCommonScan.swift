@@ -32,6 +32,30 @@ enum JSONCommonScan {
     }
 }
 
+extension JSONCommonScan {
+    /// Appends the members of the object that is the whole of `text`, read by the C scan against
+    /// `shape`'s names (`cjsonscan_layout`), to `sink`, which must take `CJSONSCAN_MAX_MEMBERS`
+    /// more, and returns true; or returns false, appending nothing, for a text that departs from
+    /// the shape or holds values of another kind.
+    static func members<Sink: JSONMemberSink>(of text: UnsafeBufferPointer<UInt8>, following shape: JSONObjectShape, maxDepth: Int,
+                                              into sink: inout Sink) -> Bool {
+        withUnsafeTemporaryAllocation(of: cjsonscan_member.self, capacity: Int(CJSONSCAN_MAX_MEMBERS)) { found in
+            let count = shape.text.withUnsafeBufferPointer { names in
+                shape.layout.withUnsafeBufferPointer { layout in
+                    cjsonscan_layout(text.baseAddress, text.count, Int32(clamping: maxDepth), names.baseAddress, layout.baseAddress, layout.count, found.baseAddress)
+                }
+            }
+            guard count >= 0 else { return false }
+            do throws(JOSEError) {
+                for member in found[..<count] { try sink.append(JSONObjectIndex.Member(member)) }
+            } catch {
+                preconditionFailure("a member sink without room for \(CJSONSCAN_MAX_MEMBERS) members: \(error)")
+            }
+            return true
+        }
+    }
+}
+
 extension JSONObjectIndex.Member {
     /// The member the C scan read, as `JSONCursor.skipObject` records it.
     init(_ scanned: cjsonscan_member) {

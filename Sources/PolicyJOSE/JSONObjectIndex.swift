@@ -121,7 +121,9 @@ internal import Darwin
                     var tried = 0
                     while let shape = shapes.shape(startingAt: firstName, of: buffer, skipping: tried) {
                         var following = cursor
-                        if following.skipObject(following: shape, members: &members), following.isAtEndAfterWhitespace() {
+                        // The C scan first; the cursor follows the shape through values it declines.
+                        if JSONCommonScan.members(of: buffer, following: shape, maxDepth: cursor.maxDepth, into: &members)
+                            || (following.skipObject(following: shape, members: &members) && following.isAtEndAfterWhitespace()) {
                             if tried > 0 { shapes.promote(shape) }
                             shaped = shape.registered
                             return

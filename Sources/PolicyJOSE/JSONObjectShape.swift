@@ -4,6 +4,7 @@ internal import Glibc
 internal import Darwin
 #endif
 internal import Synchronization
+internal import CJSONScan
 
 /// The member names of an object indexed before, in their order and as their text wrote them:
 /// the layout of a claims set, which every token of an issuer repeats.
@@ -33,6 +34,8 @@ final class JSONObjectShape: Sendable {
     /// Each name with its quotes, one after another.
     let text: [UInt8]
     let names: [Name]
+    /// `names` as the C scan reads them (`cjsonscan_layout`).
+    let layout: [cjsonscan_layout_name]
     /// Where the registered claims are among the members.
     let registered: RegisteredClaimPositions
 
@@ -54,6 +57,9 @@ final class JSONObjectShape: Sendable {
                         headMask: quotedCount >= 8 ? .max : (1 << (8 * UInt64(quotedCount))) - 1, word: member.nameWord)
         }
         self.text = names
+        layout = self.names.map { name in
+            cjsonscan_layout_name(start: Int32(name.start), quoted_count: Int32(name.quotedCount), head: name.head, head_mask: name.headMask, word: name.word)
+        }
         self.registered = registered
     }
 

@@ -61,6 +61,29 @@ typedef struct {
 /// is one the full scanner accepts with the same members: it never decides alone.
 long cjsonscan_object(const uint8_t *bytes, size_t count, int max_depth, cjsonscan_member *members, size_t capacity);
 
+/// One name of an object's layout (`JSONObjectShape`): where it is, quotes included, in the
+/// layout's text, and the word its first eight bytes make.
+typedef struct {
+    int32_t start, quoted_count;
+    /// The first eight bytes of the quoted name as a little-endian word, and the mask of those
+    /// that are the name's.
+    uint64_t head, head_mask;
+    /// The word `cjsonscan_member.name_word` holds for the name.
+    uint64_t word;
+} cjsonscan_layout_name;
+
+/// Reads the JSON object that is the whole of `bytes[0..<count]` when its members are named by
+/// `layout` (`layout_count` names, their text in `names`), in that order and written byte for
+/// byte as there, and every value is of the common kind `cjsonscan_object` reads (a nested
+/// object or array one level below, within `max_depth`).
+///
+/// Returns `layout_count`, the members written to `members` (room for `layout_count`) as the
+/// full scanner would index them; or -1 for any other text, which the caller then reads as
+/// before. Names matched against a layout need no duplicate check of their own: the layout's
+/// names are distinct.
+long cjsonscan_layout(const uint8_t *bytes, size_t count, int max_depth, const uint8_t *names,
+                      const cjsonscan_layout_name *layout, size_t layout_count, cjsonscan_member *members);
+
 #ifdef __cplusplus
 }
 #endif
