@@ -95,8 +95,9 @@ static inline size_t literal_end(const uint8_t *bytes, size_t count, size_t inde
 /// never force the state back to memory. `limit` is how many levels deep it may go, itself the
 /// first; with `record`, the members of that first level are written to `members` (room for
 /// `capacity`). Returns the number of members written, with `*container_end` just past the
-/// container; or -1 for a container of any other kind.
-static long scan_container(const uint8_t *bytes, size_t count, size_t index, int limit, int record,
+/// container; or -1 for a container of any other kind. Inlined into each caller, where `record`
+/// is a constant.
+static inline __attribute__((always_inline)) long scan_container(const uint8_t *bytes, size_t count, size_t index, int limit, int record,
                            cjsonscan_member *members, size_t capacity, size_t *container_end) {
     if (limit > deepest_followed) limit = deepest_followed;
     name_seen seen[deepest_followed][CJSONSCAN_MAX_MEMBERS];
