@@ -336,7 +336,7 @@ extension Policy {
         } else {
             decoding = decode(digesting: signatureCache != nil)
         }
-        switch decoding {
+        switch consume decoding {
         case let .success(decoded):
             return .ready(Prepared(inputs: inputs, token: decoded, tokenText: token, subjects: bySection))
         case let .failure(failure):
@@ -459,6 +459,8 @@ extension Policy {
     }
 
     package func resolveInputs(_ supplied: [String: JSONValue]) throws(EvaluationError) -> [String: JSONValue] {
+        // Most policies declare none and most requests give none: no keys to filter, no table to make.
+        if inputs.isEmpty, supplied.isEmpty { return [:] }
         let undeclared = supplied.keys.filter { name in !inputs.contains { $0.name == name } }
         if let unknown = undeclared.min() {
             throw EvaluationError(.unknownInput, "the policy declares no input '\(unknown)'"
