@@ -134,7 +134,7 @@ package struct BatchEvaluator: Sendable {
             var keep = false, seenBefore = true
             if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits, at: now) {
                 digest = taken
-                switch lookup {
+                switch consume lookup {
                 case let .known(entry):
                     return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock))
                 case let .unknown(worthKeeping, seen): (keep, seenBefore) = (worthKeeping, seen)
@@ -144,15 +144,23 @@ package struct BatchEvaluator: Sendable {
             // can be there, and a log of unique tokens would pay a digest, a lookup and an entry
             // per record for nothing. Its check is kept from its next sighting on, when the memo
             // did not answer that sighting itself.
-            var request = EvaluationRequest(inputs: recordInputs.isEmpty ? inputs : inputs.merging(recordInputs) { $1 },
-                                            now: now, clockSource: atClock ? Self.wallClock : nil,
-                                            signatureCache: seenBefore ? signatureCache : nil, replayStore: replayStore)
-            request.presentedToken = token
-            request.tokenDigest = digest
-            request.usesDecodedTokenCache = !usesMemo
-            request.decodingMemory = sharing.decodingMemory
             do throws(EvaluationError) {
-                switch try policy.start(request) {
+                let step: EvaluationStep
+                if recordInputs.isEmpty {
+                    if !sharing.requestMade {
+                        sharing.request = request(inputs: inputs, decodingMemory: sharing.decodingMemory)
+                        sharing.requestMade = true
+                    }
+                    sharing.request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
+                                              usesDecodedTokenCache: !usesMemo)
+                    step = try policy.start(sharing.request)
+                } else {
+                    var request = request(inputs: inputs.merging(recordInputs) { $1 }, decodingMemory: sharing.decodingMemory)
+                    request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
+                                      usesDecodedTokenCache: !usesMemo)
+                    step = try policy.start(request)
+                }
+                switch consume step {
                 case let .finished(evaluation):
                     let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
                     if keep, usesMemo, let digest, let window = evaluation.stableWithin {
@@ -165,6 +173,13 @@ package struct BatchEvaluator: Sendable {
                 return .judged(refused(record, .recordFieldMissing, error.message))
             }
         }
+    }
+
+    /// A request for records with `inputs`, their own fields set by `setRecord`.
+    private func request(inputs: [String: JSONValue], decodingMemory: DecodingMemory?) -> EvaluationRequest {
+        var request = EvaluationRequest(inputs: inputs, now: .now, signatureCache: nil, replayStore: replayStore)
+        request.decodingMemory = decodingMemory
+        return request
     }
 
     /// The verdict on a record that waited for its keys.
@@ -308,5 +323,23 @@ package struct BatchEvaluator: Sendable {
             throw BatchInputError("\(recordsIn) records were read but \(verdictsOut) verdicts written; the run is incomplete")
         }
         return recordsIn
+    }
+}
+
+extension EvaluationRequest {
+    /// Makes this the request of a record's `token` at `now`: the fields a batch sets per record.
+    ///
+    /// - Parameters:
+    ///   - digest: The token's `DecodedTokenCache.Key.digest`, when the verdict memo took it.
+    ///   - atClock: Whether `now` is the wall clock's (the record has no time, nor the batch).
+    ///   - signatureCache: The cache to remember the signature check in; nil on a first sighting.
+    fileprivate mutating func setRecord(_ token: TokenText, digest: Int?, at now: UnixTime, atClock: Bool, signatureCache: SignatureCache?,
+                                        usesDecodedTokenCache: Bool) {
+        presentedToken = token
+        tokenDigest = digest
+        self.now = now
+        clockSource = atClock ? BatchEvaluator.wallClock : "caller"
+        self.signatureCache = signatureCache
+        self.usesDecodedTokenCache = usesDecodedTokenCache
     }
 }

@@ -3,7 +3,8 @@
 /// What the verdict lines one worker makes in a row share: the issuer's text and the last
 /// judgement, so that a run of tokens from one issuer with one outcome (most of a log) makes
 /// no string of `iss` and no judgement per record, and renders that judgement's line once;
-/// with several workers, also what decoding remembers (`DecodingMemory`).
+/// with several workers, also what decoding remembers (`DecodingMemory`); and the request the
+/// worker's records are judged with (`request`).
 ///
 /// A judgement is shared only by identity of its verdict (a policy's plain valid verdict is
 /// made once per local key, `Policy.plainValidVerdict`) and equality of `iss` and `kid`; a
@@ -15,6 +16,12 @@ package struct JudgementSharing {
     private var lastShared = false
     /// The headers and claim layouts this worker's records decode with, when not the policy's.
     let decodingMemory: DecodingMemory?
+    /// The request of this worker's records without inputs of their own, once `BatchEvaluator`
+    /// made it: each record sets its own fields (token, time, caches) in place, so what every
+    /// record shares (the inputs, the replay store, the decoding memory) is not copied into a
+    /// new request and released from it a record.
+    var request = EvaluationRequest(signatureCache: nil, replayStore: nil)
+    var requestMade = false
 
     /// Nothing shared yet; `decodingMemory` for a worker that decodes with a memory of its own.
     package init(decodingMemory: DecodingMemory? = nil) {
