@@ -20,10 +20,10 @@ package enum DecimalDigits {
         }
     }
 
-    /// Appends the decimal text of `value` to `bytes`: `with` for another module, where a
+    /// Calls `body` with the decimal text of `value`: `with` for another module, where a
     /// `package` generic is not specialized and its unspecialized call cost some 600
     /// instructions a number.
-    package static func append(_ value: Int64, to bytes: inout [UInt8]) {
-        with(value) { bytes.append(contentsOf: $0) }
+    package static func write(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        with(value, body)
     }
 }

@@ -33,6 +33,15 @@ struct FindingMessageTests {
         #expect(empty.text.isEmpty)
     }
 
+    @Test("a message that outgrows the interpolation's own room reads the same, at every length around it")
+    func aroundTheInlineRoom() {
+        for length in 100...160 {
+            let filler = String(repeating: "x", count: length), tail = "é\u{1F600}"
+            let message: FindingMessage = "[\(filler)] \(Int64(length)) \(tail) \(filler.prefix(length % 7))"
+            #expect(message.text == "[\(filler)] \(length) \(tail) \(filler.prefix(length % 7))", "length \(length)")
+        }
+    }
+
     @Test("a failure keeps its message, whether interpolated or made before")
     func outcomeMessage() {
         let leeway: Int64 = 30

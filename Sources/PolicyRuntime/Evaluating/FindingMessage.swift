@@ -22,16 +22,47 @@ import PolicyJOSE
 
     /// The message the interpolation's parts make, as one string.
     public init(stringInterpolation: StringInterpolation) {
-        text = String(decoding: stringInterpolation.bytes, as: UTF8.self)
+        text = stringInterpolation.text
     }
 
-    /// The parts of an interpolated message, as UTF-8.
+    /// The parts of an interpolated message, as UTF-8: the first 128 bytes held in the
+    /// interpolation itself (on the stack of the rule that writes the message), the rest, rarely
+    /// any, in an array.
+    ///
+    /// Every invalid record's message is one: an array reserved for it, grown part by part
+    /// (a uniqueness check and a capacity check each) and then decoded into the string cost an
+    /// allocation and about a hundred instructions a part more than copying into fixed room.
     public struct StringInterpolation: StringInterpolationProtocol {
-        fileprivate var bytes: [UInt8] = []
+        private var head: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                           UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        private var headCount = 0
+        private var rest: [UInt8] = []
+        private static let headCapacity = 128
 
-        /// Room for the literal text and, for each value, as much as a date or a short name takes.
+        /// Room for the parts: `head` for a message of the usual length, else an array from the start.
         public init(literalCapacity: Int, interpolationCount: Int) {
-            bytes.reserveCapacity(literalCapacity + 24 * interpolationCount)
+            let expected = literalCapacity + 24 * interpolationCount
+            if expected > Self.headCapacity { rest.reserveCapacity(expected) }
+        }
+
+        /// The message made of the parts.
+        fileprivate var text: String {
+            guard rest.isEmpty else { return String(decoding: rest, as: UTF8.self) }
+            return withUnsafeBytes(of: head) { String(decoding: UnsafeRawBufferPointer(rebasing: $0[..<headCount]), as: UTF8.self) }
+        }
+
+        /// Appends `bytes`: into `head` while they fit there, else into `rest`, which then takes
+        /// every byte from the first on.
+        private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            if rest.isEmpty, headCount + bytes.count <= Self.headCapacity {
+                let offset = headCount
+                withUnsafeMutableBytes(of: &head) { $0.baseAddress!.advanced(by: offset).copyMemory(from: source, byteCount: bytes.count) }
+                headCount += bytes.count
+                return
+            }
+            if rest.isEmpty { withUnsafeBytes(of: head) { rest.append(contentsOf: $0[..<headCount]) } }
+            rest.append(contentsOf: bytes)
         }
 
         /// A literal part, as it is.
@@ -46,30 +77,30 @@ import PolicyJOSE
 
         /// A part of a string, as it is.
         public mutating func appendInterpolation(_ text: Substring) {
-            if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
+            if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil { append(String(text)) }
         }
 
         /// An integer in decimal, as `"\(value)"` writes it.
         public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) {
             guard let value = Int64(exactly: value) else { return append(String(value)) }
-            DecimalDigits.append(value, to: &bytes)
+            DecimalDigits.write(value) { append($0) }
         }
 
         /// An `Int` in decimal: the generic form, called from a rule's module, is not
         /// specialized there.
         public mutating func appendInterpolation(_ value: Int) {
-            DecimalDigits.append(Int64(value), to: &bytes)
+            DecimalDigits.write(Int64(value)) { append($0) }
         }
 
         /// An `Int64` in decimal (a leeway, a count of seconds), for the same reason.
         public mutating func appendInterpolation(_ value: Int64) {
-            DecimalDigits.append(value, to: &bytes)
+            DecimalDigits.write(value) { append($0) }
         }
 
         /// A time as `2026-11-21T10:00:00Z`, as `"\(time)"` writes it: its digits written in
         /// place, where the string its description makes is an allocation of its own.
         public mutating func appendInterpolation(_ time: UnixTime) {
-            if UnixTime.withISO8601Bytes(time.seconds, { bytes.append(contentsOf: $0) }) == nil { append(time.iso8601) }
+            if UnixTime.withISO8601Bytes(time.seconds, { append($0) }) == nil { append(time.iso8601) }
         }
 
         /// Any other value, as `"\(value)"` writes it.
@@ -78,7 +109,8 @@ import PolicyJOSE
         }
 
         private mutating func append(_ text: String) {
-            if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
+            var text = text
+            text.withUTF8 { append($0) }
         }
     }
 }
