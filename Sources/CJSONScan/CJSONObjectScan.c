@@ -43,14 +43,14 @@ static inline uint64_t name_word(const uint8_t *bytes, size_t count, size_t star
 
 /// The end of the string whose opening quote is at `index`, past its closing quote, when it is
 /// printable ASCII without escapes; 0 for any other string (escapes, UTF-8, control bytes, no end).
-static inline size_t plain_string_end(const uint8_t *bytes, size_t count, size_t index) {
+static inline __attribute__((always_inline)) size_t plain_string_end(const uint8_t *bytes, size_t count, size_t index) {
     const size_t end = index + 1 + unmarked_prefix(bytes + index + 1, count - index - 1, 1);
     return end < count && bytes[end] == '"' ? end + 1 : 0;
 }
 
 /// The end of the non-negative integer of at most eighteen digits, without leading zeros, at
 /// `index` (what `JSONCursor.skipShortInteger` reads), with its value; 0 for any other number.
-static inline size_t short_integer_end(const uint8_t *bytes, size_t count, size_t index, int64_t *value) {
+static inline __attribute__((always_inline)) size_t short_integer_end(const uint8_t *bytes, size_t count, size_t index, int64_t *value) {
     size_t end = index;
     int64_t read = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -88,6 +88,40 @@ static inline size_t short_integer_end(const uint8_t *bytes, size_t count, size_
 /// The end of the literal `text` of `length` bytes at `index`, or 0.
 static inline size_t literal_end(const uint8_t *bytes, size_t count, size_t index, const char *text, size_t length) {
     return index + length <= count && memcmp(bytes + index, text, length) == 0 ? index + length : 0;
+}
+
+/// A scalar read: where it ends (0 for a value of another kind), its kind, and a number's value.
+typedef struct {
+    size_t end;
+    int64_t integer;
+    uint8_t kind;
+} scalar_read;
+
+/// The scalar at `index` — a string, a literal or a number of the common kind.
+static inline __attribute__((always_inline)) scalar_read scalar_at(const uint8_t *bytes, size_t count, size_t index) {
+    scalar_read read = { 0, 0, CJSONSCAN_KIND_NUMBER };
+    switch (bytes[index]) {
+    case '"':
+        read.kind = CJSONSCAN_KIND_STRING;
+        read.end = plain_string_end(bytes, count, index);
+        break;
+    case 't':
+        read.kind = CJSONSCAN_KIND_BOOL;
+        read.end = literal_end(bytes, count, index, "true", 4);
+        break;
+    case 'f':
+        read.kind = CJSONSCAN_KIND_BOOL;
+        read.end = literal_end(bytes, count, index, "false", 5);
+        break;
+    case 'n':
+        read.kind = CJSONSCAN_KIND_NULL;
+        read.end = literal_end(bytes, count, index, "null", 4);
+        break;
+    default:
+        read.end = short_integer_end(bytes, count, index, &read.integer);
+        break;
+    }
+    return read;
 }
 
 /// The container (object or array) that opens at `index`, read in one pass with an explicit stack
@@ -163,32 +197,19 @@ value:
     uint8_t kind;
     int64_t integer = 0;
     switch (bytes[index]) {
-    case '"':
-        end = plain_string_end(bytes, count, index);
-        kind = CJSONSCAN_KIND_STRING;
-        break;
     case '{':
         if (depth == 1) member.kind = CJSONSCAN_KIND_OBJECT;
         goto open_container;
     case '[':
         if (depth == 1) member.kind = CJSONSCAN_KIND_ARRAY;
         goto open_container;
-    case 't':
-        end = literal_end(bytes, count, index, "true", 4);
-        kind = CJSONSCAN_KIND_BOOL;
+    default: {
+        const scalar_read read = scalar_at(bytes, count, index);
+        end = read.end;
+        kind = read.kind;
+        integer = read.integer;
         break;
-    case 'f':
-        end = literal_end(bytes, count, index, "false", 5);
-        kind = CJSONSCAN_KIND_BOOL;
-        break;
-    case 'n':
-        end = literal_end(bytes, count, index, "null", 4);
-        kind = CJSONSCAN_KIND_NULL;
-        break;
-    default:
-        end = short_integer_end(bytes, count, index, &integer);
-        kind = CJSONSCAN_KIND_NUMBER;
-        break;
+    }
     }
     if (end == 0) return -1;
     if (depth == 1 && record) {
@@ -272,33 +293,15 @@ long cjsonscan_layout(const uint8_t *bytes, size_t count, int max_depth, const u
         if (index >= count) return -1;
         int64_t integer = 0;
         uint8_t kind;
-        switch (bytes[index]) {
-        case '"':
-            end = plain_string_end(bytes, count, index);
-            kind = CJSONSCAN_KIND_STRING;
-            break;
-        case '{':
-        case '[':
+        if (bytes[index] == '{' || bytes[index] == '[') {
             // Nested values one level below the object, their own names told apart per object.
             kind = bytes[index] == '{' ? CJSONSCAN_KIND_OBJECT : CJSONSCAN_KIND_ARRAY;
             if (scan_container(bytes, count, index, max_depth - 1, 0, NULL, 0, &end) < 0) return -1;
-            break;
-        case 't':
-            end = literal_end(bytes, count, index, "true", 4);
-            kind = CJSONSCAN_KIND_BOOL;
-            break;
-        case 'f':
-            end = literal_end(bytes, count, index, "false", 5);
-            kind = CJSONSCAN_KIND_BOOL;
-            break;
-        case 'n':
-            end = literal_end(bytes, count, index, "null", 4);
-            kind = CJSONSCAN_KIND_NULL;
-            break;
-        default:
-            end = short_integer_end(bytes, count, index, &integer);
-            kind = CJSONSCAN_KIND_NUMBER;
-            break;
+        } else {
+            const scalar_read read = scalar_at(bytes, count, index);
+            end = read.end;
+            kind = read.kind;
+            integer = read.integer;
         }
         if (end == 0) return -1;
         member->value_start = (int32_t)index;

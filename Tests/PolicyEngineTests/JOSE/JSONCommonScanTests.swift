@@ -89,17 +89,7 @@ struct JSONCommonScanTests {
         for round in 0..<20_000 {
             let text = Array(Self.object(&random, depth: 1).utf8)
             if Self.agree(text, maxDepth: 1 + round % 4) { accepted += 1 }
-            var mutated = text
-            for _ in 0...random.next(3) {
-                let position = random.next(mutated.count)
-                switch random.next(3) {
-                case 0: mutated[position] = Self.alphabet[random.next(Self.alphabet.count)]
-                case 1: mutated.remove(at: position)
-                default: mutated.insert(Self.alphabet[random.next(Self.alphabet.count)], at: position)
-                }
-                if mutated.isEmpty { break }
-            }
-            if Self.agree(mutated, maxDepth: 1 + round % 4) { mutatedAccepted += 1 }
+            if Self.agree(Self.mutated(text, &random), maxDepth: 1 + round % 4) { mutatedAccepted += 1 }
         }
         // The generator writes common objects often enough that the C scan is exercised, and the
         // mutations keep some of them common: neither count may fall to nothing.
@@ -108,6 +98,21 @@ struct JSONCommonScanTests {
     }
 
     static let alphabet = Array(#"{}[]":,"\ atfnru0123456789-.eE"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xA9, 0xFF]
+
+    /// `text` with one to four bytes replaced, removed or inserted at random places.
+    static func mutated(_ text: [UInt8], _ random: inout SplitMix) -> [UInt8] {
+        var mutated = text
+        for _ in 0...random.next(3) {
+            let position = random.next(mutated.count)
+            switch random.next(3) {
+            case 0: mutated[position] = alphabet[random.next(alphabet.count)]
+            case 1: mutated.remove(at: position)
+            default: mutated.insert(alphabet[random.next(alphabet.count)], at: position)
+            }
+            if mutated.isEmpty { break }
+        }
+        return mutated
+    }
 
     static func object(_ random: inout SplitMix, depth: Int) -> String {
         let plain = ["iss", "sub", "aud", "exp", "abcdefgh", "abcdefghi", "abcdefghij", "abcdefghik", "x", "", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"]
