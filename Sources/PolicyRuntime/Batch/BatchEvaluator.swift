@@ -177,7 +177,8 @@ package struct BatchEvaluator: Sendable {
 
     /// A request for records with `inputs`, their own fields set by `setRecord`.
     private func request(inputs: [String: JSONValue], decodingMemory: DecodingMemory?) -> EvaluationRequest {
-        var request = EvaluationRequest(inputs: inputs, now: .now, signatureCache: nil, replayStore: replayStore)
+        // The time and clock are each record's (`setRecord`): no clock is read here.
+        var request = EvaluationRequest(inputs: inputs, now: UnixTime(seconds: 0), signatureCache: nil, replayStore: replayStore)
         request.decodingMemory = decodingMemory
         return request
     }

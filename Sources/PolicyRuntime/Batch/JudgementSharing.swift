@@ -20,7 +20,8 @@ package struct JudgementSharing {
     /// made it: each record sets its own fields (token, time, caches) in place, so what every
     /// record shares (the inputs, the replay store, the decoding memory) is not copied into a
     /// new request and released from it a record.
-    var request = EvaluationRequest(signatureCache: nil, replayStore: nil)
+    var request = EvaluationRequest(now: UnixTime(seconds: 0), signatureCache: nil, replayStore: nil)
+    /// Whether `request` is the evaluator's yet, rather than the placeholder it starts as.
     var requestMade = false
 
     /// Nothing shared yet; `decodingMemory` for a worker that decodes with a memory of its own.
