@@ -112,7 +112,7 @@ enum InstructionsBenchmark {
         var judged = 0
         var sharing = JudgementSharing()
         while let line = try reader.next() {
-            guard let record = format.record(line), let verdict = evaluator.evaluateNow(record, sharing: &sharing) else {
+            guard let record = format.record(line, sharing: &sharing), let verdict = evaluator.evaluateNow(record, sharing: &sharing) else {
                 throw BenchmarkError("line \(line.number) of \(file) could not be judged without waiting")
             }
             verdict.writeJSONLine(to: &writer)

@@ -39,19 +39,27 @@ extension JSONCommonScan {
     /// the shape or holds values of another kind.
     static func members<Sink: JSONMemberSink>(of text: UnsafeBufferPointer<UInt8>, following shape: JSONObjectShape, maxDepth: Int,
                                               into sink: inout Sink) -> Bool {
+        withMembers(of: text, following: shape, maxDepth: maxDepth) { (found: UnsafeBufferPointer<cjsonscan_member>) -> Void in
+            do throws(JOSEError) {
+                for member in found { try sink.append(JSONObjectIndex.Member(member)) }
+            } catch {
+                preconditionFailure("a member sink without room for \(CJSONSCAN_MAX_MEMBERS) members: \(error)")
+            }
+        } != nil
+    }
+
+    /// Calls `body` with the members of the object that is the whole of `text`, read by the C
+    /// scan against `shape`'s names, and returns what it returns; nil, without calling it, for a
+    /// text that departs from the shape or holds values of another kind.
+    static func withMembers<Result>(of text: UnsafeBufferPointer<UInt8>, following shape: JSONObjectShape, maxDepth: Int,
+                                    _ body: (UnsafeBufferPointer<cjsonscan_member>) -> Result) -> Result? {
         withUnsafeTemporaryAllocation(of: cjsonscan_member.self, capacity: Int(CJSONSCAN_MAX_MEMBERS)) { found in
             let count = shape.text.withUnsafeBufferPointer { names in
                 shape.layout.withUnsafeBufferPointer { layout in
                     cjsonscan_layout(text.baseAddress, text.count, Int32(clamping: maxDepth), names.baseAddress, layout.baseAddress, layout.count, found.baseAddress)
                 }
             }
-            guard count >= 0 else { return false }
-            do throws(JOSEError) {
-                for member in found[..<count] { try sink.append(JSONObjectIndex.Member(member)) }
-            } catch {
-                preconditionFailure("a member sink without room for \(CJSONSCAN_MAX_MEMBERS) members: \(error)")
-            }
-            return true
+            return count >= 0 ? body(UnsafeBufferPointer(rebasing: found[..<count])) : nil
         }
     }
 }

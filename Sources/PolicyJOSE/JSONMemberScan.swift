@@ -34,12 +34,28 @@ package enum JSONMemberScan {
     /// written with escapes, or more than `capacity` members.
     package static func members(_ first: JSONMemberName, _ second: JSONMemberName?, in bytes: [UInt8],
                                 maxDepth: Int) -> (first: Found?, second: Found?)? {
+        var layout = JSONLineLayout()
+        return members(first, second, in: bytes, maxDepth: maxDepth, layout: &layout)
+    }
+
+    /// `members(_:_:in:maxDepth:)` for one of a run of lines that name the same members in the
+    /// same order (a token log's): `layout` holds the names of the last line the C scan read,
+    /// which the next is matched against (`cjsonscan_layout`) before it is scanned.
+    package static func members(_ first: JSONMemberName, _ second: JSONMemberName?, in bytes: [UInt8],
+                                maxDepth: Int, layout: inout JSONLineLayout) -> (first: Found?, second: Found?)? {
         guard bytes.count < Int(Int32.max) else { return nil }
         return bytes.withUnsafeBufferPointer { text in
             let maxDepth = min(maxDepth, JSONParser.deepestSupported)
-            let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { scanned in
+            func found(_ scanned: UnsafeBufferPointer<cjsonscan_member>) -> (first: Found?, second: Found?) {
                 let found = scanned.lazy.map(JSONObjectIndex.Member.init)
                 return (find(first, found, text), second.flatMap { find($0, found, text) })
+            }
+            if let shape = layout.shape, let following = JSONCommonScan.withMembers(of: text, following: shape, maxDepth: maxDepth, found) {
+                return following
+            }
+            let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { scanned in
+                layout.learn(scanned, of: text)
+                return found(scanned)
             }
             if let common { return common }
             return withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
@@ -97,5 +113,23 @@ extension JSONMemberScan.Found {
     /// The member `member` of an index or a scan.
     init(_ member: JSONObjectIndex.Member) {
         self.init(kind: member.kind, range: Int(member.valueStart)..<Int(member.valueEnd), plain: member.plainValue, integer: member.integer)
+    }
+}
+
+/// The names of the record line read last, in order (`JSONMemberScan.members(_:_:in:maxDepth:layout:)`):
+/// a token log's lines repeat them. Kept by one reader of lines, which no other thread shares.
+package struct JSONLineLayout {
+    fileprivate var shape: JSONObjectShape?
+
+    /// No line read yet.
+    package init() {}
+
+    /// Remembers the names of `members`, read by the C scan from `text`, unless a shape of
+    /// them cannot be held (`JSONObjectShape`).
+    fileprivate mutating func learn(_ members: UnsafeBufferPointer<cjsonscan_member>, of text: UnsafeBufferPointer<UInt8>) {
+        let placed = members.map(JSONObjectIndex.Member.init)
+        shape = placed.withUnsafeBufferPointer { placed in
+            JSONObjectShape(placed, text: text, registered: RegisteredClaimPositions(placed, escapedNames: [:]))
+        }
     }
 }

@@ -119,7 +119,7 @@ package struct BatchEvaluator: Sendable {
     func start(_ record: BatchRecord, sharing: inout JudgementSharing) -> RecordStart {
         switch record.content {
         case let .unparsed(line, shared):
-            return start(shared.parsed(line, input: record.input), sharing: &sharing)
+            return start(shared.parsed(line, input: record.input, lineLayout: &sharing.lineLayout), sharing: &sharing)
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):

@@ -43,7 +43,18 @@ package struct BatchRecordFormat: Sendable {
 
     /// The record a line holds; nil for a blank line, which is not a record.
     package func record(_ line: LineReader.Line, input: String? = nil) -> BatchRecord? {
-        Self.isBlank(line) ? nil : parsed(line, input: input)
+        var lineLayout = JSONLineLayout()
+        return record(line, input: input, lineLayout: &lineLayout)
+    }
+
+    /// The record a line holds, read as a batch worker reads its lines: matched against the
+    /// layout of the worker's previous line (`JudgementSharing.lineLayout`); nil for a blank line.
+    package func record(_ line: LineReader.Line, input: String? = nil, sharing: inout JudgementSharing) -> BatchRecord? {
+        record(line, input: input, lineLayout: &sharing.lineLayout)
+    }
+
+    private func record(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord? {
+        Self.isBlank(line) ? nil : parsed(line, input: input, lineLayout: &lineLayout)
     }
 
     /// Whether a line holds nothing but spaces, tabs and a carriage return: not a record. A line
@@ -81,8 +92,9 @@ package struct BatchRecordFormat: Sendable {
         bytes.withUnsafeBytes { $0.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false }
     }
 
-    /// The record a line that is not blank holds.
-    func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
+    /// The record a line that is not blank holds; `lineLayout` remembers the members of the JSON
+    /// lines read before it (`JSONMemberScan`).
+    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord {
         let bytes = line.bytes
         func malformed(_ code: FindingCode, _ message: String) -> BatchRecord {
             BatchRecord(line: line.number, input: input, content: .malformed(code, message))
@@ -101,7 +113,7 @@ package struct BatchRecordFormat: Sendable {
             guard let text = String(validating: bytes[first...last], as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
             return BatchRecord(line: line.number, input: input, content: .token(TokenText(text), time: nil, inputs: [:]))
         case .jsonLines:
-            if inputFields.isEmpty, let record = scanned(line, input: input) { return record }
+            if inputFields.isEmpty, let record = scanned(line, input: input, lineLayout: &lineLayout) { return record }
             let object: JSONObjectView
             do {
                 object = try JSONObjectView(bytes[...], maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
@@ -155,9 +167,9 @@ extension BatchRecordFormat {
     /// (`JSONMemberScan`): the token a string without escapes, the time absent, null or whole
     /// seconds, no mapped inputs, no carriage return. Nil leaves the line to `parsed`, which
     /// reads every other line and words every refusal.
-    private func scanned(_ line: LineReader.Line, input: String?) -> BatchRecord? {
+    private func scanned(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord? {
         let bytes = line.bytes
-        guard let (token, time) = JSONMemberScan.members(tokenName, timeName, in: bytes, maxDepth: JSONParser().maxDepth),
+        guard let (token, time) = JSONMemberScan.members(tokenName, timeName, in: bytes, maxDepth: JSONParser().maxDepth, layout: &lineLayout),
               let text = token?.plainText else { return nil }
         var when: UnixTime?
         if let time, time.kind != .null {
@@ -179,8 +191,8 @@ package final class SharedRecordFormat: Sendable {
 
     /// The record `line` of `input` holds (`BatchRecordFormat.parsed`), read with the format in
     /// place: `format.parsed` called from outside copied the format, retaining each of its names.
-    func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
-        format.parsed(line, input: input)
+    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord {
+        format.parsed(line, input: input, lineLayout: &lineLayout)
     }
 }
 

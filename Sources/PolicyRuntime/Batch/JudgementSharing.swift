@@ -3,8 +3,8 @@
 /// What the verdict lines one worker makes in a row share: the issuer's text and the last
 /// judgement, so that a run of tokens from one issuer with one outcome (most of a log) makes
 /// no string of `iss` and no judgement per record, and renders that judgement's line once;
-/// with several workers, also what decoding remembers (`DecodingMemory`); and the request the
-/// worker's records are judged with (`request`).
+/// with several workers, also what decoding remembers (`DecodingMemory`); the request the
+/// worker's records are judged with (`request`) and the layout of their lines (`lineLayout`).
 ///
 /// A judgement is shared only by identity of its verdict (a policy's plain valid verdict is
 /// made once per local key, `Policy.plainValidVerdict`) and equality of `iss` and `kid`; a
@@ -23,6 +23,8 @@ package struct JudgementSharing {
     var request = EvaluationRequest(now: UnixTime(seconds: 0), signatureCache: nil, replayStore: nil)
     /// Whether `request` is the evaluator's yet, rather than the placeholder it starts as.
     var requestMade = false
+    /// The members of the worker's last record line, which the next is matched against.
+    var lineLayout = JSONLineLayout()
 
     /// Nothing shared yet; `decodingMemory` for a worker that decodes with a memory of its own.
     package init(decodingMemory: DecodingMemory? = nil) {

@@ -82,6 +82,38 @@ struct JSONObjectIndexTests {
         }
     }
 
+    /// A line matched against the layout of the line before it (a token log's lines repeat
+    /// theirs) is answered as a line scanned alone, whatever the line before was.
+    @Test("a record line read against the previous line's layout reads as one read alone")
+    func lineLayoutAgreesWithScan() {
+        let lines = Self.texts + [
+            #"{"token":"a.b.c","ts":1795253400}"#, #"{"token":"d.e.f","ts":1795253401}"#, #"{"token":"g.h.i", "ts" : 7}"#,
+            #"{"token":"a\"b","ts":1}"#, #"{"token":"x","ts":1.5}"#, #"{"token":"x","ts":1}x"#, #"{"token":"x","ts":1,"ts":2}"#,
+            #"{"ts":1795253400,"token":"a.b.c"}"#, #"{"token":"a.b.c","ts":{"a":[1,{"b":null}]}}"#, #"{"token":"a.b.c","ts":{"a":1,"a":2}}"#,
+            #"{"token":"a.b.c","ts":[[[[[[[[[[1]]]]]]]]]]}"#, #"{"token":"a.b.c"}"#, #"{"token":"a.b.c","ts":1,"more":2}"#,
+        ]
+        let (token, time) = (JSONMemberName("token"), JSONMemberName("ts"))
+        func same(_ lhs: (first: JSONMemberScan.Found?, second: JSONMemberScan.Found?)?, _ rhs: (first: JSONMemberScan.Found?, second: JSONMemberScan.Found?)?) -> Bool {
+            func equal(_ a: JSONMemberScan.Found?, _ b: JSONMemberScan.Found?) -> Bool {
+                a?.kind == b?.kind && a?.range == b?.range && a?.plain == b?.plain && a?.integer == b?.integer
+            }
+            guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+            return equal(lhs.first, rhs.first) && equal(lhs.second, rhs.second)
+        }
+        var followed = 0
+        for before in lines {
+            for line in lines {
+                var layout = JSONLineLayout()
+                _ = JSONMemberScan.members(token, time, in: Array(before.utf8), maxDepth: 4, layout: &layout)
+                let alone = JSONMemberScan.members(token, time, in: Array(line.utf8), maxDepth: 4)
+                let after = JSONMemberScan.members(token, time, in: Array(line.utf8), maxDepth: 4, layout: &layout)
+                #expect(same(after, alone), "\(line) after \(before)")
+                if before.hasPrefix(#"{"token":"#) && line.hasPrefix(#"{"token":"#) && after != nil { followed += 1 }
+            }
+        }
+        #expect(followed > 20)
+    }
+
     /// The layout the shape tests remember: names of three bytes, one past eight, a registered
     /// claim last.
     static let layout = #"{"iss":"https://issuer.example","sub":"u","a_name_past_eight":[1,{"k":null}],"exp":1795256400,"aud":"api"}"#
