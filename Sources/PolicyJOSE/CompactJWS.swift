@@ -28,14 +28,12 @@ package struct CompactJWS: Sendable {
     package var payload: ArraySlice<UInt8> { storage[signatureEnd...] }
     /// The `kid` of the signature's unprotected header, in a JWS JSON serialization
     /// (`JSONSerializedJWS`): it chooses the key, which the signature then proves.
-    package var unprotectedKid: String? {
-        didSet { keyID = header.kid ?? unprotectedKid }
-    }
+    package let unprotectedKid: String?
 
     /// The key ID that chooses the verification key: the protected header's `kid`, or the
     /// unprotected one of a JSON-serialized signature (never both). Stored, since every check
     /// reads it and a lookup in the header from another module is a call.
-    package private(set) var keyID: String?
+    package let keyID: String?
 
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
     package var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
@@ -93,6 +91,28 @@ package struct CompactJWS: Sendable {
         signingInputCount = prefix.count
         self.signatureEnd = signatureEnd
         keyID = header.kid
+        unprotectedKid = nil
+    }
+
+    /// This JWS with `kid` as the `kid` of its signature's unprotected header, which chooses the
+    /// key when the protected header names none.
+    ///
+    /// A new value rather than a setter: with every stored property a `let`, the parsing
+    /// initializer builds its value once; with a `var` among them it built two and copied one
+    /// (a retain and release of each reference, every token).
+    package func withUnprotectedKid(_ kid: String?) -> CompactJWS {
+        CompactJWS(header: header, algorithm: algorithm, storage: storage, signingInputCount: signingInputCount, signatureEnd: signatureEnd,
+                   unprotectedKid: kid)
+    }
+
+    private init(header: JOSEHeader, algorithm: JWSAlgorithm, storage: [UInt8], signingInputCount: Int, signatureEnd: Int, unprotectedKid: String?) {
+        self.header = header
+        self.algorithm = algorithm
+        self.storage = storage
+        self.signingInputCount = signingInputCount
+        self.signatureEnd = signatureEnd
+        self.unprotectedKid = unprotectedKid
+        keyID = header.kid ?? unprotectedKid
     }
 
     /// The payload parsed as a JSON object: the claims of a JWT.

@@ -46,7 +46,7 @@ package enum JSONSerializedJWS {
                 throw JOSEError(error.code, "\(name): \(error.message)")
             }
             try JSONSerializedJOSE.refuseDuplicates(unprotected, in: jws.header.object, of: name)
-            jws.unprotectedKid = unprotected?["kid"]?.stringValue
+            jws = jws.withUnprotectedKid(unprotected?["kid"]?.stringValue)
             if unprotected?["kid"] != nil, jws.unprotectedKid == nil {
                 throw JOSEError(.invalidHeader, "\(name): header 'kid' must be a string")
             }
