@@ -35,6 +35,10 @@ package struct CompactJWS: Sendable {
     /// reads it and a lookup in the header from another module is a call.
     package let keyID: String?
 
+    /// Whether the protected header says the payload is a JWT (`cty: JWT`): asked of the JWS, not
+    /// of its header from another module, where reading the header copied it.
+    package var holdsJWT: Bool { header.holdsJWT }
+
     /// `ASCII(BASE64URL(header) '.' BASE64URL(payload))`, the bytes the signature covers.
     package var signingInput: ArraySlice<UInt8> { storage[..<signingInputCount] }
     /// The decoded signature bytes.

@@ -42,7 +42,7 @@ enum TokenDecoder {
             } catch {
                 return .failure(structureFailure(error))
             }
-            guard jws.header.holdsJWT else {
+            guard jws.holdsJWT else {
                 return claimsToken(jws, byteCount: byteCount, limits: limits, decryptedBy: nil, layers: [], otherSignatures: [], digesting: digesting,
                                    shapes: shapes)
             }
