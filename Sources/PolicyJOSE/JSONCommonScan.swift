@@ -22,13 +22,17 @@ enum JSONCommonScan {
     /// `CJSONSCAN_MAX_MEMBERS` more, and returns true; or returns false, appending nothing, for
     /// a text left to `JSONCursor`.
     static func members<Sink: JSONMemberSink>(of text: UnsafeBufferPointer<UInt8>, maxDepth: Int, into sink: inout Sink) -> Bool {
-        withMembers(of: text, maxDepth: maxDepth) { (found: UnsafeBufferPointer<cjsonscan_member>) -> Void in
-            do throws(JOSEError) {
-                for member in found { try sink.append(JSONObjectIndex.Member(member)) }
-            } catch {
-                preconditionFailure("a member sink without room for \(CJSONSCAN_MAX_MEMBERS) members: \(error)")
-            }
-        } != nil
+        withMembers(of: text, maxDepth: maxDepth) { append($0, to: &sink) } != nil
+    }
+
+    /// Appends the members a C scan read to `sink`, which must take `CJSONSCAN_MAX_MEMBERS` more.
+    @inline(__always)
+    private static func append<Sink: JSONMemberSink>(_ found: UnsafeBufferPointer<cjsonscan_member>, to sink: inout Sink) {
+        do throws(JOSEError) {
+            for member in found { try sink.append(JSONObjectIndex.Member(member)) }
+        } catch {
+            preconditionFailure("a member sink without room for \(CJSONSCAN_MAX_MEMBERS) members: \(error)")
+        }
     }
 }
 
@@ -39,13 +43,7 @@ extension JSONCommonScan {
     /// the shape or holds values of another kind.
     static func members<Sink: JSONMemberSink>(of text: UnsafeBufferPointer<UInt8>, following shape: JSONObjectShape, maxDepth: Int,
                                               into sink: inout Sink) -> Bool {
-        withMembers(of: text, following: shape, maxDepth: maxDepth) { (found: UnsafeBufferPointer<cjsonscan_member>) -> Void in
-            do throws(JOSEError) {
-                for member in found { try sink.append(JSONObjectIndex.Member(member)) }
-            } catch {
-                preconditionFailure("a member sink without room for \(CJSONSCAN_MAX_MEMBERS) members: \(error)")
-            }
-        } != nil
+        withMembers(of: text, following: shape, maxDepth: maxDepth) { append($0, to: &sink) } != nil
     }
 
     /// Calls `body` with the members of the object that is the whole of `text`, read by the C
@@ -55,7 +53,7 @@ extension JSONCommonScan {
                                     _ body: (UnsafeBufferPointer<cjsonscan_member>) -> Result) -> Result? {
         withUnsafeTemporaryAllocation(of: cjsonscan_member.self, capacity: Int(CJSONSCAN_MAX_MEMBERS)) { found in
             let count = shape.text.withUnsafeBufferPointer { names in
-                shape.layout.withUnsafeBufferPointer { layout in
+                shape.names.withUnsafeBufferPointer { layout in
                     cjsonscan_layout(text.baseAddress, text.count, Int32(clamping: maxDepth), names.baseAddress, layout.baseAddress, layout.count, found.baseAddress)
                 }
             }

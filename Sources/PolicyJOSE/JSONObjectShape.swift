@@ -20,22 +20,15 @@ final class JSONObjectShape: Sendable {
     /// The longest run of names, quotes included, remembered.
     static let maxNameBytes = 512
 
-    /// One member's name.
-    struct Name: Sendable {
-        /// Where the name, with its quotes, starts in `text`, and its length with them.
-        let start: Int, quotedCount: Int
-        /// The first eight bytes of the quoted name as a little-endian word, and the mask of
-        /// those that are the name's: most names are matched by one load and one comparison.
-        let head: UInt64, headMask: UInt64
-        /// The name's word, as the index keeps it (`NameWord`).
-        let word: UInt64
-    }
+    /// One member's name, as the cursor following the shape and the C scan (`cjsonscan_layout`)
+    /// both read it: where it starts in `text` and its length, quotes included; its first eight
+    /// bytes as a little-endian word and the mask of those that are the name's (most names are
+    /// matched by one load and one comparison); and its word as the index keeps it (`NameWord`).
+    typealias Name = cjsonscan_layout_name
 
     /// Each name with its quotes, one after another.
     let text: [UInt8]
     let names: [Name]
-    /// `names` as the C scan reads them (`cjsonscan_layout`).
-    let layout: [cjsonscan_layout_name]
     /// Where the registered claims are among the members.
     let registered: RegisteredClaimPositions
 
@@ -53,30 +46,36 @@ final class JSONObjectShape: Sendable {
             let quotedCount = Int(member.nameEnd - member.nameStart) + 2
             var head: UInt64 = 0
             _ = names.withUnsafeBufferPointer { memcpy(&head, $0.baseAddress! + start, min(8, quotedCount)) }
-            return Name(start: start, quotedCount: quotedCount, head: UInt64(littleEndian: head),
-                        headMask: quotedCount >= 8 ? .max : (1 << (8 * UInt64(quotedCount))) - 1, word: member.nameWord)
+            return Name(start: Int32(start), quoted_count: Int32(quotedCount), head: UInt64(littleEndian: head),
+                        head_mask: quotedCount >= 8 ? .max : (1 << (8 * UInt64(quotedCount))) - 1, word: member.nameWord)
         }
         self.text = names
-        layout = self.names.map { name in
-            cjsonscan_layout_name(start: Int32(name.start), quoted_count: Int32(name.quotedCount), head: name.head, head_mask: name.headMask, word: name.word)
-        }
         self.registered = registered
     }
 
     /// Whether `text` holds, at `offset`, the name `name` with its quotes.
     @inline(__always) static func matches(_ name: Name, in names: UnsafePointer<UInt8>, at offset: Int, of text: UnsafeBufferPointer<UInt8>) -> Bool {
         guard offset + max(8, name.quotedCount) <= text.count else {
-            return offset + name.quotedCount <= text.count && memcmp(names + name.start, text.baseAddress! + offset, name.quotedCount) == 0
+            return offset + name.quotedCount <= text.count && memcmp(names + name.offset, text.baseAddress! + offset, name.quotedCount) == 0
         }
         let word = UInt64(littleEndian: UnsafeRawPointer(text.baseAddress! + offset).loadUnaligned(as: UInt64.self))
         return word & name.headMask == name.head
-            && (name.quotedCount <= 8 || memcmp(names + name.start + 8, text.baseAddress! + offset + 8, name.quotedCount - 8) == 0)
+            && (name.quotedCount <= 8 || memcmp(names + name.offset + 8, text.baseAddress! + offset + 8, name.quotedCount - 8) == 0)
     }
 
     /// Whether the text at `offset` of `text` begins with the first name, quotes included.
     func startsWithFirstName(at offset: Int, of text: UnsafeBufferPointer<UInt8>) -> Bool {
         self.text.withUnsafeBufferPointer { Self.matches(names[0], in: $0.baseAddress!, at: offset, of: text) }
     }
+}
+
+extension JSONObjectShape.Name {
+    /// Where the name, with its quotes, starts in the shape's text.
+    var offset: Int { Int(start) }
+    /// The name's length with its quotes.
+    var quotedCount: Int { Int(quoted_count) }
+    /// The mask of `head`'s bytes that are the name's.
+    var headMask: UInt64 { head_mask }
 }
 
 /// The few object shapes seen last, for indexing the next claims set against (`JSONObjectShape`).

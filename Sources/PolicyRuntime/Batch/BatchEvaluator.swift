@@ -144,6 +144,12 @@ package struct BatchEvaluator: Sendable {
             // can be there, and a log of unique tokens would pay a digest, a lookup and an entry
             // per record for nothing. Its check is kept from its next sighting on, when the memo
             // did not answer that sighting itself.
+            /// The evaluation of this record with `request`, given the record's own fields.
+            func started(_ request: inout EvaluationRequest) throws(EvaluationError) -> EvaluationStep {
+                request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
+                                  usesDecodedTokenCache: !usesMemo)
+                return try policy.start(request)
+            }
             do throws(EvaluationError) {
                 let step: EvaluationStep
                 if recordInputs.isEmpty {
@@ -151,14 +157,10 @@ package struct BatchEvaluator: Sendable {
                         sharing.request = request(inputs: inputs, decodingMemory: sharing.decodingMemory)
                         sharing.requestMade = true
                     }
-                    sharing.request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
-                                              usesDecodedTokenCache: !usesMemo)
-                    step = try policy.start(sharing.request)
+                    step = try started(&sharing.request)
                 } else {
-                    var request = request(inputs: inputs.merging(recordInputs) { $1 }, decodingMemory: sharing.decodingMemory)
-                    request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
-                                      usesDecodedTokenCache: !usesMemo)
-                    step = try policy.start(request)
+                    var own = request(inputs: inputs.merging(recordInputs) { $1 }, decodingMemory: sharing.decodingMemory)
+                    step = try started(&own)
                 }
                 switch consume step {
                 case let .finished(evaluation):

@@ -39,10 +39,17 @@ struct JSONCommonScanTests {
     /// the C scan read it.
     @discardableResult
     static func agree(_ text: [UInt8], maxDepth: Int = 64, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        guard let scanned = common(text, maxDepth: maxDepth) else { return false }
+        agree(common(text, maxDepth: maxDepth), readFrom: text, by: "the C scan", maxDepth: maxDepth, sourceLocation: sourceLocation)
+    }
+
+    /// Fails unless `scanned`, the members a scan named `scan` read from `text` (nil when it
+    /// declined it), are the cursor's; returns whether the scan read the text.
+    static func agree(_ scanned: [JSONObjectIndex.Member]?, readFrom text: [UInt8], by scan: String, maxDepth: Int,
+                      sourceLocation: SourceLocation) -> Bool {
+        guard let scanned else { return false }
         switch full(text, maxDepth: maxDepth) {
         case .failure(let error):
-            Issue.record("the C scan accepted what the cursor refuses (\(error.message)): \(String(decoding: text, as: UTF8.self))", sourceLocation: sourceLocation)
+            Issue.record("\(scan) accepted what the cursor refuses (\(error.message)): \(String(decoding: text, as: UTF8.self))", sourceLocation: sourceLocation)
         case .success(let members):
             #expect(members.count == scanned.count && zip(members, scanned).allSatisfy(same), "members differ: \(String(decoding: text, as: UTF8.self))",
                     sourceLocation: sourceLocation)

@@ -25,15 +25,8 @@ struct JSONLayoutScanTests {
     /// with; returns whether the C scan read it.
     @discardableResult
     static func agree(_ shape: JSONObjectShape, _ text: [UInt8], maxDepth: Int = 64, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        guard let scanned = following(shape, text, maxDepth: maxDepth) else { return false }
-        switch JSONCommonScanTests.full(text, maxDepth: maxDepth) {
-        case .failure(let error):
-            Issue.record("the layout scan accepted what the cursor refuses (\(error.message)): \(String(decoding: text, as: UTF8.self))", sourceLocation: sourceLocation)
-        case .success(let members):
-            #expect(members.count == scanned.count && zip(members, scanned).allSatisfy(JSONCommonScanTests.same),
-                    "members differ: \(String(decoding: text, as: UTF8.self))", sourceLocation: sourceLocation)
-        }
-        return true
+        JSONCommonScanTests.agree(following(shape, text, maxDepth: maxDepth), readFrom: text, by: "the layout scan", maxDepth: maxDepth,
+                                  sourceLocation: sourceLocation)
     }
 
     @Test("reads texts that follow a layout, whitespace and nested values included")
