@@ -1,3 +1,5 @@
+internal import CJSONScan
+
 /// The bytes a `JSONWriter` has written: appended with one capacity check and one copy.
 ///
 /// `Array.append(contentsOf:)` reaches the copy through a generic path of about a hundred
@@ -66,6 +68,35 @@
     @inlinable @inline(__always) mutating func appendReserved(_ byte: UInt8) {
         storage.base[count] = byte
         count += 1
+    }
+
+    /// Appends `utf8` as a JSON string: in quotes, with what RFC 8259 requires escaped.
+    ///
+    /// Room for the text as it is comes first, which most strings need and no more; a string
+    /// with escapes gets more as the C writer reaches the end of what it has.
+    mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        makeRoom(for: utf8.count + 2)
+        appendReserved(UInt8(ascii: "\""))
+        if let source = utf8.baseAddress {
+            var index = 0
+            while true {
+                var read = 0
+                // One byte kept back for the closing quote.
+                count += cjsonscan_escape(storage.base + count, storage.capacity - count - 1, source + index, utf8.count - index, &read)
+                index += read
+                guard index < utf8.count else { break }
+                makeRoom(for: utf8.count - index + 7)
+            }
+        }
+        appendReserved(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8`, which has nothing to escape, in quotes.
+    mutating func appendPlainQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        makeRoom(for: utf8.count + 2)
+        appendReserved(UInt8(ascii: "\""))
+        if let source = utf8.baseAddress { appendReserved(source, count: utf8.count) }
+        appendReserved(UInt8(ascii: "\""))
     }
 
     @inlinable mutating func makeRoom(for added: Int) {

@@ -155,6 +155,17 @@ internal import CJSONScan
         string(text)
     }
 
+    /// A member whose value is text with nothing to escape (a finding's snake_case code),
+    /// copied without looking for escapes.
+    ///
+    /// - Precondition: `text` holds no quote, backslash or control character.
+    @inlinable @inline(__always) public mutating func member(_ name: StaticString, plain text: String) {
+        key(plain: name)
+        separate()
+        writePlain(text)
+        needsComma = true
+    }
+
     /// A member whose value is `true` or `false`, its name fixed text with nothing to escape.
     @inlinable @inline(__always) public mutating func member(_ name: StaticString, _ flag: Bool) {
         key(plain: name)
@@ -243,49 +254,19 @@ internal import CJSONScan
         for _ in 0..<depth { buffer.append("  ") }
     }
 
+    @usableFromInline mutating func writePlain(_ text: String) {
+        assert(!text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }, "'\(text)' needs escapes")
+        if text.utf8.withContiguousStorageIfAvailable({ buffer.appendPlainQuoted($0) }) == nil {
+            var text = text
+            text.withUTF8 { buffer.appendPlainQuoted($0) }
+        }
+    }
+
     @usableFromInline mutating func writeQuoted(_ text: String) {
         // A native string's bytes, borrowed: a mutable copy for `withUTF8` retained each text.
-        if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
+        if text.utf8.withContiguousStorageIfAvailable({ buffer.appendQuoted($0) }) == nil {
             var text = text
-            text.withUTF8 { appendQuoted($0) }
-        }
-    }
-
-    /// Appends `utf8` in quotes with what JSON needs escaped escaped, checking the buffer's
-    /// room once a run rather than once a byte.
-    private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
-        buffer.makeRoom(for: 1)
-        buffer.appendReserved(UInt8(ascii: "\""))
-        var index = 0
-        while true {
-            // Runs that need no escape are found sixteen bytes a step and copied in one go.
-            let run = utf8.baseAddress.map { cjsonscan_unescaped_prefix($0 + index, utf8.count - index) } ?? 0
-            // Room for the run and then an escape (at most six bytes) or the closing quote.
-            buffer.makeRoom(for: run + 6)
-            if run > 0 { buffer.appendReserved(utf8.baseAddress! + index, count: run) }
-            index += run
-            guard index < utf8.count else { break }
-            appendEscape(utf8[index])
-            index += 1
-        }
-        buffer.appendReserved(UInt8(ascii: "\""))
-    }
-
-    /// Writes the escape of `byte` into room the caller made.
-    private mutating func appendEscape(_ byte: UInt8) {
-        buffer.appendReserved(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.appendReserved(byte)
-        case 0x0A: buffer.appendReserved(UInt8(ascii: "n"))
-        case 0x0D: buffer.appendReserved(UInt8(ascii: "r"))
-        case 0x09: buffer.appendReserved(UInt8(ascii: "t"))
-        default:
-            let hex: StaticString = "0123456789abcdef"
-            buffer.appendReserved(UInt8(ascii: "u"))
-            buffer.appendReserved(UInt8(ascii: "0"))
-            buffer.appendReserved(UInt8(ascii: "0"))
-            buffer.appendReserved(hex.utf8Start[Int(byte >> 4)])
-            buffer.appendReserved(hex.utf8Start[Int(byte & 0x0F)])
+            text.withUTF8 { buffer.appendQuoted($0) }
         }
     }
 }

@@ -17,10 +17,12 @@ extern "C" {
 /// string reader must look at, or `count` when there is none.
 size_t cjsonscan_plain_ascii_prefix(const uint8_t *bytes, size_t count);
 
-/// The number of leading bytes of `bytes[0..<count]` a JSON writer copies as they are: any but
-/// the quote, the backslash and control bytes (below 0x20). The offset of the first byte to
-/// escape, or `count` when there is none.
-size_t cjsonscan_unescaped_prefix(const uint8_t *bytes, size_t count);
+/// Writes `bytes[0..<count]` into `out` as the inside of a JSON string: a quote, a backslash
+/// and the control bytes escaped (`\"`, `\\`, `\n`, `\r`, `\t`, else `\u00XX`), every other byte
+/// as it is. Stops where the next byte or escape would not fit in `room`; sets `*read` to the
+/// bytes consumed and returns the bytes written. One call a string: a writer that looked for
+/// each run's end and wrote each escape itself spent a call and a capacity check a run.
+size_t cjsonscan_escape(uint8_t *out, size_t room, const uint8_t *bytes, size_t count, size_t *read);
 
 /// The most members `cjsonscan_object` reads in one object; an object with more is left to the
 /// caller's full scanner.

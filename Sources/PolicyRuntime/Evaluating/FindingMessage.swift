@@ -108,9 +108,13 @@ import PolicyJOSE
             append(String(describing: value))
         }
 
+        /// A string's bytes, borrowed where they are contiguous (a literal, a native string, a
+        /// small one): a mutable copy for `withUTF8` cost about a hundred instructions a part.
         private mutating func append(_ text: String) {
-            var text = text
-            text.withUTF8 { append($0) }
+            if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
+                var text = text
+                text.withUTF8 { append($0) }
+            }
         }
     }
 }

@@ -11,50 +11,45 @@ internal import Darwin
 /// decoded (`DecodedTokenCache`) by those bytes. A `String` is made only for the paths that read
 /// text (a JSON serialization, a nested token, a DPoP proof's `ath`).
 package struct TokenText: Sendable {
-    private enum Storage: Sendable {
-        case text(String)
-        /// Bytes of a line, valid UTF-8 (the line's JSON was checked).
-        case line(ArraySlice<UInt8>)
-    }
-
-    private let storage: Storage
+    /// The token given as text; nil for one that is bytes of a line.
+    private let string: String?
+    /// The bytes of a line that hold the token, valid UTF-8 (the line's JSON was checked);
+    /// empty for a token given as text.
+    ///
+    /// Two fields rather than an enum of the two: reading an enum's payload copied it, a
+    /// retain and release of the line for each of the eight times a record's token is read.
+    private let line: ArraySlice<UInt8>
 
     /// A token given as text.
     package init(_ text: String) {
-        storage = .text(text)
+        string = text
+        line = []
     }
 
     /// The token written without escapes in `line`, a part of a line whose JSON was checked, so
     /// its bytes are valid UTF-8 and are the token's text.
     init(line: ArraySlice<UInt8>) {
-        storage = .line(line)
+        string = nil
+        self.line = line
     }
 
     /// The token's text.
     package var text: String {
-        switch storage {
-        case let .text(text): text
-        case let .line(bytes): String(decoding: bytes, as: UTF8.self)
-        }
+        string ?? String(decoding: line, as: UTF8.self)
     }
 
     /// The token's size in UTF-8 bytes.
     var byteCount: Int {
-        switch storage {
-        case let .text(text): text.utf8.count
-        case let .line(bytes): bytes.count
-        }
+        string?.utf8.count ?? line.count
     }
 
     /// Calls `body` with the token's UTF-8 bytes.
     func withUTF8<Value, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Value) throws(Failure) -> Value {
-        switch storage {
-        case var .text(text): try text.withUTF8 { text in Result { () throws(Failure) in try body(text) } }.get()
+        if var text = string { return try text.withUTF8 { text in Result { () throws(Failure) in try body(text) } }.get() }
         // Typed throws straight through where the standard library passes them (`String.withUTF8`
         // does not): a value wrapped in a `Result` to carry the error type was copied out of it and
         // the wrapper destroyed (a decoded JWS: a retain and release of each of its references).
-        case let .line(bytes): try bytes.withUnsafeBufferPointer { (line) throws(Failure) -> Value in try body(line) }
-        }
+        return try line.withUnsafeBufferPointer { (line) throws(Failure) -> Value in try body(line) }
     }
 
     /// Whether the token's bytes are `bytes`, byte for byte: `==` on strings would take two

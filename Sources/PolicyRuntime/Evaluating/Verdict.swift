@@ -232,7 +232,8 @@ public struct Finding: Sendable, Codable, Equatable {
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("rule", rule)
-        writer.member("code", code.rawValue)
+        // Lowercase snake_case, made so by `FindingCode`'s initializers: nothing to escape.
+        writer.member("code", plain: code.rawValue)
         writer.member("message", message)
         writer.member("at", at)
         if !nested.isEmpty {

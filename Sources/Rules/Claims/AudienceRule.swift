@@ -23,9 +23,12 @@ struct AudienceRule: Rule {
         audiences.withResolved(in: context) { expected in
             switch context.decoded.kind(of: RegisteredClaim.aud) {
             case nil: return .fail(.claimMissing, "the token has no aud; expected \(shown: expected)")
-            // A single audience is compared in place; its text is built only for the trace.
-            case .string? where context.decoded.string(RegisteredClaim.aud, equalsOneOf: expected):
-                return .pass(context.detail("aud \(RuleCompiler.show(context.decoded.audiences ?? [])) includes one of \(RuleCompiler.show(expected))"))
+            // A single audience is compared in place; its text is built only for the trace or
+            // the message, without a list of one.
+            case .string?:
+                let held = context.decoded.string(RegisteredClaim.aud, equalsOneOf: expected)
+                if held { return .pass(context.detail("aud \(RuleCompiler.show(context.decoded.audiences ?? [])) includes one of \(RuleCompiler.show(expected))")) }
+                return .fail(.audienceMismatch, "aud \(shown: context.decoded.text(of: RegisteredClaim.aud)) does not include \(shown: expected)")
             default: break
             }
             guard let present = context.decoded.audiences else { return .blocked("aud is not a string or array of strings (see token.claim_types)") }

@@ -54,16 +54,24 @@ extension RuleCompiler {
 }
 
 extension FindingMessage.StringInterpolation {
+    /// One text value as messages show it, `"a"`.
+    mutating func appendInterpolation(shown value: String) {
+        appendLiteral("\"")
+        appendInterpolation(value)
+        appendLiteral("\"")
+    }
+
     /// Text values as messages show them, `"a"` or `["a", "b"]`, written into the message
     /// rather than made a string of their own first.
     mutating func appendInterpolation(shown values: [String]) {
-        if values.count != 1 { appendLiteral("[") }
+        if values.count == 1 { return appendInterpolation(shown: values[0]) }
+        appendLiteral("[")
         for (index, value) in values.enumerated() {
             appendLiteral(index == 0 ? "\"" : ", \"")
             appendInterpolation(value)
             appendLiteral("\"")
         }
-        if values.count != 1 { appendLiteral("]") }
+        appendLiteral("]")
     }
 }
 

@@ -5,6 +5,48 @@ import Testing
 /// The byte writer behind verdict lines and every serialization: commas, escapes, numbers.
 @Suite("JSON writer")
 struct JSONWriterTests {
+    /// `text` as a JSON string, escaped byte by byte.
+    static func reference(_ text: String) -> String {
+        var out = Array("\"".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+            case 0x0A: out += Array("\\n".utf8)
+            case 0x0D: out += Array("\\r".utf8)
+            case 0x09: out += Array("\\t".utf8)
+            case ..<0x20: out += Array("\\u00\(byte < 0x10 ? "0" : "")\(String(byte, radix: 16))".utf8)
+            default: out.append(byte)
+            }
+        }
+        return String(decoding: out + Array("\"".utf8), as: UTF8.self)
+    }
+
+    /// A string is given room for its bytes as they are; escapes that outgrow it are written
+    /// as the room grows, wherever in the buffer the string starts.
+    @Test("strings whose escapes outgrow the room made for them are written whole")
+    func escapesBeyondTheRoom() throws {
+        let pieces = ["\u{01}", "\"", "a", "\\", "\n", "\u{1F}", "é", "bcdefghijklmnopq"]
+        var generator = SplitMix(seed: 0xE5CA_9E5)
+        for length in [1, 5, 15, 16, 17, 100, 1000, 5000] {
+            let text = (0..<length).map { _ in pieces[generator.next(pieces.count)] }.joined()
+            for prefix in [0, 1, 7, 15] {
+                var writer = JSONWriter(capacity: 16)
+                writer.beginArray()
+                writer.string(String(repeating: "x", count: prefix))
+                writer.string(text)
+                writer.endArray()
+                #expect(writer.text == "[\"\(String(repeating: "x", count: prefix))\",\(Self.reference(text))]", "\(length) after \(prefix)")
+                #expect(try JSONParser().parse(writer.bytes) == .array([.string(String(repeating: "x", count: prefix)), .string(text)]))
+            }
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.member("code", plain: "audience_mismatch")
+        writer.member("message", "aud \"a\"")
+        writer.endObject()
+        #expect(writer.text == #"{"code":"audience_mismatch","message":"aud \"a\""}"#)
+    }
+
     @Test("strings are escaped exactly as RFC 8259 requires, and other bytes are copied as they are")
     func escapes() {
         let text = "a\"b\\c\n\t\r\u{01}\u{1F}é/€𝄞\u{7F}"
@@ -19,20 +61,6 @@ struct JSONWriterTests {
     /// escaped as a byte-by-byte writer would, and a parser reads each back.
     @Test("a byte to escape is escaped at every position of strings of every length, and integers are written as Swift prints them")
     func escapesAtEveryPosition() throws {
-        func reference(_ text: String) -> String {
-            var out = Array("\"".utf8)
-            for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
-                case 0x0A: out += Array("\\n".utf8)
-                case 0x0D: out += Array("\\r".utf8)
-                case 0x09: out += Array("\\t".utf8)
-                case ..<0x20: out += Array("\\u00\(byte < 0x10 ? "0" : "")\(String(byte, radix: 16))".utf8)
-                default: out.append(byte)
-                }
-            }
-            return String(decoding: out + Array("\"".utf8), as: UTF8.self)
-        }
         for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é"] {
             for length in 1...40 {
                 for position in 0..<length {
@@ -40,7 +68,7 @@ struct JSONWriterTests {
                     characters[position] = special
                     let text = characters.joined()
                     let written = JSONValue.string(text).serialized()
-                    #expect(written == reference(text), "\(length) at \(position)")
+                    #expect(written == Self.reference(text), "\(length) at \(position)")
                     #expect(try JSONParser().parse(Array(written.utf8)) == .string(text), "\(written)")
                 }
             }
