@@ -17,7 +17,7 @@ package struct TokenText: Sendable {
     /// empty for a token given as text.
     ///
     /// Two fields rather than an enum of the two: reading an enum's payload copied it, a
-    /// retain and release of the line for each of the eight times a record's token is read.
+    /// retain and release of the line each time a record's token was read.
     private let line: ArraySlice<UInt8>
 
     /// A token given as text.
