@@ -45,10 +45,57 @@ static size_t decode_ssse3(const uint8_t *text, size_t count, uint8_t *out) {
     }
     return index;
 }
+
+// The same steps on thirty-two characters: each 128-bit lane decodes sixteen as above (the
+// shuffles look up within their own lane, so each table is given twice), and the two lanes' twelve
+// bytes are stored one after the other.
+__attribute__((target("avx2")))
+static size_t decode_avx2(const uint8_t *text, size_t count, uint8_t *out) {
+#define TWICE(...) __VA_ARGS__, __VA_ARGS__
+    const __m256i lut_lo = _mm256_setr_epi8(TWICE((char)0x95, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81,
+                                                  (char)0x81, (char)0x81, (char)0x83, (char)0xAB, (char)0xAB, (char)0xAA, (char)0xAB, (char)0xA3));
+    const __m256i lut_hi = _mm256_setr_epi8(TWICE((char)0x80, (char)0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20,
+                                                  (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80));
+    const __m256i lut_roll = _mm256_setr_epi8(TWICE(0, 0, 17, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, -32));
+    const __m256i pack = _mm256_setr_epi8(TWICE(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1));
+#undef TWICE
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i underscore = _mm256_set1_epi8('_');
+    const __m256i pair_weights = _mm256_set1_epi32(0x01400140);
+    const __m256i quad_weights = _mm256_set1_epi32(0x00011000);
+    size_t index = 0;
+    while (index + 32 <= count) {
+        const __m256i in = _mm256_loadu_si256((const __m256i *)(text + index));
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi32(in, 4), nibble);
+        const __m256i lo = _mm256_and_si256(in, nibble);
+        const __m256i outside = _mm256_and_si256(_mm256_shuffle_epi8(lut_lo, lo), _mm256_shuffle_epi8(lut_hi, hi));
+        if (!_mm256_testz_si256(outside, outside)) break;
+        const __m256i roll = _mm256_shuffle_epi8(lut_roll, _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(in, underscore), nibble)));
+        const __m256i sextets = _mm256_add_epi8(in, roll);
+        const __m256i quads = _mm256_madd_epi16(_mm256_maddubs_epi16(sextets, pair_weights), quad_weights);
+        const __m256i bytes = _mm256_shuffle_epi8(quads, pack);
+        // Sixteen bytes of the first lane (the last four overwritten next), then twelve of the
+        // second: twenty-four in all, none past the block's own.
+        _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(bytes));
+        const __m128i second = _mm256_extracti128_si256(bytes, 1);
+        _mm_storel_epi64((__m128i *)(out + 12), second);
+        const uint32_t last = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(second, 8));
+        memcpy(out + 20, &last, 4);
+        index += 32;
+        out += 24;
+    }
+    return index;
+}
 #endif
 
 size_t cbase64url_decode_blocks(const uint8_t *text, size_t count, uint8_t *out) {
 #if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_cpu_supports("avx2")) {
+        // Thirty-two a step, then one step of sixteen for what is left (or for the half of a
+        // step of thirty-two before a byte outside the alphabet).
+        const size_t done = decode_avx2(text, count, out);
+        return done + decode_ssse3(text + done, count - done, out + done / 4 * 3);
+    }
     if (__builtin_cpu_supports("ssse3")) return decode_ssse3(text, count, out);
 #endif
     (void)text;
