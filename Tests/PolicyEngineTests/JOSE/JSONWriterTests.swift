@@ -55,14 +55,15 @@ struct JSONWriterTests {
         #expect(JSONValue.string("\"").serialized() == #""\"""#)
     }
 
-    /// Strings are scanned sixteen bytes at a time, and the last one to fifteen in one step of
-    /// their own (the input's last sixteen bytes, or a padded copy of a shorter input): each
-    /// byte to escape, at each position of strings of every length around those steps, is
-    /// escaped as a byte-by-byte writer would, and a parser reads each back.
+    /// Strings are scanned sixteen bytes at a time (past the first sixteen of a long one,
+    /// thirty-two with AVX2), and the last one to fifteen in one step of their own (the input's
+    /// last sixteen bytes, or a padded copy of a shorter input): each byte to escape, at each
+    /// position of strings of every length around those steps, is escaped as a byte-by-byte
+    /// writer would, and a parser reads each back.
     @Test("a byte to escape is escaped at every position of strings of every length, and integers are written as Swift prints them")
     func escapesAtEveryPosition() throws {
         for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é"] {
-            for length in 1...40 {
+            for length in Array(1...40) + [80, 81, 100, 113, 130] {
                 for position in 0..<length {
                     var characters = Array(repeating: "a", count: length)
                     characters[position] = special
