@@ -32,4 +32,33 @@ struct LineReaderTests {
         #expect(!reader.mayBlock, "the pipe's end is there to read")
         #expect(try reader.next() == nil)
     }
+
+    /// Lines of every length from empty to tens of kilobytes, `\r\n` or `\n`, one cut at the
+    /// cap, over several reads of the file: each comes back whole, in order, where the reads'
+    /// edges fall in its middle, at its `\r` or at its `\n`.
+    @Test("lines across the edges of many reads come back whole and in order, CRLF and a line past the cap included")
+    func linesAcrossReads() throws {
+        var random = SplitMix(seed: 0x11_7E5)
+        var text: [UInt8] = []
+        var expected: [(bytes: [UInt8], tooLong: Bool)] = []
+        let cap = 40_000
+        while text.count < 1_500_000 {
+            let length = [0, 1, 15, 99, 700, 4_095, 30_000, 50_000][random.next(8)] + random.next(3)
+            let line = (0..<length).map { UInt8(ascii: "a") + UInt8(($0 + text.count) % 26) }
+            text += line
+            text += random.next(3) == 0 ? [0x0D, 0x0A] : [0x0A]
+            expected.append((Array(line.prefix(cap)), line.count > cap))
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("line-reader-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(text).write(to: file)
+        let reader = LineReader(handle: try FileHandle(forReadingFrom: file), maxLineBytes: cap)
+        for (index, line) in expected.enumerated() {
+            let read = try #require(try reader.next(), "line \(index + 1) of \(expected.count)")
+            #expect(read.number == index + 1)
+            #expect(read.bytes == line.bytes, "line \(index + 1): \(read.bytes.count) bytes, expected \(line.bytes.count)")
+            #expect(read.tooLong == line.tooLong)
+        }
+        #expect(try reader.next() == nil)
+    }
 }

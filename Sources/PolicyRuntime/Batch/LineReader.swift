@@ -31,10 +31,14 @@ package final class LineReader {
     private var decompressed: Int64 = 0
     private var inflater: GzipInflater?
     private var sniffed = false
+    /// The bytes read and not yet returned are `buffer[start..<end]`; the rest is room that a
+    /// read of a plain input lands in directly, so each byte is copied once, into its line.
     private var buffer: [UInt8] = []
-    /// Where each read lands before its bytes join `buffer` (or, for gzip, are inflated).
+    /// Where the first read lands, to be sniffed for gzip, and each read of gzip input, to be
+    /// inflated into `buffer`.
     private var chunk: [UInt8] = []
     private var start = 0
+    private var end = 0
     private var endOfInput = false
     private var lineNumber = 0
     private var skippingLongLine = false
@@ -78,7 +82,7 @@ package final class LineReader {
     /// Whether `next()` can return a line from the buffer: a whole one, or one already past
     /// `maxLineBytes` to be cut.
     private var lineBuffered: Bool {
-        buffer[start...].contains(UInt8(ascii: "\n")) || (!skippingLongLine && buffer.count - start > maxLineBytes)
+        buffer[start..<end].contains(UInt8(ascii: "\n")) || (!skippingLongLine && end - start > maxLineBytes)
     }
 
     /// Whether a read would return at once: bytes, or the end of the input, are waiting.
@@ -100,8 +104,8 @@ package final class LineReader {
         }
         while true {
             if let newline = newlineIndex() {
-                var end = newline
-                if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                var lineEnd = newline
+                if lineEnd > start, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 let lineStart = start
                 start = newline + 1
                 if skippingLongLine {
@@ -109,26 +113,22 @@ package final class LineReader {
                     continue
                 }
                 lineNumber += 1
-                let tooLong = end - lineStart > maxLineBytes
-                return Line(number: lineNumber, bytes: copy(lineStart..<(tooLong ? lineStart + maxLineBytes : end)), tooLong: tooLong)
+                let tooLong = lineEnd - lineStart > maxLineBytes
+                return Line(number: lineNumber, bytes: copy(lineStart..<(tooLong ? lineStart + maxLineBytes : lineEnd)), tooLong: tooLong)
             }
-            if buffer.count - start > maxLineBytes, !skippingLongLine {
+            if end - start > maxLineBytes, !skippingLongLine {
                 lineNumber += 1
                 let cut = Array(buffer[start..<start + maxLineBytes])
-                buffer.removeAll(keepingCapacity: true)
-                start = 0
+                (start, end) = (0, 0)
                 skippingLongLine = true
                 return Line(number: lineNumber, bytes: cut, tooLong: true)
             }
-            if skippingLongLine {
-                buffer.removeAll(keepingCapacity: true)
-                start = 0
-            }
+            if skippingLongLine { (start, end) = (0, 0) }
             if endOfInput {
-                guard start < buffer.count, !skippingLongLine else { return nil }
+                guard start < end, !skippingLongLine else { return nil }
                 lineNumber += 1
-                let bytes = Array(buffer[start...])
-                start = buffer.count
+                let bytes = Array(buffer[start..<end])
+                start = end
                 return Line(number: lineNumber, bytes: bytes, tooLong: false)
             }
             try fill()
@@ -138,20 +138,27 @@ package final class LineReader {
     /// The index of the next newline in the buffer, found with `memchr`.
     private func newlineIndex() -> Int? {
         buffer.withUnsafeBufferPointer { bytes in
-            guard start < bytes.count, let base = bytes.baseAddress,
-                  let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else { return nil }
+            guard start < end, let base = bytes.baseAddress,
+                  let found = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start) else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 
     private func fill() throws(BatchInputError) {
         if start > 0 {
-            buffer.removeFirst(start)
-            start = 0
+            // What is left of a line to the front: the room after it is where the next read lands.
+            let (from, count) = (start, end - start)
+            buffer.withUnsafeMutableBufferPointer { bytes in
+                if count > 0 { UnsafeMutableRawPointer(bytes.baseAddress!).copyMemory(from: bytes.baseAddress! + from, byteCount: count) }
+            }
+            (start, end) = (0, count)
         }
         // Compressed input is read in small steps: gzip expands up to about 1000 times, and a
-        // step must not become a huge buffer.
-        let count = try readAvailable(upTo: sniffed && inflater == nil ? 256 * 1024 : 8 * 1024)
+        // step must not become a huge buffer. Plain input, once sniffed, is read into the buffer.
+        let direct = sniffed && inflater == nil
+        let step = direct ? 256 * 1024 : 8 * 1024
+        if direct { makeRoom(step) }
+        let count = try direct ? readAvailable(upTo: step, into: &buffer, at: end) : readAvailable(upTo: step, into: &chunk, at: 0)
         bytesRead += count
         if !sniffed {
             sniffed = true
@@ -164,16 +171,40 @@ package final class LineReader {
             endOfInput = true
             return
         }
-        if let inflater {
+        if direct {
+            end += count
+        } else if let inflater {
             let bytes: [UInt8]
             do { bytes = try inflater.inflate(Array(chunk[..<count])) } catch { throw BatchInputError(error.description) }
             decompressed += Int64(bytes.count)
             if let problem = limits.expansionProblem(compressed: Int64(bytesRead), decompressed: decompressed) { throw BatchInputError(problem) }
-            buffer.append(contentsOf: bytes)
+            append(bytes, count: bytes.count)
         } else {
-            // Through a buffer pointer: appending the array slice copied it a byte at a time.
-            chunk.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<count])) }
+            append(chunk, count: count)
         }
+    }
+
+    /// Room for `count` more bytes after `end`, the buffer grown (zeroed once) when it has less.
+    private func makeRoom(_ count: Int) {
+        guard buffer.count - end < count else { return }
+        var grown = [UInt8](repeating: 0, count: max(buffer.count * 2, end + count))
+        grown.withUnsafeMutableBufferPointer { target in
+            buffer.withUnsafeBufferPointer { source in
+                if end > 0 { target.baseAddress!.update(from: source.baseAddress!, count: end) }
+            }
+        }
+        buffer = grown
+    }
+
+    /// Appends the first `count` bytes of `bytes` after `end`.
+    private func append(_ bytes: [UInt8], count: Int) {
+        makeRoom(count)
+        buffer.withUnsafeMutableBufferPointer { target in
+            bytes.withUnsafeBufferPointer { source in
+                if count > 0 { (target.baseAddress! + end).update(from: source.baseAddress!, count: count) }
+            }
+        }
+        end += count
     }
 
     /// The bytes of `range` of the buffer, as an array of their own: copied in one block.
@@ -181,13 +212,14 @@ package final class LineReader {
         buffer.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
-    /// What one `read` returns, into the first bytes of `chunk`: as soon as the input has some
-    /// bytes, not once `count` arrived, so a pipe that writes a line and waits has that line
-    /// judged. Zero at the end. `chunk` is made once, not zeroed again for every read.
-    private func readAvailable(upTo count: Int) throws(BatchInputError) -> Int {
-        if chunk.count < count { chunk = [UInt8](repeating: 0, count: count) }
+    /// What one `read` returns, into `target` from `offset` on (growing it to `offset + count`
+    /// if it is smaller): as soon as the input has some bytes, not once `count` arrived, so a
+    /// pipe that writes a line and waits has that line judged. Zero at the end. A target is made
+    /// once, not zeroed again for every read.
+    private func readAvailable(upTo count: Int, into target: inout [UInt8], at offset: Int) throws(BatchInputError) -> Int {
+        if target.count < offset + count { target += [UInt8](repeating: 0, count: offset + count - target.count) }
         while true {
-            let got = chunk.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, count) }
+            let got = target.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress! + offset, count) }
             if got >= 0 { return got }
             guard errno == EINTR else {
                 throw BatchInputError("the input cannot be read: \(String(cString: strerror(errno)))")
