@@ -155,9 +155,14 @@ package final class LineReader {
         }
         // Compressed input is read in small steps: gzip expands up to about 1000 times, and a
         // step must not become a huge buffer. Plain input, once sniffed, is read into the buffer.
+        // The buffer grows only when less than half a step is left after a line's start: a
+        // line's length must not decide, read after read, whether it doubles.
         let direct = sniffed && inflater == nil
-        let step = direct ? 256 * 1024 : 8 * 1024
-        if direct { makeRoom(step) }
+        var step = direct ? 256 * 1024 : 8 * 1024
+        if direct {
+            if buffer.count - end < step / 2 { makeRoom(step) }
+            step = min(step, buffer.count - end)
+        }
         let count = try direct ? readAvailable(upTo: step, into: &buffer, at: end) : readAvailable(upTo: step, into: &chunk, at: 0)
         bytesRead += count
         if !sniffed {
