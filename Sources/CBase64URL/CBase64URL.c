@@ -12,18 +12,24 @@
 //   6: 'a'-'o'            7: 'p'-'z'
 // The sextet is the byte plus an offset chosen by its high nibble, and for '_' by slot 15 (no
 // alphabet byte has the high nibble 0xF).
+#define LUT_LO (char)0x95, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, \
+               (char)0x81, (char)0x81, (char)0x83, (char)0xAB, (char)0xAB, (char)0xAA, (char)0xAB, (char)0xA3
+#define LUT_HI (char)0x80, (char)0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, \
+               (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80
+#define LUT_ROLL 0, 0, 17, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, -32
+// The twelve bytes of each four-byte group's 32-bit lane, last first, to the front.
+#define PACK 2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1
+
 __attribute__((target("ssse3")))
 static size_t decode_ssse3(const uint8_t *text, size_t count, uint8_t *out) {
-    const __m128i lut_lo = _mm_setr_epi8((char)0x95, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81,
-                                         (char)0x81, (char)0x81, (char)0x83, (char)0xAB, (char)0xAB, (char)0xAA, (char)0xAB, (char)0xA3);
-    const __m128i lut_hi = _mm_setr_epi8((char)0x80, (char)0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20,
-                                         (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80);
-    const __m128i lut_roll = _mm_setr_epi8(0, 0, 17, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, -32);
+    const __m128i lut_lo = _mm_setr_epi8(LUT_LO);
+    const __m128i lut_hi = _mm_setr_epi8(LUT_HI);
+    const __m128i lut_roll = _mm_setr_epi8(LUT_ROLL);
     const __m128i nibble = _mm_set1_epi8(0x0F);
     const __m128i underscore = _mm_set1_epi8('_');
     const __m128i pair_weights = _mm_set1_epi32(0x01400140);
     const __m128i quad_weights = _mm_set1_epi32(0x00011000);
-    const __m128i pack = _mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+    const __m128i pack = _mm_setr_epi8(PACK);
     size_t index = 0;
     while (index + 16 <= count) {
         const __m128i in = _mm_loadu_si128((const __m128i *)(text + index));
@@ -51,14 +57,10 @@ static size_t decode_ssse3(const uint8_t *text, size_t count, uint8_t *out) {
 // bytes are stored one after the other.
 __attribute__((target("avx2")))
 static size_t decode_avx2(const uint8_t *text, size_t count, uint8_t *out) {
-#define TWICE(...) __VA_ARGS__, __VA_ARGS__
-    const __m256i lut_lo = _mm256_setr_epi8(TWICE((char)0x95, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81, (char)0x81,
-                                                  (char)0x81, (char)0x81, (char)0x83, (char)0xAB, (char)0xAB, (char)0xAA, (char)0xAB, (char)0xA3));
-    const __m256i lut_hi = _mm256_setr_epi8(TWICE((char)0x80, (char)0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20,
-                                                  (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80, (char)0x80));
-    const __m256i lut_roll = _mm256_setr_epi8(TWICE(0, 0, 17, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, -32));
-    const __m256i pack = _mm256_setr_epi8(TWICE(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1));
-#undef TWICE
+    const __m256i lut_lo = _mm256_setr_epi8(LUT_LO, LUT_LO);
+    const __m256i lut_hi = _mm256_setr_epi8(LUT_HI, LUT_HI);
+    const __m256i lut_roll = _mm256_setr_epi8(LUT_ROLL, LUT_ROLL);
+    const __m256i pack = _mm256_setr_epi8(PACK, PACK);
     const __m256i nibble = _mm256_set1_epi8(0x0F);
     const __m256i underscore = _mm256_set1_epi8('_');
     const __m256i pair_weights = _mm256_set1_epi32(0x01400140);

@@ -33,18 +33,23 @@ static inline unsigned marked_mask(__m128i chunk, int high) {
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+/// `marked_mask` of thirty-two bytes.
+__attribute__((target("avx2")))
+static inline unsigned marked_mask_avx2(__m256i chunk, int high) {
+    __m256i low = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), chunk);
+    if (!high) low = _mm256_and_si256(low, _mm256_cmpgt_epi8(chunk, _mm256_set1_epi8(-1)));
+    const __m256i marked = _mm256_or_si256(low, _mm256_or_si256(_mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('"')),
+                                                                _mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('\\'))));
+    return (unsigned)_mm256_movemask_epi8(marked);
+}
+
 /// How many leading bytes of `bytes[0..<count]` are unmarked, thirty-two a step, stopping at
 /// the first marked byte (`*found` set) or where fewer than thirty-two are left.
 __attribute__((target("avx2")))
 static size_t unmarked_prefix_avx2(const uint8_t *bytes, size_t count, int high, int *found) {
     size_t index = 0;
     for (; index + 32 <= count; index += 32) {
-        const __m256i chunk = _mm256_loadu_si256((const __m256i *)(bytes + index));
-        __m256i low = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), chunk);
-        if (!high) low = _mm256_and_si256(low, _mm256_cmpgt_epi8(chunk, _mm256_set1_epi8(-1)));
-        const __m256i marked = _mm256_or_si256(low, _mm256_or_si256(_mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('"')),
-                                                                    _mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('\\'))));
-        const unsigned mask = (unsigned)_mm256_movemask_epi8(marked);
+        const unsigned mask = marked_mask_avx2(_mm256_loadu_si256((const __m256i *)(bytes + index)), high);
         if (mask != 0) {
             *found = 1;
             return index + (size_t)__builtin_ctz(mask);

@@ -70,14 +70,17 @@ internal import CJSONScan
         count += 1
     }
 
-    /// Appends `utf8` as a JSON string: in quotes, with what RFC 8259 requires escaped.
+    /// Appends `utf8` as a JSON string: in quotes, with what RFC 8259 requires escaped unless
+    /// the caller knows there is nothing to escape (`escaping` false: copied as it is).
     ///
     /// Room for the text as it is comes first, which most strings need and no more; a string
     /// with escapes gets more as the C writer reaches the end of what it has.
-    mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+    mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, escaping: Bool) {
         makeRoom(for: utf8.count + 2)
         appendReserved(UInt8(ascii: "\""))
-        if let source = utf8.baseAddress {
+        if let source = utf8.baseAddress, !escaping {
+            appendReserved(source, count: utf8.count)
+        } else if let source = utf8.baseAddress {
             var index = 0
             while true {
                 var read = 0
@@ -88,14 +91,6 @@ internal import CJSONScan
                 makeRoom(for: utf8.count - index + 7)
             }
         }
-        appendReserved(UInt8(ascii: "\""))
-    }
-
-    /// Appends `utf8`, which has nothing to escape, in quotes.
-    mutating func appendPlainQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
-        makeRoom(for: utf8.count + 2)
-        appendReserved(UInt8(ascii: "\""))
-        if let source = utf8.baseAddress { appendReserved(source, count: utf8.count) }
         appendReserved(UInt8(ascii: "\""))
     }
 

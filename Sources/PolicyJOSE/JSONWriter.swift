@@ -162,7 +162,7 @@ internal import CJSONScan
     @inlinable @inline(__always) public mutating func member(_ name: StaticString, plain text: String) {
         key(plain: name)
         separate()
-        writePlain(text)
+        writeQuoted(text, escaping: false)
         needsComma = true
     }
 
@@ -254,19 +254,12 @@ internal import CJSONScan
         for _ in 0..<depth { buffer.append("  ") }
     }
 
-    @usableFromInline mutating func writePlain(_ text: String) {
-        assert(!text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }, "'\(text)' needs escapes")
-        if text.utf8.withContiguousStorageIfAvailable({ buffer.appendPlainQuoted($0) }) == nil {
-            var text = text
-            text.withUTF8 { buffer.appendPlainQuoted($0) }
-        }
-    }
-
-    @usableFromInline mutating func writeQuoted(_ text: String) {
+    @usableFromInline mutating func writeQuoted(_ text: String, escaping: Bool = true) {
+        assert(escaping || !text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }, "'\(text)' needs escapes")
         // A native string's bytes, borrowed: a mutable copy for `withUTF8` retained each text.
-        if text.utf8.withContiguousStorageIfAvailable({ buffer.appendQuoted($0) }) == nil {
+        if text.utf8.withContiguousStorageIfAvailable({ buffer.appendQuoted($0, escaping: escaping) }) == nil {
             var text = text
-            text.withUTF8 { buffer.appendQuoted($0) }
+            text.withUTF8 { buffer.appendQuoted($0, escaping: escaping) }
         }
     }
 }

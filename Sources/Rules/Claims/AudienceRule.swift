@@ -26,8 +26,7 @@ struct AudienceRule: Rule {
             // A single audience is compared in place; its text is built only for the trace or
             // the message, without a list of one.
             case .string?:
-                let held = context.decoded.string(RegisteredClaim.aud, equalsOneOf: expected)
-                if held { return .pass(context.detail("aud \(RuleCompiler.show(context.decoded.audiences ?? [])) includes one of \(RuleCompiler.show(expected))")) }
+                if context.decoded.string(RegisteredClaim.aud, equalsOneOf: expected) { return .pass(context.detail("aud \(RuleCompiler.show(context.decoded.audiences ?? [])) includes one of \(RuleCompiler.show(expected))")) }
                 return .fail(.audienceMismatch, "aud \(shown: context.decoded.text(of: RegisteredClaim.aud)) does not include \(shown: expected)")
             default: break
             }
