@@ -1,6 +1,6 @@
 import Foundation
 import PolicyEngine
-@_spi(RuleAuthoring) import PolicyRuntime
+@_spi(RuleAuthoring) @testable import PolicyRuntime
 @_spi(JSONWriting) @_spi(RuleAuthoring) import PolicyJOSE
 import Rules
 import Testing
@@ -170,6 +170,56 @@ struct VerdictMemoTests {
                                                            "https://issuer.example", "https://issuer.example", "https://issuer.example"])
         #expect(members.map { $0["kid"]?.stringValue } == ["k1", "k1", "k1", "k1", "k1", "k1", "k2", "k1", "k1", "k1", "k1"])
         #expect(members.map { $0["valid"]?.boolValue } == [true, true, true, true, false, true, false, true, false, true, true])
+    }
+
+    @Test("tokens that fail alike share one rendered judgement, a failure that says anything else makes its own, and every line is the one judged alone")
+    func invalidJudgementsSharedByWhatTheySay() throws {
+        let policy = try fixture.policy("issuer: https://issuer.example\naudience: client-1")
+        func token(_ jti: String, _ changes: [String: JSONValue] = [:], header: [String: JSONValue] = [:], signer: JWK? = nil) throws -> String {
+            var changes = changes
+            changes["jti"] = .string(jti)
+            return try fixture.token(changes, header: header, signer: signer)
+        }
+        let audience: [String: JSONValue] = ["aud": .string("client-9")]
+        let expired: [String: JSONValue] = ["exp": .number(.integer(1_795_250_000))]
+        let quoted: [String: JSONValue] = ["iss": .string("q\"uote\\ é\u{01}")]
+        let tokens: [(name: String, token: String)] = [
+            ("aud 1", try token("a1", audience)), ("valid 1", try token("v1")), ("expired 1", try token("e1", expired)),
+            ("aud 2", try token("a2", audience)), ("quoted 1", try token("q1", quoted)), ("expired 2", try token("e2", expired)),
+            ("aud 3", try token("a3", audience)), ("expired earlier", try token("e3", ["exp": .number(.integer(1_795_249_000))])),
+            ("quoted 2", try token("q2", quoted)), ("other aud", try token("o1", ["aud": .string("client-8")])),
+            ("forged 1", try token("f1", signer: fixture.otherKey)), ("forged 2", try token("f2", signer: fixture.otherKey)),
+            ("kid k2", try token("k1", header: ["kid": .string("k2")])), ("valid 2", try token("v2")),
+            // Five kinds since "aud 3": the first of them no longer kept, and judged anew.
+            ("expired 3", try token("e4", expired)), ("aud 4", try token("a4", audience)),
+        ]
+        let records = tokens.map { (token: $0.token, time: Self.now, inputs: [String: JSONValue]()) }
+        let (lines, verdicts, _) = judge(policy, records, memo: true)
+        #expect(lines == judge(policy, records, memo: false).lines)
+        let position = Dictionary(uniqueKeysWithValues: tokens.enumerated().map { ($0.element.name, $0.offset) })
+        func shares(_ one: String, _ other: String) -> Bool {
+            verdicts[position[one]!].verdict.isIdentical(to: verdicts[position[other]!].verdict)
+        }
+        #expect(shares("aud 2", "aud 1") && shares("aud 3", "aud 1") && verdicts[position["aud 2"]!].isRendered)
+        #expect(shares("expired 2", "expired 1") && shares("quoted 2", "quoted 1") && shares("forged 2", "forged 1"))
+        #expect(!verdicts[position["aud 1"]!].isRendered, "a judgement no other line shared is not rendered")
+        #expect(!shares("expired earlier", "expired 1") && !shares("other aud", "aud 1") && !shares("kid k2", "forged 1"))
+        #expect(!shares("expired 3", "expired 1") && !shares("aud 4", "aud 1"), "at most four kinds are kept: the oldest made way")
+        #expect(verdicts.filter { !$0.verdict.valid }.count == 14)
+    }
+
+    @Test("a verdict writes the same members as another only when each member it writes is equal; a trace or outputs make it its own")
+    func sameMembers() {
+        func verdict(_ message: String = "m", at: String = "p.yaml:3:5", valid: Bool = false, outputs: [String: JSONValue] = [:], trace: Trace? = nil) -> Verdict {
+            Verdict(policy: "p", valid: valid, verified: true, findings: valid ? [] : [Finding(rule: "token.audience", code: .audienceMismatch, message: message, at: at)],
+                    skipped: [], outputs: outputs, trace: trace)
+        }
+        let one = verdict()
+        #expect(one.writesSameMembers(as: one) && one.writesSameMembers(as: verdict()))
+        #expect(!one.writesSameMembers(as: verdict("n")) && !one.writesSameMembers(as: verdict(at: "p.yaml:4:5")))
+        #expect(!verdict(valid: true).writesSameMembers(as: verdict(valid: true, outputs: ["sub": .string("u")])))
+        let traced = verdict(trace: Trace(clock: .init(now: UnixTime(seconds: 0), source: "caller")))
+        #expect(!traced.writesSameMembers(as: verdict(trace: traced.trace)) && !one.writesSameMembers(as: traced))
     }
 
     @Test("a batch with a memo leaves the decoded-token cache alone; without one, or for a record with inputs of its own, it uses it")

@@ -6,14 +6,25 @@
 /// with several workers, also what decoding remembers (`DecodingMemory`); the request the
 /// worker's records are judged with (`request`) and the layout of their lines (`lineLayout`).
 ///
-/// A judgement is shared only by identity of its verdict (a policy's plain valid verdict is
-/// made once per local key, `Policy.plainValidVerdict`) and equality of `iss` and `kid`; a
-/// verdict carrying claims is never shared. Local to a worker: no lock.
+/// A judgement is shared by identity of its verdict (a policy's plain valid verdict is made once
+/// per local key, `Policy.plainValidVerdict`) and equality of `iss` and `kid`; an invalid
+/// verdict is also shared with one of the last few invalid judgements that writes the same
+/// members (`Verdict.writesSameMembers`): tokens that fail alike — one client's wrong audience,
+/// forged signatures, one issuer's expired tokens at one time — each make a verdict of their
+/// own, and writing its strings costs more than comparing them. A verdict carrying claims is
+/// never shared. Local to a worker: no lock.
 package struct JudgementSharing {
     private var issuer: String?
     private var last: BatchVerdict.Judgement?
     /// Whether `last` has been handed to a second record, after which it is rendered.
     private var lastShared = false
+    /// The last few invalid judgements without claims, oldest replaced first (`nextInvalid`),
+    /// each rendered once a second record shares it.
+    private var recentInvalid: [BatchVerdict.Judgement] = []
+    private var nextInvalid = 0
+    /// How many invalid judgements are kept for sharing: a log's failures come in a few kinds,
+    /// and each is compared with a record's that matches none.
+    private static let invalidKept = 4
     /// The headers and claim layouts this worker's records decode with, when not the policy's.
     let decodingMemory: DecodingMemory?
     /// The request of this worker's records without inputs of their own, once `BatchEvaluator`
@@ -42,8 +53,8 @@ package struct JudgementSharing {
         return found
     }
 
-    /// The judgement for a line with these members: the last one when it says the same, else
-    /// a new one that becomes the last.
+    /// The judgement for a line with these members: the last one when it says the same, for an
+    /// invalid verdict a recent one that writes the same, else a new one that becomes the last.
     mutating func judgement(verdict: Verdict, issuer: String?, kid: String?, claims: JSONObject?) -> BatchVerdict.Judgement {
         if claims == nil, let last, last.claims == nil, last.verdict.isIdentical(to: verdict), last.issuer == issuer, last.kid == kid {
             if !lastShared {
@@ -53,9 +64,24 @@ package struct JudgementSharing {
             }
             return self.last!
         }
+        if claims == nil, !verdict.valid {
+            if let index = recentInvalid.firstIndex(where: { $0.issuer == issuer && $0.kid == kid && $0.verdict.writesSameMembers(as: verdict) }) {
+                let shared = recentInvalid[index].rendered()
+                recentInvalid[index] = shared
+                return shared
+            }
+        }
         let made = BatchVerdict.Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims)
         last = made
         lastShared = false
+        if claims == nil, !verdict.valid {
+            if recentInvalid.count < Self.invalidKept {
+                recentInvalid.append(made)
+            } else {
+                recentInvalid[nextInvalid] = made
+                nextInvalid = (nextInvalid + 1) % Self.invalidKept
+            }
+        }
         return made
     }
 }

@@ -96,6 +96,17 @@ public struct Verdict: Sendable, Codable {
         members === other.members
     }
 
+    /// Whether `other` writes the same members (`writeMembers`), compared member by member: what
+    /// lets a batch worker write one rendering for the lines of many tokens that failed alike. A
+    /// verdict with a trace is never the same as another (its trace holds its own times), nor one
+    /// with outputs (a verdict that hands values over is one token's).
+    package func writesSameMembers(as other: Verdict) -> Bool {
+        if members === other.members { return true }
+        return valid == other.valid && verified == other.verified && trace == nil && other.trace == nil && outputs.isEmpty && other.outputs.isEmpty
+            && keyFreshness == other.keyFreshness && keySnapshot == other.keySnapshot && policy == other.policy && findings == other.findings
+            && skipped == other.skipped
+    }
+
     /// The finding codes, in order, for quick checks.
     public var codes: [FindingCode] { findings.map(\.code) }
 
