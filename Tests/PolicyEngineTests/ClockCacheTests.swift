@@ -32,6 +32,22 @@ struct ClockCacheTests {
         return false
     }
 
+    @Test("a sighting counted reports the sketch's estimates from just before and just after it, through halvings and collisions")
+    func sightingReportsItsEstimates() {
+        let sketch = FrequencySketch(keys: 8)
+        var generator = SystemRandomNumberGenerator()
+        var seen = 0
+        for step in 0..<(sketch.sampleSize * 5) {
+            // A few hot keys and many one-offs, so that counters saturate, collide and are halved.
+            let key = step % 3 == 0 ? UInt64(step % 5) : generator.next()
+            let before = sketch.frequency(of: key)
+            let counted = sketch.record(key)
+            #expect(counted.before == before && counted.after == sketch.frequency(of: key), "step \(step)")
+            if counted.before > 0 { seen += 1 }
+        }
+        #expect(seen > sketch.sampleSize, "the hot keys were known on most of their sightings")
+    }
+
     @Test("2N keys in turn, five times, through a cache with room for N: it keeps answering (a cache that empties when full, like plain CLOCK or LRU, answers none)")
     func cycleTwiceTheRoom() {
         var cache = Self.cache(entries: 1000)

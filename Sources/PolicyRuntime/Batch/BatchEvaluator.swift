@@ -131,13 +131,13 @@ package struct BatchEvaluator: Sendable {
             let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
             let limits = policy.envelope.limits
             var digest: Int?
-            var keep = false, seenBefore = true
+            var keep = false, seenBefore = true, sightings: Int?
             if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits, at: now) {
                 digest = taken
                 switch consume lookup {
                 case let .known(entry):
                     return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock))
-                case let .unknown(worthKeeping, seen): (keep, seenBefore) = (worthKeeping, seen)
+                case let .unknown(worthKeeping, seen, frequency): (keep, seenBefore, sightings) = (worthKeeping, seen, frequency)
                 }
             }
             // A token the memo never saw is verified without the signature cache: no check of it
@@ -166,7 +166,8 @@ package struct BatchEvaluator: Sendable {
                 case let .finished(evaluation):
                     let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
                     if keep, usesMemo, let digest, let window = evaluation.stableWithin {
-                        recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest))
+                        recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest),
+                                             frequency: sightings)
                     }
                     return .judged(verdict)
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
@@ -342,7 +343,8 @@ extension EvaluationRequest {
         tokenDigest = digest
         self.now = now
         clockSource = atClock ? BatchEvaluator.wallClock : "caller"
-        self.signatureCache = signatureCache
+        // Most records set the one the last had (none, for a token not seen before).
+        if self.signatureCache !== signatureCache { self.signatureCache = signatureCache }
         self.usesDecodedTokenCache = usesDecodedTokenCache
     }
 }

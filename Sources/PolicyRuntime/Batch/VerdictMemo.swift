@@ -57,8 +57,9 @@ final class VerdictMemo: Sendable {
         /// No verdict that holds then; `worthKeeping` says whether the one about to be judged
         /// would be kept, so that a one-off's is not prepared, and `seenBefore` whether the
         /// memo's sketch knew the token before this sighting (it may forget one it knew long
-        /// ago, never invent one it did not).
-        case unknown(worthKeeping: Bool, seenBefore: Bool)
+        /// ago, never invent one it did not); `frequency` is the sketch's count with this
+        /// sighting, for `remember`.
+        case unknown(worthKeeping: Bool, seenBefore: Bool, frequency: Int)
     }
 
     /// A token's bytes to compare with the keys, read only during the lookup that holds them.
@@ -85,12 +86,15 @@ final class VerdictMemo: Sendable {
         let sketchHash = UInt64(bitPattern: Int64(digest))
         let probe = Probe(bytes: token, digest: digest, limits: limits)
         return state.withLock { state in
-            let seenBefore = state.entries.frequency(sketchHash: sketchHash) > 0
-            guard let entry = state.entries.value(tableHash: digest, sketchHash: sketchHash, where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) }) else {
-                if !seenBefore { state.firstSightings += 1 }
-                return .unknown(worthKeeping: state.entries.admits(sketchHash: sketchHash), seenBefore: seenBefore)
+            let (found, sightings) = state.entries.sightedValue(tableHash: digest, sketchHash: sketchHash) {
+                $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits)
             }
-            guard entry.window.contains(time) else { return .unknown(worthKeeping: true, seenBefore: true) }
+            let seenBefore = sightings.before > 0
+            guard let entry = found else {
+                if !seenBefore { state.firstSightings += 1 }
+                return .unknown(worthKeeping: state.entries.admits(frequency: sightings.after), seenBefore: seenBefore, frequency: sightings.after)
+            }
+            guard entry.window.contains(time) else { return .unknown(worthKeeping: true, seenBefore: true, frequency: sightings.after) }
             state.reused += 1
             guard entry.verdict.isRendered else {
                 // The first reuse renders the line's members once, for every later one.
@@ -104,10 +108,11 @@ final class VerdictMemo: Sendable {
 
     /// Keeps `verdict`, which holds within `window`, for `token`: in place of an entry whose
     /// window did not hold for this record's time.
-    func remember(_ verdict: BatchVerdict, within window: TimeWindow, for token: DecodedTokenCache.Key) {
+    /// `frequency` is the one its lookup read.
+    func remember(_ verdict: BatchVerdict, within window: TimeWindow, for token: DecodedTokenCache.Key, frequency: Int? = nil) {
         let entry = Entry(verdict: verdict, window: window)
         let cost = Self.cost(ofToken: token.token.byteCount)
-        state.withLock { $0.entries.offer(entry, for: token, ownCost: cost) }
+        state.withLock { $0.entries.offer(entry, for: token, ownCost: cost, frequency: frequency) }
     }
 
     /// Records whose verdict was reused.

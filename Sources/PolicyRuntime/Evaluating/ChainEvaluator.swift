@@ -137,29 +137,37 @@ struct ChainEvaluator {
         }
         let outcome = rule.rule.evaluate(context)
         if outcome.isPlainPass {
-            record(rule, .pass, nil)
+            if tracing { record(rule, .pass, nil) }
             return .pass
         }
+        // The particulars are read from the outcome's one object, and the trace's parts only
+        // when tracing: the outcome's accessors made an empty dictionary or array for each part
+        // a pass (a verified signature's, most often) does not have.
+        let particulars = outcome.particulars
         let status = outcome.status
         switch status {
         case .pass:
-            if !outcome.outputs.isEmpty { outputs.merge(outcome.outputs) { $1 } }
-            for value in outcome.oneTimeValues { oneTimeValues.append((rule, value)) }
-            record(rule, .pass, outcome.detail, nested: outcome.nestedTrace)
+            if let particulars {
+                if !particulars.outputs.isEmpty { outputs.merge(particulars.outputs) { $1 } }
+                for value in particulars.oneTimeValues { oneTimeValues.append((rule, value)) }
+                if tracing { record(rule, .pass, particulars.detail, nested: particulars.nestedTrace) }
+            } else if tracing {
+                record(rule, .pass, nil)
+            }
             // Moved out of the outcome, which ends here: a copy retained and released the key.
             if let key = (consume outcome).proofKey { verifiedKey = key }
             return .pass
         case .fail:
-            assert(outcome.code.map(rule.rule.reportableCodes.contains) ?? true,
-                   "\(rule.id) reported \(outcome.code!.rawValue), which it does not list in reportableCodes")
-            let finding = Finding(rule: rule.id, code: outcome.code ?? .customRuleFailed, message: outcome.message ?? "the rule failed",
-                                  at: rule.locationText, nested: outcome.nested)
-            record(rule, .fail, outcome.detail ?? outcome.message, nested: outcome.nestedTrace)
+            assert(particulars?.code.map(rule.rule.reportableCodes.contains) ?? true,
+                   "\(rule.id) reported \(particulars!.code!.rawValue), which it does not list in reportableCodes")
+            let finding = Finding(rule: rule.id, code: particulars?.code ?? .customRuleFailed, message: particulars?.message ?? "the rule failed",
+                                  at: rule.locationText, nested: particulars?.nested ?? [])
+            if tracing { record(rule, .fail, particulars?.detail ?? particulars?.message, nested: particulars?.nestedTrace ?? []) }
             if rule.checksSignature { signatureFailed = true }
             return .fail([finding], undecided: finding.code.meansUndecided)
         case .blocked:
             // Another rule's failure kept this one from judging: it has no finding of its own.
-            record(rule, .notRun, outcome.detail)
+            if tracing { record(rule, .notRun, particulars?.detail) }
             if rule.checksSignature { signatureFailed = true }
             return .fail([], undecided: true)
         }

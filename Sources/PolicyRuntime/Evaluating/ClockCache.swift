@@ -92,14 +92,23 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// `matches`, marking it asked for; nil, counted as a miss, when there is none: a lookup by
     /// what the key is made of, for a caller that has not made the key.
     mutating func value(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool) -> Value? {
-        sketch.record(sketchHash)
+        sightedValue(tableHash: tableHash, sketchHash: sketchHash, where: matches).value
+    }
+
+    /// `value(tableHash:sketchHash:where:)`, with the key's `frequency` before and after this
+    /// sighting: what a caller that also asks whether the key was seen before, and whether its
+    /// value would be kept (`admits(frequency:)`, `offer(_:for:ownCost:frequency:)`), reads at
+    /// the cost of one.
+    mutating func sightedValue(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool)
+        -> (value: Value?, sightings: (before: Int, after: Int)) {
+        let sightings = sketch.record(sketchHash)
         guard let slot = index.slot(hash: tableHash, where: { matches(slots[$0].key) }) else {
             counts.misses += 1
-            return nil
+            return (nil, sightings)
         }
         counts.hits += 1
         slots[slot].referenced = true
-        return slots[slot].value
+        return (slots[slot].value, sightings)
     }
 
     /// Replaces the value kept for the key whose table hash is `tableHash` and which `matches`,
@@ -137,8 +146,12 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// once (`offer` lets a newcomer displace an entry only when the sketch saw it more often:
     /// never one seen once).
     func admits(sketchHash: UInt64) -> Bool {
-        let frequency = sketch.frequency(of: sketchHash)
-        return frequency >= admitAfter && (frequency >= 2 || used + typicalCost + Self.overheadPerEntry <= limit)
+        admits(frequency: sketch.frequency(of: sketchHash))
+    }
+
+    /// `admits(sketchHash:)` for a key whose frequency the caller read (`sightedValue`).
+    func admits(frequency: Int) -> Bool {
+        frequency >= admitAfter && (frequency >= 2 || used + typicalCost + Self.overheadPerEntry <= limit)
     }
 
     /// The value kept for `key`, neither counted nor marked as asked for.
@@ -149,7 +162,10 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// Offers `value` for `key`, which its owner costs at `ownCost` bytes (what it holds beyond
     /// the slot): kept when it fits, or when the sketch had seen `key` more often than the entry
     /// it would displace. Entries are evicted one by one until it fits.
-    mutating func offer(_ value: Value, for key: Key, ownCost: Int) {
+    ///
+    /// `frequency` is the key's, when the caller read it at its sighting (`sightedValue`): the
+    /// sketch is not asked again.
+    mutating func offer(_ value: Value, for key: Key, ownCost: Int, frequency known: Int? = nil) {
         let cost = ownCost + Self.overheadPerEntry
         let hash = key.tableHash
         if let slot = slot(of: key, hash: hash) {
@@ -157,7 +173,7 @@ struct ClockCache<Key: SketchedKey, Value> {
             slots[slot].value = value
             return
         }
-        let frequency = sketch.frequency(of: key.sketchHash)
+        let frequency = known ?? sketch.frequency(of: key.sketchHash)
         guard frequency >= admitAfter else { return }
         guard cost <= limit else {
             counts.declined += 1

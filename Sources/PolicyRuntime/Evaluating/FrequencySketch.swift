@@ -62,29 +62,46 @@ final class FrequencySketch {
     func frequency(of key: UInt64) -> Int {
         let hash = seeded(key)
         guard knows(hash) else { return 0 }
+        return Int(leastCounter(hash)) + 1
+    }
+
+    /// Counts one sighting of the key whose hash is `key`; every `sampleSize` sightings,
+    /// halves all counts.
+    ///
+    /// - Returns: `frequency(of:)` before this sighting and after it, read while counting: a
+    ///   lookup that counts a sighting and asks both mixes the hash and reads the doorkeeper once.
+    @discardableResult
+    func record(_ key: UInt64) -> (before: Int, after: Int) {
+        let hash = seeded(key)
+        let (word, bits) = doorkeeperBits(hash)
+        let before = doorkeeper[word] & bits == bits ? Int(leastCounter(hash)) + 1 : 0
+        sightings += 1
+        if sightings >= sampleSize { age() }
+        guard doorkeeper[word] & bits == bits else {
+            doorkeeper[word] |= bits
+            return (before, Int(leastCounter(hash)) + 1)
+        }
+        var least = UInt64(15)
+        for quarter in 0..<4 {
+            let (word, shift) = counter(hash, quarter)
+            var count = counters[word] >> shift & 0xFF
+            if count < 15 {
+                counters[word] += 1 << shift
+                count += 1
+            }
+            least = min(least, count)
+        }
+        return (before, Int(least) + 1)
+    }
+
+    /// The least of the four counters of the seeded hash `hash`.
+    private func leastCounter(_ hash: UInt64) -> UInt64 {
         var least = UInt64(15)
         for quarter in 0..<4 {
             let (word, shift) = counter(hash, quarter)
             least = min(least, counters[word] >> shift & 0xFF)
         }
-        return Int(least) + 1
-    }
-
-    /// Counts one sighting of the key whose hash is `key`; every `sampleSize` sightings,
-    /// halves all counts.
-    func record(_ key: UInt64) {
-        let hash = seeded(key)
-        sightings += 1
-        if sightings >= sampleSize { age() }
-        guard knows(hash) else {
-            let (word, bits) = doorkeeperBits(hash)
-            doorkeeper[word] |= bits
-            return
-        }
-        for quarter in 0..<4 {
-            let (word, shift) = counter(hash, quarter)
-            if counters[word] >> shift & 0xFF < 15 { counters[word] += 1 << shift }
-        }
+        return least
     }
 
     /// `key` mixed with the seed (the SplitMix64 finaliser).
