@@ -165,18 +165,25 @@ extension Policy {
         switch try prepare(request) {
         case let .refused(verdict):
             return .finished(Evaluation(verdict: verdict, token: nil))
-        case var .ready(prepared):
-            if !prepared.subjects.isEmpty || !tokenEmbeddingRules.isEmpty { prepared.embedded = decodeEmbedded(prepared, request) }
-            switch cachedKeySets(for: prepared) {
-            case let .success(keySets):
-                let judged = run(prepared, keySets: keySets, request)
-                switch settle(judged, token: prepared.token, request) {
-                case let .finished(evaluation): return .finished(evaluation)
-                case let .waiting(store):
-                    return .waitingForReplayStore(PendingEvaluation(stage: .replayStore(judged, token: prepared.token, store: store), request: request, uncached: nil))
-                }
-            case let .failure(uncached): return .waitingForKeys(PendingEvaluation(stage: .keys(prepared), request: request, uncached: uncached.source))
+        case let .ready(prepared):
+            return start(prepared, request)
+        }
+    }
+
+    /// `start` once the subjects are checked and the token decoded: `prepared` is handed on, not
+    /// copied, to the evaluation's context.
+    private func start(_ prepared: consuming Prepared, _ request: EvaluationRequest) -> EvaluationStep {
+        if !prepared.subjects.isEmpty || !tokenEmbeddingRules.isEmpty { prepared.embedded = decodeEmbedded(prepared, request) }
+        switch cachedKeySets(for: prepared) {
+        case let .success(keySets):
+            let token = prepared.token
+            let judged = run(consume prepared, keySets: keySets, request)
+            switch settle(judged, token: token, request) {
+            case let .finished(evaluation): return .finished(evaluation)
+            case let .waiting(store):
+                return .waitingForReplayStore(PendingEvaluation(stage: .replayStore(judged, token: token, store: store), request: request, uncached: nil))
             }
+        case let .failure(uncached): return .waitingForKeys(PendingEvaluation(stage: .keys(prepared), request: request, uncached: uncached.source))
         }
     }
 
@@ -203,10 +210,11 @@ extension Policy {
             let kid = prepared.embedded?[token]?.keyID
             for source in remoteKeySources { _ = await keyCache.resolve(source, kid: kid) }
         }
-        let judged = run(prepared, keySets: keySets, pending.request)
-        switch settle(judged, token: prepared.token, pending.request) {
+        let token = prepared.token
+        let judged = run(consume prepared, keySets: keySets, pending.request)
+        switch settle(judged, token: token, pending.request) {
         case let .finished(evaluation): return evaluation
-        case let .waiting(store): return await record(judged, token: prepared.token, in: store, pending.request)
+        case let .waiting(store): return await record(judged, token: token, in: store, pending.request)
         }
     }
 
@@ -281,13 +289,14 @@ extension Policy {
         }
     }
 
-    /// What an evaluation works on once its subjects are checked and its token decoded.
-    struct Prepared: Sendable {
-        let inputs: [String: JSONValue]
-        var token: DecodedToken?
+    /// What an evaluation works on once its subjects are checked and its token decoded; its
+    /// `EvaluationContext` holds it whole, moved in, and rules read its fields in place.
+    @usableFromInline struct Prepared: Sendable {
+        @usableFromInline let inputs: [String: JSONValue]
+        @usableFromInline var token: DecodedToken?
         /// The token as presented, for rules bound to its exact text (a DPoP proof's `ath`).
         var tokenText: TokenText?
-        let subjects: [String: any PolicySubject]
+        @usableFromInline let subjects: [String: any PolicySubject]
         /// The tokens inside the subjects and the token's claims that rules will judge with the
         /// policies they name, decoded once: their `kid`s choose the key sets to have at hand,
         /// and the nested evaluations take them as decoded.
@@ -301,11 +310,12 @@ extension Policy {
     }
 
     private func prepare(_ request: EvaluationRequest) throws(EvaluationError) -> Preparation {
-        let (given, now, tracing, clockSource, signatureCache) = (request.subjects, request.now, request.trace, request.clockSource, request.signatureCache)
-        let token = request.presentedToken ?? (subjects.contains("token") ? given.lazy.compactMap(\.presentedToken).first.map(TokenText.init) : nil)
+        // The request's fields are read where they are used: bound to locals up front, each was
+        // retained and released once more per evaluation.
+        let token = request.presentedToken ?? (subjects.contains("token") ? request.subjects.lazy.compactMap(\.presentedToken).first.map(TokenText.init) : nil)
         let inputs = try resolveInputs(request.inputs)
         var bySection: [String: any PolicySubject] = [:]
-        for subject in given {
+        for subject in request.subjects {
             let section = type(of: subject).section
             guard subjects.contains(section) else {
                 throw EvaluationError(.unexpectedSubject, "the policy has no '\(section)' section to check a \(section) with")
@@ -329,18 +339,19 @@ extension Policy {
         if let decoded = request.decoded, let known = decoded[token.text], envelope.format == .jws, envelope.decryption == nil,
            envelope.limits == TokenEnvelope.standard.limits {
             decoding = .success(Self.remembered(known, as: token, request))
-        } else if request.usesDecodedTokenCache, let cache = signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
+        } else if request.usesDecodedTokenCache, let cache = request.signatureCache?.decodedTokens, envelope.format == .jws, envelope.decryption == nil {
             decoding = cache.decoded(token, limits: envelope.limits, digest: request.presentedToken == nil ? nil : request.tokenDigest) {
                 decode(digesting: true)
             }
         } else {
-            decoding = decode(digesting: signatureCache != nil)
+            decoding = decode(digesting: request.signatureCache != nil)
         }
         switch consume decoding {
         case let .success(decoded):
             return .ready(Prepared(inputs: inputs, token: decoded, tokenText: token, subjects: bySection))
         case let .failure(failure):
-            var trace = tracing ? Trace(clock: .init(now: now, source: clockSource)) : nil
+            let tracing = request.trace
+            var trace = tracing ? Trace(clock: .init(now: request.now, source: request.clockSource)) : nil
             let at = failure.location?.description ?? (files.first ?? name) + ":1:1"
             let located = Finding(rule: failure.rule, code: failure.code, message: failure.message, at: at)
             if tracing {
@@ -359,7 +370,7 @@ extension Policy {
     /// hold for (`all`), otherwise of the first signature; with `signatures: N`, a failure
     /// unless it holds for N signatures by distinct keys, which a compact token never has.
     @inline(__always)
-    private func run(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Judged {
+    private func run(_ prepared: consuming Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest) -> Judged {
         guard let token = prepared.token, !token.otherSignatures.isEmpty || envelope.signatures.countsSigners else {
             return judge(prepared, keySets: keySets, request)
         }
@@ -403,12 +414,13 @@ extension Policy {
 
     /// The verdict of the chain on `prepared`; `signature` is which signature of a general JWS
     /// it judges, for the trace.
-    private func judge(_ prepared: Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest,
+    private func judge(_ prepared: consuming Prepared, keySets: [RemoteKeySource: KeyResolution], _ request: EvaluationRequest,
                        signature: (index: Int, count: Int)? = nil) -> Judged {
         let tracing = request.trace
         let decoded = prepared.token
-        let context = EvaluationContext(now: request.now, inputs: prepared.inputs, token: decoded, presentedToken: prepared.tokenText, subjects: prepared.subjects,
-                                        keySets: keySets, signatureCache: request.signatureCache, tracing: tracing, embeddedTokens: prepared.embedded)
+        // Moved into the context whole: its fields copied one by one each went through their
+        // type's value witness (a metadata lookup and an indirect call) and were released twice.
+        let context = EvaluationContext(now: request.now, prepared: prepared, keySets: keySets, signatureCache: request.signatureCache, tracing: tracing)
         var evaluator = ChainEvaluator(context: context, failFast: mode == .failFast)
         // A failure may carry no finding (a rule blocked by another's failure), so `passed` is
         // not the same as "no findings".

@@ -22,15 +22,17 @@ internal import Synchronization
     /// reference, and a rule that narrows the window holds nothing but the context.
     private let windowFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let windowUntil = Atomic<UInt64>(Double.infinity.bitPattern)
+    /// The inputs, subjects and token the evaluation prepared, held as it made them: moved in
+    /// whole rather than copied field by field, and read in place by the accessors below.
+    @usableFromInline let prepared: Policy.Prepared
     /// The inputs supplied for this evaluation, with declared defaults filled in.
-    public let inputs: [String: JSONValue]
+    @inlinable public var inputs: [String: JSONValue] { prepared.inputs }
     /// The decoded token, for token rules.
-    public let token: DecodedToken?
+    @inlinable public var token: DecodedToken? { prepared.token }
     /// The token as presented, for rules bound to its exact text (a DPoP proof's `ath`).
-    package var tokenText: String? { presentedToken?.text }
-    private let presentedToken: TokenText?
+    package var tokenText: String? { prepared.tokenText?.text }
     /// The non-token subjects of this evaluation, by section.
-    public let subjects: [String: any PolicySubject]
+    @inlinable public var subjects: [String: any PolicySubject] { prepared.subjects }
     /// The remote key sets this evaluation resolved, for the signature rule.
     let keySets: [RemoteKeySource: KeyResolution]
     /// Remembered signature checks, for batches where tokens repeat; nil checks every time. A
@@ -40,26 +42,21 @@ internal import Synchronization
     public let tracing: Bool
     /// The tokens inside the subjects and claims, decoded once by the evaluation, for the nested
     /// evaluations that judge them.
-    package let embeddedTokens: [String: DecodedToken]?
+    package var embeddedTokens: [String: DecodedToken]? { prepared.embedded }
 
     /// A context for one evaluation, for tests of rules: the engine makes its own, with the key
     /// sets it resolved and its signature cache.
     package convenience init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, tokenText: String? = nil, subjects: [String: any PolicySubject] = [:],
                              keySets: [RemoteKeySource: KeyResolution] = [:], signatureCache: SignatureCache? = nil, tracing: Bool = false,
                              embeddedTokens: [String: DecodedToken]? = nil) {
-        self.init(now: now, inputs: inputs, token: token, presentedToken: tokenText.map(TokenText.init), subjects: subjects, keySets: keySets,
-                  signatureCache: signatureCache, tracing: tracing, embeddedTokens: embeddedTokens)
+        self.init(now: now, prepared: Policy.Prepared(inputs: inputs, token: token, tokenText: tokenText.map(TokenText.init), subjects: subjects, embedded: embeddedTokens),
+                  keySets: keySets, signatureCache: signatureCache, tracing: tracing)
     }
 
-    /// A context for one evaluation, the token presented as `presentedToken`.
-    init(now: UnixTime, inputs: [String: JSONValue], token: DecodedToken?, presentedToken: TokenText?, subjects: [String: any PolicySubject],
-         keySets: [RemoteKeySource: KeyResolution], signatureCache: SignatureCache?, tracing: Bool, embeddedTokens: [String: DecodedToken]?) {
-        self.embeddedTokens = embeddedTokens
+    /// A context for one evaluation of what `prepared` holds.
+    init(now: UnixTime, prepared: consuming Policy.Prepared, keySets: [RemoteKeySource: KeyResolution], signatureCache: SignatureCache?, tracing: Bool) {
         instant = now
-        self.inputs = inputs
-        self.token = token
-        self.presentedToken = presentedToken
-        self.subjects = subjects
+        self.prepared = prepared
         self.signatureCache = signatureCache
         self.keySets = keySets
         self.tracing = tracing
