@@ -202,6 +202,17 @@ internal import Darwin
         withUnsafeMutablePointerToHeader { $0.pointee.registered[claim] }
     }
 
+    /// Whether each registered claim the object has is of its common type (integer dates within
+    /// ±2^60, string `iss`, `sub`, `aud`, `jti`, `azp` and `nonce`): one pass over their
+    /// positions for the type check every token gets, which looks claim by claim only when
+    /// this is false, to say what is wrong or to accept what is rarer (an `aud` array, a
+    /// fractional date).
+    @_spi(RuleAuthoring) @usableFromInline package var registeredClaimsHaveCommonTypes: Bool {
+        withUnsafeMutablePointerToHeader { header in
+            withUnsafeMutablePointerToElements { header.pointee.registered.haveCommonTypes($0) }
+        }
+    }
+
     /// The kind of the registered claim `claim`'s member; nil when there is none. One call
     /// for what rules ask of every token, where a position and then a kind took two.
     @_spi(RuleAuthoring) @usableFromInline package func kind(of claim: RegisteredClaim) -> JSONKind? {

@@ -117,6 +117,16 @@ public struct JSONObjectView: Sendable {
         }
     }
 
+    /// Whether each registered claim present has its common type, checked at once
+    /// (`JSONObjectIndex.registeredClaimsHaveCommonTypes`); false for an object that is not
+    /// indexed, which is then checked claim by claim.
+    @_spi(RuleAuthoring) @inlinable public var registeredClaimsHaveCommonTypes: Bool {
+        switch storage {
+        case let .indexed(index): index.registeredClaimsHaveCommonTypes
+        case .object: false
+        }
+    }
+
     /// The registered claim `claim` when it is an integer that fits in 64 bits; nil when it is
     /// absent or any other value (`subscript(claim:)` tells which).
     @_spi(RuleAuthoring) @inlinable public func integer(_ claim: RegisteredClaim) -> Int64? {

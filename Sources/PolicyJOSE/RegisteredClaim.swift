@@ -97,4 +97,17 @@ struct RegisteredClaimPositions: Sendable {
             }
         }
     }
+
+    /// Whether each registered claim among `members` has its common type: `exp`, `nbf` and
+    /// `iat` integers within ±2^60 (read while indexing), `iss`, `sub`, `jti`, `azp`, `nonce`
+    /// and `aud` strings.
+    func haveCommonTypes(_ members: UnsafePointer<JSONObjectIndex.Member>) -> Bool {
+        func date(_ position: Int32) -> Bool {
+            position < 0 || members[Int(position)].integer.map { $0.magnitude <= 1 << 60 } ?? false
+        }
+        func string(_ position: Int32) -> Bool {
+            position < 0 || members[Int(position)].kind == .string
+        }
+        return date(exp) && date(nbf) && date(iat) && string(iss) && string(sub) && string(aud) && string(jti) && string(azp) && string(nonce)
+    }
 }

@@ -1,5 +1,5 @@
 import PolicyRuntime
-import PolicyJOSE
+@_spi(RuleAuthoring) import PolicyJOSE
 import Rules
 import Testing
 
@@ -41,6 +41,40 @@ struct RegisteredTypesTests {
         let ancient = try policy.evaluateNow(token: fixture.token(["exp": .number(.integer(-(1 << 59)))]), now: UnixTime(seconds: TokenFixture.now))
         #expect(ancient.codes == [.tokenExpired])
         #expect(ancient.findings.first?.message.hasPrefix("expired at -") == true, "\(ancient.findings.map(\.message))")
+    }
+
+    @Test("each registered claim of each JSON type: claim_type exactly where RFC 7519's type is broken, and the one-pass check passes only tokens the claim-by-claim check passes")
+    func oneCheckAgreesWithEach() throws {
+        let policy = try fixture.policy("")
+        let date: [(JSONValue, Bool)] = [
+            (.number(.integer(1_795_255_200)), true), (.number(.integer(1 << 60)), true), (.number(.integer(1 << 62)), false),
+            (.number(.integer(-5)), true), (.number(.decimal(1_795_255_200.5)), true), (.string("1795255200"), false), (.null, false),
+            (.bool(true), false), (.array([]), false),
+        ]
+        let text: [(JSONValue, Bool)] = [(.string("x"), true), (.number(.integer(5)), false), (.array([.string("x")]), false),
+                                         (.object(JSONObject()), false), (.null, false), (.bool(false), false)]
+        let audience: [(JSONValue, Bool)] = [(.string("client-1"), true), (.array([.string("client-1"), .string("b")]), true),
+                                             (.array([.string("client-1"), .number(.integer(5))]), false), (.number(.integer(5)), false),
+                                             (.object(JSONObject()), false), (.array([]), true)]
+        var cases: [(String, JSONValue, Bool)] = []
+        for claim in ["exp", "nbf", "iat"] { cases += date.map { (claim, $0.0, $0.1) } }
+        for claim in ["iss", "sub", "jti", "azp", "nonce"] { cases += text.map { (claim, $0.0, $0.1) } }
+        cases += audience.map { ("aud", $0.0, $0.1) }
+        var fastPasses = 0
+        for (claim, value, wellTyped) in cases {
+            let token = try fixture.token([claim: value])
+            let verdict = try policy.evaluateNow(token: token, now: UnixTime(seconds: TokenFixture.now))
+            #expect(verdict.codes.contains(.claimType) == !wellTyped, "\(claim) \(value): \(verdict.findings.map(\.message))")
+            let claims = try JSONObjectView(claimsPayload: Array(try CompactJWS(token).payload), limits: .standard, what: "the payload")
+            if claims.registeredClaimsHaveCommonTypes {
+                fastPasses += 1
+                #expect(wellTyped, "\(claim) \(value) passed the one-pass check")
+            }
+        }
+        // Dates that are plain integers, and string claims, take the one-pass check.
+        #expect(fastPasses >= 3 * 2 + 5 + 1, "\(fastPasses)")
+        let plain = try JSONObjectView(claimsPayload: Array(try CompactJWS(fixture.token()).payload), limits: .standard, what: "the payload")
+        #expect(plain.registeredClaimsHaveCommonTypes)
     }
 
     @Test("far dates are formatted as expanded ISO 8601 years, never trapping")
