@@ -46,6 +46,13 @@
 /// A field a claim rather than an array or a SIMD vector: nothing to allocate, and the index
 /// object that holds it keeps the 16-byte alignment `malloc` gives (a 64-byte vector made each
 /// index an aligned allocation).
+extension RegisteredClaim {
+    /// The largest NumericDate the engine reads, in seconds either side of the epoch: 2^60,
+    /// about 36 billion years (`UnixTime.supportedRange`); an integer date within it needs no
+    /// other check.
+    package static let largestDateMagnitude: UInt64 = 1 << 60
+}
+
 struct RegisteredClaimPositions: Sendable {
     private var iss: Int32 = -1, sub: Int32 = -1, aud: Int32 = -1, exp: Int32 = -1, nbf: Int32 = -1
     private var iat: Int32 = -1, jti: Int32 = -1, azp: Int32 = -1, nonce: Int32 = -1
@@ -99,11 +106,11 @@ struct RegisteredClaimPositions: Sendable {
     }
 
     /// Whether each registered claim among `members` has its common type: `exp`, `nbf` and
-    /// `iat` integers within ±2^60 (read while indexing), `iss`, `sub`, `jti`, `azp`, `nonce`
-    /// and `aud` strings.
+    /// `iat` integers within `RegisteredClaim.largestDateMagnitude` (read while indexing), `iss`,
+    /// `sub`, `jti`, `azp`, `nonce` and `aud` strings.
     func haveCommonTypes(_ members: UnsafePointer<JSONObjectIndex.Member>) -> Bool {
         func date(_ position: Int32) -> Bool {
-            position < 0 || members[Int(position)].integer.map { $0.magnitude <= 1 << 60 } ?? false
+            position < 0 || members[Int(position)].integer.map { $0.magnitude <= RegisteredClaim.largestDateMagnitude } ?? false
         }
         func string(_ position: Int32) -> Bool {
             position < 0 || members[Int(position)].kind == .string

@@ -131,13 +131,13 @@ package struct BatchEvaluator: Sendable {
             let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
             let limits = policy.envelope.limits
             var digest: Int?
-            var keep = false, seenBefore = true, sightings: Int?
+            var keep = false, seenBefore = true, frequency: Int?
             if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits, at: now) {
                 digest = taken
                 switch consume lookup {
                 case let .known(entry):
                     return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock))
-                case let .unknown(worthKeeping, seen, frequency): (keep, seenBefore, sightings) = (worthKeeping, seen, frequency)
+                case let .unknown(worthKeeping, seen, sighted): (keep, seenBefore, frequency) = (worthKeeping, seen, sighted)
                 }
             }
             // A token the memo never saw is verified without the signature cache: no check of it
@@ -167,7 +167,7 @@ package struct BatchEvaluator: Sendable {
                     let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
                     if keep, usesMemo, let digest, let window = evaluation.stableWithin {
                         recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest),
-                                             frequency: sightings)
+                                             frequency: frequency)
                     }
                     return .judged(verdict)
                 case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)

@@ -64,17 +64,17 @@ package struct JudgementSharing {
             }
             return self.last!
         }
-        if claims == nil, !verdict.valid {
-            if let index = recentInvalid.firstIndex(where: { $0.issuer == issuer && $0.kid == kid && $0.verdict.writesSameMembers(as: verdict) }) {
-                let shared = recentInvalid[index].rendered()
-                recentInvalid[index] = shared
-                return shared
-            }
+        let sharedByMembers = claims == nil && !verdict.valid
+        if sharedByMembers,
+           let index = recentInvalid.firstIndex(where: { $0.issuer == issuer && $0.kid == kid && $0.verdict.writesSameMembers(as: verdict) }) {
+            let shared = recentInvalid[index].rendered()
+            recentInvalid[index] = shared
+            return shared
         }
         let made = BatchVerdict.Judgement(verdict: verdict, issuer: issuer, kid: kid, claims: claims)
         last = made
         lastShared = false
-        if claims == nil, !verdict.valid {
+        if sharedByMembers {
             if recentInvalid.count < Self.invalidKept {
                 recentInvalid.append(made)
             } else {

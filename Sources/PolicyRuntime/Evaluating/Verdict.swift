@@ -101,7 +101,7 @@ public struct Verdict: Sendable, Codable {
     /// verdict with a trace is never the same as another (its trace holds its own times), nor one
     /// with outputs (a verdict that hands values over is one token's).
     package func writesSameMembers(as other: Verdict) -> Bool {
-        if members === other.members { return true }
+        if isIdentical(to: other) { return true }
         return valid == other.valid && verified == other.verified && trace == nil && other.trace == nil && outputs.isEmpty && other.outputs.isEmpty
             && keyFreshness == other.keyFreshness && keySnapshot == other.keySnapshot && policy == other.policy && findings == other.findings
             && skipped == other.skipped

@@ -94,7 +94,7 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// The NumericDate values the engine supports (RFC 7519 §2 allows any JSON number): up to
     /// 2^60 seconds either side of the epoch, about 36 billion years, which holds 2^53 and every
     /// calendar year a token could mean while calendar arithmetic stays far from overflow.
-    package static let supportedRange: ClosedRange<Double> = -1_152_921_504_606_846_976 ... 1_152_921_504_606_846_976
+    package static let supportedRange: ClosedRange<Double> = -Double(RegisteredClaim.largestDateMagnitude) ... Double(RegisteredClaim.largestDateMagnitude)
 
     /// `2026-11-21T10:00:00Z` for seconds since the epoch, fractions dropped. Years past 9999
     /// and before 0 are written with a sign and as many digits as they need (ISO 8601 expanded

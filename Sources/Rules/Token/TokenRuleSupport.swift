@@ -13,8 +13,8 @@ enum TokenClaims {
 
     static func numericDate(_ name: RegisteredClaim, in claims: JSONObjectView) -> NumericDate {
         // The common case, an integer read while indexing, without building a value; within
-        // `UnixTime.supportedRange` (±2^60) it needs no other check.
-        if let integer = claims.integer(name), integer.magnitude <= 1 << 60 { return .seconds(Double(integer)) }
+        // `UnixTime.supportedRange` it needs no other check.
+        if let integer = claims.integer(name), integer.magnitude <= RegisteredClaim.largestDateMagnitude { return .seconds(Double(integer)) }
         guard let value = claims[name] else { return .absent }
         guard case let .number(number) = value else { return .unusable("'\(name)' is \(value.typeName), not a number") }
         let seconds = number.doubleValue
