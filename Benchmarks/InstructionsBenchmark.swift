@@ -110,7 +110,7 @@ enum InstructionsBenchmark {
         let format = BatchRecordFormat()
         var writer = JSONWriter(capacity: 1 << 16)
         var judged = 0
-        var sharing = JudgementSharing()
+        var sharing = JudgementSharing(policy: evaluator.policy)
         while let line = try reader.next() {
             guard let record = format.record(line, sharing: &sharing), let verdict = evaluator.evaluateNow(record, sharing: &sharing) else {
                 throw BenchmarkError("line \(line.number) of \(file) could not be judged without waiting")

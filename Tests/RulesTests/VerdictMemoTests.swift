@@ -21,11 +21,11 @@ struct VerdictMemoTests {
         var evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: memo ? 1 << 20 : nil)
         evaluator.detectReplay = detectReplay
         var lines: [String] = [], verdicts: [BatchVerdict] = []
-        var sharing = JudgementSharing()
+        var sharing = JudgementSharing(policy: evaluator.policy)
         for (index, record) in records.enumerated() {
             let batchRecord = BatchRecord(line: index + 1, input: nil,
                                           content: .token(TokenText(record.token), time: UnixTime(seconds: record.time), inputs: record.inputs))
-            if !memo { sharing = JudgementSharing() }
+            if !memo { sharing = JudgementSharing(policy: evaluator.policy) }
             guard let verdict = evaluator.evaluateNow(batchRecord, sharing: &sharing) else {
                 Issue.record("record \(index + 1) waited for keys")
                 continue
@@ -230,7 +230,7 @@ struct VerdictMemoTests {
             let cache = SignatureCache()
             let evaluator = BatchEvaluator(policy: policy, inputs: ["nonce": .string("n-123")], jobs: 1, signatureCache: cache,
                                            verdictMemory: memo ? 1 << 20 : nil)
-            var sharing = JudgementSharing()
+            var sharing = JudgementSharing(policy: evaluator.policy)
             for line in 1...3 {
                 let record = BatchRecord(line: line, input: nil, content: .token(TokenText(token), time: UnixTime(seconds: Self.now + Double(line)), inputs: inputs))
                 let verdict = try #require(evaluator.evaluateNow(record, sharing: &sharing))
@@ -253,7 +253,7 @@ struct VerdictMemoTests {
         let unique = try (0..<5).map { try fixture.token(["jti": .string("u-\($0)")]) }
         let cache = SignatureCache()
         let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: cache, verdictMemory: 1 << 20)
-        var sharing = JudgementSharing()
+        var sharing = JudgementSharing(policy: evaluator.policy)
         for (line, token) in (unique + [expired, expired, expired]).enumerated() {
             let record = BatchRecord(line: line + 1, input: nil, content: .token(TokenText(token), time: UnixTime(seconds: Self.now + Double(line)), inputs: [:]))
             _ = try #require(evaluator.evaluateNow(record, sharing: &sharing))
@@ -272,7 +272,7 @@ struct VerdictMemoTests {
         let records = (0..<3).flatMap { round in tokens.map { (token: $0, time: Self.now + Double(round), inputs: [String: JSONValue]()) } }
         let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: 64 << 10)
         var lines: [String] = []
-        var sharing = JudgementSharing()
+        var sharing = JudgementSharing(policy: evaluator.policy)
         for (index, record) in records.enumerated() {
             let verdict = try #require(evaluator.evaluateNow(BatchRecord(line: index + 1, input: nil,
                                                                          content: .token(TokenText(record.token), time: UnixTime(seconds: record.time), inputs: [:])),

@@ -11,6 +11,9 @@ import Foundation
 package struct BatchEvaluator: Sendable {
     /// The policy every record is judged by.
     package let policy: Policy
+    /// The policy each of the `jobs` workers judges with: copies of `policy` (`Policy.copies`),
+    /// one per core, so that workers running at once share no reference counts.
+    private let workerPolicies: [Policy]
     /// Inputs for every record; a record's mapped fields override them.
     package var inputs: [String: JSONValue]
     /// The time of records without one; nil means the wall clock when the record is evaluated.
@@ -53,6 +56,7 @@ package struct BatchEvaluator: Sendable {
         self.inputs = inputs
         self.defaultTime = defaultTime
         self.jobs = max(1, jobs)
+        workerPolicies = policy.copies(min(self.jobs, ProcessInfo.processInfo.activeProcessorCount))
         self.includeClaims = includeClaims
         self.signatureCache = signatureCache
         recentVerdicts = policy.verdictsReusable ? verdictMemory.map(VerdictMemo.init) : nil
@@ -86,10 +90,10 @@ package struct BatchEvaluator: Sendable {
     /// The verdict on one record; never throws: a record that cannot be judged gets a verdict
     /// saying why.
     package func evaluate(_ record: BatchRecord) async -> BatchVerdict {
-        var sharing = JudgementSharing()
+        var sharing = JudgementSharing(policy: policy)
         return switch start(record, sharing: &sharing) {
         case let .judged(verdict): verdict
-        case let .waiting(pending): await finish(record, pending)
+        case let .waiting(pending): await finish(record, pending, by: sharing.policy)
         }
     }
 
@@ -129,7 +133,7 @@ package struct BatchEvaluator: Sendable {
             // It is asked where it is stored, not bound to a local: the memo is shared by every
             // worker, and a local retained and released it (one cache line, two cores) a record.
             let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
-            let limits = policy.envelope.limits
+            let limits = sharing.policy.envelope.limits
             var digest: Int?
             var keep = false, seenBefore = true, frequency: Int?
             if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits, at: now) {
@@ -145,7 +149,7 @@ package struct BatchEvaluator: Sendable {
             // per record for nothing. Its check is kept from its next sighting on, when the memo
             // did not answer that sighting itself.
             /// The evaluation of this record with `request`, given the record's own fields.
-            func started(_ request: inout EvaluationRequest) throws(EvaluationError) -> EvaluationStep {
+            func started(_ request: inout EvaluationRequest, by policy: borrowing Policy) throws(EvaluationError) -> EvaluationStep {
                 request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
                                   usesDecodedTokenCache: !usesMemo)
                 return try policy.start(request)
@@ -157,10 +161,10 @@ package struct BatchEvaluator: Sendable {
                         sharing.request = request(inputs: inputs, decodingMemory: sharing.decodingMemory)
                         sharing.requestMade = true
                     }
-                    step = try started(&sharing.request)
+                    step = try started(&sharing.request, by: sharing.policy)
                 } else {
                     var own = request(inputs: inputs.merging(recordInputs) { $1 }, decodingMemory: sharing.decodingMemory)
-                    step = try started(&own)
+                    step = try started(&own, by: sharing.policy)
                 }
                 switch consume step {
                 case let .finished(evaluation):
@@ -186,10 +190,10 @@ package struct BatchEvaluator: Sendable {
         return request
     }
 
-    /// The verdict on a record that waited for its keys.
-    private func finish(_ record: BatchRecord, _ pending: PendingEvaluation) async -> BatchVerdict {
+    /// The verdict on a record that waited for its keys, by the policy that started it.
+    private func finish(_ record: BatchRecord, _ pending: PendingEvaluation, by policy: Policy) async -> BatchVerdict {
         let evaluation = await policy.finish(pending)
-        var sharing = JudgementSharing()
+        var sharing = JudgementSharing(policy: policy)
         return judged(record, evaluation.verdict, evaluation.token, at: pending.request.now, atClock: pending.request.clockSource == Self.wallClock,
                       sharing: &sharing)
     }
@@ -268,30 +272,35 @@ package struct BatchEvaluator: Sendable {
             recordsIn += chunk.count
             return chunk
         }
-        @Sendable func judge(_ chunk: [BatchRecord]) async -> ([BatchVerdict], Output) {
+        /// The chunk's verdicts, by a worker that shares what it can with the chunks it judged before.
+        @Sendable func judge(_ chunk: [BatchRecord], _ sharing: inout JudgementSharing) async -> ([BatchVerdict], Output) {
             var verdicts: [BatchVerdict] = []
             verdicts.reserveCapacity(chunk.count)
-            // Several workers decode with memories of their own (`DecodingMemory`); one uses the policy's.
-            var sharing = JudgementSharing(decodingMemory: jobs > 1 ? DecodingMemory() : nil)
             for record in chunk {
                 switch start(record, sharing: &sharing) {
                 case let .judged(verdict): verdicts.append(verdict)
-                case let .waiting(pending): verdicts.append(await finish(record, pending))
+                case let .waiting(pending): verdicts.append(await finish(record, pending, by: sharing.policy))
                 }
             }
             return (verdicts, transform(verdicts))
         }
+        // A worker each job, handed from chunk to chunk: the policy copy it judges with, and with
+        // several, a decoding memory of its own (`DecodingMemory`); one uses the policy's.
+        var idleWorkers = (0..<jobs).map {
+            JudgementSharing(policy: workerPolicies[$0 % workerPolicies.count], decodingMemory: jobs > 1 ? DecodingMemory() : nil)
+        }
         if jobs == 1 {
+            var sharing = idleWorkers[0]
             while true {
                 let chunk = try await nextChunk()
                 if chunk.isEmpty { break }
-                let (verdicts, output) = await judge(chunk)
+                let (verdicts, output) = await judge(chunk, &sharing)
                 try await emit(verdicts, output)
                 verdictsOut += verdicts.count
                 try Task.checkCancellation()
             }
         } else {
-            try await withThrowingTaskGroup(of: (Int, [BatchVerdict], Output).self) { group in
+            try await withThrowingTaskGroup(of: (Int, [BatchVerdict], Output, JudgementSharing).self) { group in
                 var submitted = 0, emitted = 0, inFlight = 0
                 var finished: [Int: ([BatchVerdict], Output)] = [:]
                 var exhausted = false
@@ -304,14 +313,17 @@ package struct BatchEvaluator: Sendable {
                     let index = submitted
                     submitted += 1
                     inFlight += 1
+                    // At most `jobs` chunks are in work, so a worker is idle.
+                    var sharing = idleWorkers.removeLast()
                     group.addTask {
-                        let (verdicts, output) = await judge(chunk)
-                        return (index, verdicts, output)
+                        let (verdicts, output) = await judge(chunk, &sharing)
+                        return (index, verdicts, output, sharing)
                     }
                 }
                 while !exhausted, inFlight < jobs, inFlight == 0 || !mayBlock() { try await submitNext() }
-                while let (index, verdicts, output) = try await group.next() {
+                while let (index, verdicts, output, worker) = try await group.next() {
                     inFlight -= 1
+                    idleWorkers.append(worker)
                     finished[index] = (verdicts, output)
                     while let (ready, readyOutput) = finished.removeValue(forKey: emitted) {
                         try await emit(ready, readyOutput)

@@ -3,8 +3,9 @@
 /// What the verdict lines one worker makes in a row share: the issuer's text and the last
 /// judgement, so that a run of tokens from one issuer with one outcome (most of a log) makes
 /// no string of `iss` and no judgement per record, and renders that judgement's line once;
-/// with several workers, also what decoding remembers (`DecodingMemory`); the request the
-/// worker's records are judged with (`request`) and the layout of their lines (`lineLayout`).
+/// with several workers, also what decoding remembers (`DecodingMemory`); the policy, the
+/// request the worker's records are judged with (`request`) and the layout of their lines
+/// (`lineLayout`). A worker keeps it from chunk to chunk.
 ///
 /// A judgement is shared by identity of its verdict (a policy's plain valid verdict is made once
 /// per local key, `Policy.plainValidVerdict`) and equality of `iss` and `kid`; an invalid
@@ -13,7 +14,7 @@
 /// forged signatures, one issuer's expired tokens at one time — each make a verdict of their
 /// own, and writing its strings costs more than comparing them. A verdict carrying claims is
 /// never shared. Local to a worker: no lock.
-package struct JudgementSharing {
+package struct JudgementSharing: Sendable {
     private var issuer: String?
     private var last: BatchVerdict.Judgement?
     /// Whether `last` has been handed to a second record, after which it is rendered.
@@ -25,6 +26,9 @@ package struct JudgementSharing {
     /// How many invalid judgements are kept for sharing: a log's failures come in a few kinds,
     /// and each is compared with a record's that matches none.
     private static let invalidKept = 4
+    /// The policy this worker judges with: with several workers, a copy of the evaluator's of
+    /// its own (`Policy.copies`), whose reference counts no other core writes.
+    let policy: Policy
     /// The headers and claim layouts this worker's records decode with, when not the policy's.
     let decodingMemory: DecodingMemory?
     /// The request of this worker's records without inputs of their own, once `BatchEvaluator`
@@ -39,8 +43,10 @@ package struct JudgementSharing {
     /// The members of the worker's last record line, which the next is matched against.
     var lineLayout = JSONLineLayout()
 
-    /// Nothing shared yet; `decodingMemory` for a worker that decodes with a memory of its own.
-    package init(decodingMemory: DecodingMemory? = nil) {
+    /// Nothing shared yet, for a worker judging with `policy`; `decodingMemory` for one that
+    /// decodes with a memory of its own.
+    package init(policy: Policy, decodingMemory: DecodingMemory? = nil) {
+        self.policy = policy
         self.decodingMemory = decodingMemory
     }
 

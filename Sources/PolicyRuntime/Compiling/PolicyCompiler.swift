@@ -40,18 +40,29 @@ internal import Foundation
 
     /// Compiles the policy in `file`; `extends` names are looked up beside it.
     public func compile(file: String) throws(PolicyDiagnostics) -> Policy {
-        let compiler = rooted(beside: file)
-        var resolver = compiler.extendsResolver(for: file)
-        let root = resolver.load(file: file)
-        return try compiler.finish(root, resolver: resolver)
+        try compile(.file(file))
     }
 
     /// Compiles policy text; `file` names it in diagnostics and anchors relative paths.
     public func compile(text: String, file: String) throws(PolicyDiagnostics) -> Policy {
-        let compiler = rooted(beside: file)
-        var resolver = compiler.extendsResolver(for: file)
-        let root = resolver.load(text: text, file: file)
-        return try compiler.finish(root, resolver: resolver)
+        try compile(.text(text, file: file))
+    }
+
+    /// Compiles `source`, keeping what each file read gave (`CompileReads`) with the policy, so
+    /// that `Policy.copies` compiles it again from the same bytes. A compile inside another (a
+    /// named policy) reads through the outer one's record.
+    func compile(_ source: PolicySource) throws(PolicyDiagnostics) -> Policy {
+        var compiler = rooted(beside: source.file)
+        let outermost = compiler.loader.reads == nil
+        if outermost { compiler.loader.reads = CompileReads() }
+        var resolver = compiler.extendsResolver(for: source.file)
+        let root = switch source {
+        case let .file(file): resolver.load(file: file)
+        case let .text(text, file): resolver.load(text: text, file: file)
+        }
+        var policy = try compiler.finish(root, resolver: resolver)
+        if outermost { policy.recompiling = PolicyRecompiling(compiler: compiler, source: source) }
+        return policy
     }
 
     /// Compiles a policy already in node form (an inline section another policy holds).

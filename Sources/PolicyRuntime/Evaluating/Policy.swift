@@ -52,6 +52,9 @@ public struct Policy: Sendable {
     /// skipped, handed over or traced, made once per key (`plainValidVerdict(provenBy:)`): the
     /// verdict of most tokens of a log then allocates nothing.
     private let plainValidVerdicts: [Verdict]
+    /// How to compile this policy again from the bytes its compile read (`copies`); nil for a
+    /// policy made otherwise.
+    var recompiling: PolicyRecompiling?
 
     /// The policy the token in `claim` must satisfy (`embedded_tokens`), if the policy names one:
     /// what a test runner mints that token for.

@@ -140,17 +140,9 @@ extension RuleCompiler {
         let directory = resolvePath(path, from: node)
         let roots = policyCompiler.fileRoots ?? FileRoots.beside(node.location.file)
         do {
+            let reads = policyCompiler.loader.reads
             let history = try KeyHistory(source: remote.description, directory: directory, grace: grace, options: options) { file, maxBytes throws(KeyHistory.LoadError) in
-                if let refusal = roots.admit(file, for: .keyFile) {
-                    // Missing inside the roots is a history without that file; outside, refused.
-                    if refusal.code != .fileOutsideRoots, !FileManager.default.fileExists(atPath: file) { return nil }
-                    throw KeyHistory.LoadError(message: refusal.message)
-                }
-                guard let handle = FileHandle(forReadingAtPath: file) else { throw KeyHistory.LoadError(message: "cannot read \(file)") }
-                defer { try? handle.close() }
-                let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
-                guard data.count <= maxBytes else { throw KeyHistory.LoadError(message: "\(file) is larger than \(maxBytes) bytes") }
-                return [UInt8](data)
+                try reads.bytes(of: file) { () throws(KeyHistory.LoadError) in try Self.historyFile(file, maxBytes, roots) }
             }
             if history.snapshots.isEmpty {
                 warning(.keySource, "\(directory) holds no snapshot of \(remote.description) yet; every token will be keys_before_history", at: node,
@@ -161,6 +153,20 @@ extension RuleCompiler {
             self.error(.keySource, "the key history \(directory): \(error.message)", at: node)
             return nil
         }
+    }
+
+    /// A file of a key history, read through the file roots: nil when it is missing inside them.
+    private static func historyFile(_ file: String, _ maxBytes: Int, _ roots: FileRoots) throws(KeyHistory.LoadError) -> [UInt8]? {
+        if let refusal = roots.admit(file, for: .keyFile) {
+            // Missing inside the roots is a history without that file; outside, refused.
+            if refusal.code != .fileOutsideRoots, !FileManager.default.fileExists(atPath: file) { return nil }
+            throw KeyHistory.LoadError(message: refusal.message)
+        }
+        guard let handle = FileHandle(forReadingAtPath: file) else { throw KeyHistory.LoadError(message: "cannot read \(file)") }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
+        guard data.count <= maxBytes else { throw KeyHistory.LoadError(message: "\(file) is larger than \(maxBytes) bytes") }
+        return [UInt8](data)
     }
 
     /// A `jwks_uri` or `discovery` URL: absolute, with a host, https unless `allow_http` (and
@@ -292,7 +298,7 @@ extension RuleCompiler {
 
     private mutating func readKeyFile(_ path: String, at node: YAMLNode) -> Data? {
         guard admitFile(path, for: .keyFile, at: node) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = policyCompiler.loader.reads.bytes(of: path, { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }) else {
             error(.keySource, "cannot read the key file \(path)", at: node)
             return nil
         }
@@ -300,7 +306,7 @@ extension RuleCompiler {
             error(.keySource, "the key file \(path) is larger than 1 MiB", at: node)
             return nil
         }
-        return data
+        return Data(data)
     }
 
     /// Loads a local source's keys and says how it is written, for traces.

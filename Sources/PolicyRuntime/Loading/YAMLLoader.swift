@@ -12,6 +12,9 @@ package struct YAMLLoader: Sendable {
     package var maxFileBytes: Int
     /// The most nodes the document may hold once every alias is expanded.
     package var maxNodes: Int
+    /// Where a compile keeps what each file read gave, to compile copies from (`CompileReads`);
+    /// nil reads from disk and keeps nothing.
+    package var reads: CompileReads?
 
     /// A loader that refuses files over `maxFileBytes` and documents expanding past `maxNodes` (alias bombs).
     package init(maxFileBytes: Int = 1 << 20, maxNodes: Int = 100_000) {
@@ -32,6 +35,15 @@ package struct YAMLLoader: Sendable {
     /// parses, for a caller that keeps the text too.
     package func read(file path: String, displayPath: String? = nil) throws(PolicyDiagnostics) -> String {
         let shown = displayPath ?? path
+        guard let bytes = try reads.bytes(of: path, { () throws(PolicyDiagnostics) in try bytes(ofFile: path, shown: shown) }) else {
+            throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "cannot read \(path): the compile this one copies did not read it",
+                                                at: SourceLocation(file: shown, line: 1, column: 1))])
+        }
+        return try text(of: bytes, file: shown)
+    }
+
+    /// The bytes of a file, read once within the size cap.
+    private func bytes(ofFile path: String, shown: String) throws(PolicyDiagnostics) -> [UInt8] {
         let start = SourceLocation(file: shown, line: 1, column: 1)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -46,7 +58,7 @@ package struct YAMLLoader: Sendable {
         guard data.count <= maxFileBytes else {
             throw PolicyDiagnostics([Diagnostic(.error, .fileUnreadable, "the file is larger than \(maxFileBytes) bytes", at: start)])
         }
-        return try text(of: Array(data), file: shown)
+        return Array(data)
     }
 
     /// Loads YAML from bytes, which must be UTF-8.

@@ -1,0 +1,98 @@
+import Foundation
+@_spi(RuleAuthoring) import PolicyEngine
+@_spi(RuleAuthoring) import PolicyJOSE
+@_spi(RuleAuthoring) import PolicyRuntime
+import Testing
+
+/// `Policy.copies`: policies compiled again from the bytes the first compile read, for workers
+/// on several cores, judging exactly as the original whatever the files hold by then.
+@Suite("Policy copies")
+final class PolicyCopiesTests {
+    let fixture = TokenFixture.shared
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("policy-copies-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func write(_ text: String, to name: String) throws {
+        try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    private func base(issuer: String) -> String {
+        """
+        policy: base
+        token:
+          algorithms: [ES256]
+          keys: {jwks_file: keys.json}
+          issuer: \(issuer)
+          audience: client-1
+        """
+    }
+
+    @Test("a copy has rule objects of its own and judges with the key file and base its original read, after both change")
+    func copiesReadWhatTheFirstCompileRead() throws {
+        try write(base(issuer: "https://issuer.example"), to: "base.yaml")
+        try write(fixture.jwksJSON, to: "keys.json")
+        try write("extends: base\npolicy: copied\n", to: "policy.yaml")
+        let file = folder.appendingPathComponent("policy.yaml").path
+        let policy = try Policy.load(file: file, environment: [:])
+        // Then the files change: another key under the same kid, another issuer.
+        let otherKey = try fixture.otherKey.publicKey.publicJSON()
+        try write(String(decoding: JSONValue.object(JSONObject(["keys": .array([.object(otherKey)])])).serializedBytes(), as: UTF8.self), to: "keys.json")
+        try write(base(issuer: "https://other.example"), to: "base.yaml")
+
+        let copies = policy.copies(3)
+        #expect(copies.count == 3)
+        let now = UnixTime(seconds: TokenFixture.now)
+        let token = try fixture.token()
+        let signedByOther = try fixture.token(signer: fixture.otherKey)
+        for copy in copies.dropFirst() {
+            #expect(copy.name == "copied")
+            #expect(copy.root.rules.count == policy.root.rules.count)
+            #expect(zip(copy.root.rules, policy.root.rules).allSatisfy { $0 !== $1 })
+            #expect(try copy.evaluateNow(token: token, now: now).valid)
+            #expect(try copy.evaluateNow(token: signedByOther, now: now).codes == [.signatureInvalid])
+        }
+        // Compiled from the files as they are now, the policy judges otherwise: they did change.
+        let fresh = try Policy.load(file: file, environment: [:])
+        #expect(try fresh.evaluateNow(token: token, now: now).codes.contains(.signatureInvalid))
+    }
+
+    @Test("a copy of policy text reads its key file as the first compile did; one that cannot be compiled again is the original")
+    func copiesOfText() throws {
+        try write(fixture.jwksJSON, to: "keys.json")
+        let policy = try Policy.load(text: base(issuer: "https://issuer.example"), file: folder.appendingPathComponent("inline.yaml").path, environment: [:])
+        let otherKey = try fixture.otherKey.publicKey.publicJSON()
+        try write(String(decoding: JSONValue.object(JSONObject(["keys": .array([.object(otherKey)])])).serializedBytes(), as: UTF8.self), to: "keys.json")
+        let copy = try #require(policy.copies(2).last)
+        #expect(zip(copy.root.rules, policy.root.rules).allSatisfy { $0 !== $1 })
+        #expect(try copy.evaluateNow(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
+        // A key file gone is refused by the file roots before any read: no copy, the original stands in.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("keys.json"))
+        let standIn = try #require(policy.copies(2).last)
+        #expect(zip(standIn.root.rules, policy.root.rules).allSatisfy { $0 === $1 })
+    }
+
+    @Test("a replay answers what the recorded compile read, without reading, and marks a read it never made")
+    func replayedReads() {
+        let reads = CompileReads()
+        #expect(reads.bytes(of: "/policies/a.yaml") { [1, 2, 3] } == [1, 2, 3])
+        #expect(reads.bytes(of: "/policies/missing.json") { nil } == nil)
+        let replay = reads.replay()
+        var readAgain = false
+        #expect(replay.bytes(of: "/policies/a.yaml") { readAgain = true; return [9] } == [1, 2, 3])
+        #expect(replay.bytes(of: "/policies/missing.json") { readAgain = true; return [9] } == nil)
+        #expect(!readAgain)
+        #expect(!replay.missed)
+        #expect(replay.bytes(of: "/policies/b.yaml") { readAgain = true; return [9] } == nil)
+        #expect(!readAgain)
+        #expect(replay.missed)
+        #expect(!reads.missed)
+    }
+}
