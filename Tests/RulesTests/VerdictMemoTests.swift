@@ -96,6 +96,53 @@ struct VerdictMemoTests {
         #expect(codes(iat + 3600 + 30) == [] && codes(iat + 3600 + 30 + 0.001) == ["token_too_old"])
     }
 
+    @Test("a verdict that quotes the time is reused inside its window, each line quoting its own record's time; past the year 9999 it is judged again")
+    func quotedTimeRequoted() throws {
+        let policy = try fixture.policy("""
+        not_before: required
+        issued_at: {required: true, max_age: 1h}
+        """)
+        let tokens = [
+            try fixture.token(["exp": .number(.integer(Int64(Self.now - 600))), "nbf": .number(.integer(Int64(Self.now - 7200)))]),
+            try fixture.token(["nbf": .number(.integer(Int64(Self.now + 600)))]),
+            try fixture.token(["iat": .number(.integer(Int64(Self.now - 7200))), "nbf": .number(.integer(Int64(Self.now - 7200)))]),
+        ]
+        let unquotable = Verdict.quotableTimes.until + 5
+        let times = [Self.now, Self.now + 1, Self.now + 1.5, Self.now + 2, Self.now + 59, unquotable]
+        let records = times.flatMap { time in tokens.map { (token: $0, time: time, inputs: [String: JSONValue]()) } }
+        let fresh = judge(policy, records, memo: false)
+        let remembered = judge(policy, records, memo: true)
+        #expect(remembered.lines == fresh.lines)
+        // Each token's first sighting judged; its four later ones in the year 2026 reused; the
+        // sightings in the year 10000 judged (a time no longer quoted in twenty bytes, or past exp).
+        #expect(remembered.reused == 12)
+        let codes = remembered.verdicts.prefix(3).map { $0.verdict.findings.map(\.code) }
+        #expect(codes == [[.tokenExpired], [.tokenNotYetValid], [.tokenTooOld]])
+        let lastIn2026 = remembered.verdicts[12..<15]
+        #expect(lastIn2026.allSatisfy { $0.verdict.findings.count == 1 && $0.verdict.findings[0].message.contains("2026-11-21T09:30:59Z") })
+        #expect(remembered.verdicts[15].verdict.findings[0].message.contains("evaluated at +10000-01-01T00:00:05Z"))
+    }
+
+    @Test("a message quotes the time in place once; quoted twice, or written into a string, the time ties the verdict to its instant")
+    func quotedTimeInMessages() {
+        let context = EvaluationContext(now: UnixTime(seconds: 1_795_253_401.5), inputs: [:], token: nil)
+        let message: FindingMessage = "expired; evaluated at \(context.quotedNow) with 0s leeway"
+        #expect(message.text == "expired; evaluated at 2026-11-21T09:30:01Z with 0s leeway")
+        #expect(message.timeQuote == 22..<42)
+        #expect(context.timeWindow == .always)
+        let finding = Finding(rule: "token.expires", code: .tokenExpired, message: message.text, timeQuote: message.timeQuote, at: "p.yaml:1:1")
+        let verdict = Verdict(policy: "p", valid: false, verified: true, findings: [finding], skipped: [], outputs: [:], trace: nil)
+        #expect(verdict.quotesTime)
+        #expect(verdict.requoted(at: UnixTime(seconds: 1_795_339_862)).findings[0].message == "expired; evaluated at 2026-11-22T09:31:02Z with 0s leeway")
+        #expect(verdict.requoted(at: UnixTime(seconds: 1_795_339_862)).findings[0] != finding)
+        let twice: FindingMessage = "at \(context.quotedNow), again at \(context.quotedNow)"
+        #expect(twice.text == "at 2026-11-21T09:30:01Z, again at 2026-11-21T09:30:01Z" && twice.timeQuote == 3..<23)
+        #expect(context.timeWindow == TimeWindow(from: 1_795_253_401.5, until: 1_795_253_401.5.nextUp))
+        let elsewhere = EvaluationContext(now: UnixTime(seconds: 100), inputs: [:], token: nil)
+        #expect("\(elsewhere.quotedNow)" == "1970-01-01T00:01:40Z")
+        #expect(elsewhere.timeWindow == TimeWindow(from: 100, until: 100.nextUp))
+    }
+
     @Test("a token's one-time value is recorded at every presentation: its second and later uses are replays, never a remembered valid verdict")
     func oneTimeValuesAreNotRemembered() throws {
         let policy = try fixture.policy("once: {value: claims.jti}")
@@ -247,18 +294,19 @@ struct VerdictMemoTests {
 
     @Test("a batch with a memo verifies a token's first sighting without the signature cache, and keeps its check from the next one the memo cannot answer")
     func signatureCacheFromSecondSighting() throws {
-        let policy = try fixture.policy("")
-        // Expired: each verdict quotes its record's time, so the memo answers no later sighting.
-        let expired = try fixture.token(["exp": .number(.integer(Int64(Self.now - 60)))])
+        let policy = try fixture.policy("leeway: 0")
+        // Not yet valid at its first sighting, valid at its second, expired at its third: each
+        // crosses a bound the last verdict was judged on, so the memo answers none of them.
+        let crossing = try fixture.token(["nbf": .number(.integer(Int64(Self.now + 6))), "exp": .number(.integer(Int64(Self.now + 7)))])
         let unique = try (0..<5).map { try fixture.token(["jti": .string("u-\($0)")]) }
         let cache = SignatureCache()
         let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: cache, verdictMemory: 1 << 20)
         var sharing = JudgementSharing(policy: evaluator.policy)
-        for (line, token) in (unique + [expired, expired, expired]).enumerated() {
+        for (line, token) in (unique + [crossing, crossing, crossing]).enumerated() {
             let record = BatchRecord(line: line + 1, input: nil, content: .token(TokenText(token), time: UnixTime(seconds: Self.now + Double(line)), inputs: [:]))
             _ = try #require(evaluator.evaluateNow(record, sharing: &sharing))
         }
-        // The unique tokens and the expired one's first sighting never asked; its second verified
+        // The unique tokens and the crossing one's first sighting never asked; its second verified
         // and was kept, its third was answered.
         #expect(cache.statistics.misses == 1 && cache.statistics.hits == 1 && cache.count == 1, "\(cache.statistics)")
     }

@@ -140,7 +140,7 @@ package struct BatchEvaluator: Sendable {
                 digest = taken
                 switch consume lookup {
                 case let .known(entry):
-                    return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock))
+                    return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock, quotesTime: entry.quotesTime))
                 case let .unknown(worthKeeping, seen, sighted): (keep, seenBefore, frequency) = (worthKeeping, seen, sighted)
                 }
             }

@@ -25,6 +25,11 @@ package struct BatchVerdict: Sendable {
             self.renderedMembers = renderedMembers
         }
 
+        /// This judgement as judging at `time` makes it: its verdict `requoted(at:)` that time.
+        func requoted(at time: UnixTime) -> Judgement {
+            Judgement(verdict: verdict.requoted(at: time), issuer: issuer, kid: kid, claims: claims)
+        }
+
         /// This judgement with its members rendered, for the records that will share it.
         func rendered() -> Judgement {
             guard renderedMembers == nil else { return self }
@@ -107,9 +112,13 @@ package struct BatchVerdict: Sendable {
     }
 
     /// This verdict line for another record, judged at `time` (the clock's when `atClock`),
-    /// whose token got the same verdict.
-    func moved(line: Int, input: String?, at time: UnixTime, atClock: Bool) -> BatchVerdict {
-        BatchVerdict(line: line, input: input, time: time, atClock: atClock, replayKey: replayKey?.at(time.seconds), judgement: judgement)
+    /// whose token got the same verdict: when the verdict `quotesTime` it was judged at, with
+    /// `time` quoted instead (`Verdict.requoted(at:)`), which must be a quotable time.
+    func moved(line: Int, input: String?, at time: UnixTime, atClock: Bool, quotesTime: Bool) -> BatchVerdict {
+        // A quoted time is written to the second: within the same one, the line says the same.
+        let requote = quotesTime && time.seconds.rounded(.down) != judgedSeconds.rounded(.down)
+        let judgement = requote ? judgement.requoted(at: time) : judgement
+        return BatchVerdict(line: line, input: input, time: time, atClock: atClock, replayKey: replayKey?.at(time.seconds), judgement: judgement)
     }
 
     /// Whether the members are rendered (`rendered()`).

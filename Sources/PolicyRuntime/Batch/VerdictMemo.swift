@@ -7,8 +7,9 @@ import PolicyJOSE
 ///
 /// A memo serves one `BatchEvaluator`, so one policy and one set of inputs: a token's text is
 /// all its key holds, and records with inputs of their own are never looked up. A verdict that
-/// quotes its time (an expired token's) holds at that instant only; one that compared the time
-/// with the token's `exp` holds until then.
+/// compared the time with the token's `exp` holds until then; one that quotes the time (an
+/// expired token's, `QuotedTime`) holds from `exp` on, each reuse quoting its own record's time
+/// (`BatchVerdict.moved`).
 ///
 /// It stands in front of the signature cache and in place of the decoded-token cache
 /// (`BatchEvaluator.start`): a batch that keeps verdicts decodes its records itself and asks the
@@ -29,6 +30,9 @@ final class VerdictMemo: Sendable {
         let verdict: BatchVerdict
         /// The record times the verdict holds at.
         let window: TimeWindow
+        /// Whether the verdict quotes the time it was judged at (`Verdict.quotesTime`), for
+        /// `BatchVerdict.moved` to quote each reuse's own.
+        let quotesTime: Bool
     }
 
     private struct State {
@@ -96,9 +100,10 @@ final class VerdictMemo: Sendable {
             }
             guard entry.window.contains(time) else { return .unknown(worthKeeping: true, seenBefore: true, frequency: sightings.after) }
             state.reused += 1
-            guard entry.verdict.isRendered else {
+            // A verdict that quotes the time is requoted, and rendered, by each reuse at another second.
+            guard entry.verdict.isRendered || entry.quotesTime else {
                 // The first reuse renders the line's members once, for every later one.
-                let rendered = Entry(verdict: entry.verdict.rendered(), window: entry.window)
+                let rendered = Entry(verdict: entry.verdict.rendered(), window: entry.window, quotesTime: false)
                 state.entries.replaceValue(tableHash: digest, where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) }, with: rendered)
                 return .known(rendered)
             }
@@ -110,7 +115,8 @@ final class VerdictMemo: Sendable {
     /// window did not hold for this record's time.
     /// `frequency` is the one its lookup read.
     func remember(_ verdict: BatchVerdict, within window: TimeWindow, for token: DecodedTokenCache.Key, frequency: Int? = nil) {
-        let entry = Entry(verdict: verdict, window: window)
+        let quotesTime = verdict.verdict.quotesTime
+        let entry = Entry(verdict: verdict, window: quotesTime ? window.intersection(Verdict.quotableTimes) : window, quotesTime: quotesTime)
         let cost = Self.cost(ofToken: token.token.byteCount)
         state.withLock { $0.entries.offer(entry, for: token, ownCost: cost, frequency: frequency) }
     }

@@ -161,7 +161,7 @@ struct ChainEvaluator {
             assert(particulars?.code.map(rule.rule.reportableCodes.contains) ?? true,
                    "\(rule.id) reported \(particulars!.code!.rawValue), which it does not list in reportableCodes")
             let finding = Finding(rule: rule.id, code: particulars?.code ?? .customRuleFailed, message: particulars?.message ?? "the rule failed",
-                                  at: rule.locationText, nested: particulars?.nested ?? [])
+                                  timeQuote: particulars?.timeQuote, at: rule.locationText, nested: particulars?.nested ?? [])
             if tracing { record(rule, .fail, particulars?.detail ?? particulars?.message, nested: particulars?.nestedTrace ?? []) }
             if rule.checksSignature { signatureFailed = true }
             return .fail([finding], undecided: finding.code.meansUndecided)
@@ -191,7 +191,7 @@ struct ChainEvaluator {
     private func overridden(_ findings: [Finding], _ composite: ChainNode.Composite) -> [Finding] {
         guard composite.message != nil || composite.id != nil, let first = findings.first else { return findings }
         return [Finding(rule: composite.id ?? first.rule, code: first.code, message: composite.message ?? first.message,
-                        at: composite.location.description, nested: first.nested)]
+                        timeQuote: composite.message == nil ? first.timeQuote : nil, at: composite.location.description, nested: first.nested)]
     }
 
     /// The failure that says the most: a concrete mismatch outranks an absence (`claim_missing`,

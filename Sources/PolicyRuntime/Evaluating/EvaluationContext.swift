@@ -18,6 +18,10 @@ internal import Synchronization
         return instant
     }
     private let instant: UnixTime
+    /// The time judged at, for a rule to quote in a finding's message: unlike `now`, a verdict
+    /// that quotes it is not tied to this instant, and reused at another time it quotes that one
+    /// (`QuotedTime`).
+    public var quotedNow: QuotedTime { QuotedTime(context: self, instant: instant) }
     /// `timeWindow`'s ends, as the bit patterns of their `Double`s: the context is shared by
     /// reference, and a rule that narrows the window holds nothing but the context.
     private let windowFrom = Atomic<UInt64>((-Double.infinity).bitPattern)

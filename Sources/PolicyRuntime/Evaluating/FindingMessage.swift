@@ -9,20 +9,25 @@ import PolicyJOSE
 @_spi(RuleAuthoring) public struct FindingMessage: Sendable, ExpressibleByStringInterpolation {
     /// The message.
     public let text: String
+    /// The UTF-8 bytes of `text` that quote the time judged at (`QuotedTime`), when it does.
+    package let timeQuote: Range<Int>?
 
     /// A message already made.
     public init(_ text: String) {
         self.text = text
+        timeQuote = nil
     }
 
     /// A message without interpolations: the literal itself, made no copy of.
     public init(stringLiteral text: String) {
         self.text = text
+        timeQuote = nil
     }
 
     /// The message the interpolation's parts make, as one string.
     public init(stringInterpolation: StringInterpolation) {
         text = stringInterpolation.text
+        timeQuote = stringInterpolation.timeQuote
     }
 
     /// The parts of an interpolated message, as UTF-8: the first 128 bytes held in the
@@ -37,6 +42,8 @@ import PolicyJOSE
                            UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         private var headCount = 0
         private var rest: [UInt8] = []
+        /// Where the time judged at was quoted, once.
+        fileprivate private(set) var timeQuote: Range<Int>?
         private static let headCapacity = 128
 
         /// Room for the parts: `head` for a message of the usual length, else an array from the start.
@@ -102,6 +109,21 @@ import PolicyJOSE
         public mutating func appendInterpolation(_ time: UnixTime) {
             if UnixTime.withISO8601Bytes(time.seconds, { append($0) }) == nil { append(time.iso8601) }
         }
+
+        /// The time judged at, as `2026-11-21T10:00:00Z`, its place kept (`timeQuote`) so that a
+        /// verdict reused at another time quotes that one. A second quote, or a time without that
+        /// twenty-byte form, ties the verdict to this instant instead.
+        public mutating func appendInterpolation(_ time: QuotedTime) {
+            let start = byteCount
+            if timeQuote == nil, UnixTime.withISO8601Bytes(time.instant.seconds, { append($0) }) != nil {
+                timeQuote = start..<byteCount
+            } else {
+                appendInterpolation(time.context.now)
+            }
+        }
+
+        /// The bytes appended so far.
+        private var byteCount: Int { rest.isEmpty ? headCount : rest.count }
 
         /// Any other value, as `"\(value)"` writes it.
         public mutating func appendInterpolation<Value>(_ value: Value) {

@@ -16,16 +16,19 @@
     @usableFromInline final class Particulars: Sendable {
         let code: FindingCode?
         let message: String?
+        /// Where `message` quotes the time judged at (`FindingMessage.timeQuote`).
+        let timeQuote: Range<Int>?
         let detail: String?
         let outputs: [String: JSONValue]
         let nested: [Finding]
         let nestedTrace: [Trace.Entry]
         let oneTimeValues: [OneTimeValue]
 
-        @usableFromInline init(code: FindingCode? = nil, message: String? = nil, detail: String?,
+        @usableFromInline init(code: FindingCode? = nil, message: String? = nil, timeQuote: Range<Int>? = nil, detail: String?,
              outputs: [String: JSONValue] = [:], nested: [Finding] = [], nestedTrace: [Trace.Entry] = [], oneTimeValues: [OneTimeValue] = []) {
             self.code = code
             self.message = message
+            self.timeQuote = timeQuote
             self.detail = detail
             self.outputs = outputs
             self.nested = nested
@@ -103,7 +106,7 @@
     ///   - nestedTrace: That policy's trace.
     public static func fail(_ code: FindingCode, _ message: FindingMessage, detail: String? = nil, nested: [Finding] = [],
                             nestedTrace: [Trace.Entry] = []) -> RuleOutcome {
-        RuleOutcome(.fail, Particulars(code: code, message: message.text, detail: detail, nested: nested, nestedTrace: nestedTrace))
+        RuleOutcome(.fail, Particulars(code: code, message: message.text, timeQuote: message.timeQuote, detail: detail, nested: nested, nestedTrace: nestedTrace))
     }
 
     /// The rule could not judge because another rule's failure kept it from running (an

@@ -21,6 +21,11 @@ package struct TimeWindow: Sendable, Equatable {
         self.until = until
     }
 
+    /// The times inside both this window and `other`.
+    package func intersection(_ other: TimeWindow) -> TimeWindow {
+        TimeWindow(from: max(from, other.from), until: min(until, other.until))
+    }
+
     /// Whether `time` is inside.
     package func contains(_ time: UnixTime) -> Bool {
         from <= time.seconds && time.seconds < until

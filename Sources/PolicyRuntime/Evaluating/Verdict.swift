@@ -92,6 +92,28 @@ public struct Verdict: Sendable, Codable {
 
     /// Whether both are copies of one verdict (not only equal ones): what a batch worker checks
     /// before sharing a verdict line's judgement, at the cost of one comparison.
+    /// Whether a finding quotes the time judged at (`QuotedTime`): then the verdict judged at
+    /// another time inside its window is this one `requoted(at:)` that time.
+    package var quotesTime: Bool { Finding.anyQuotesTime(members.findings) }
+
+    /// This verdict as judging at `time` writes it, each quoted time that of `time`; itself when
+    /// none is quoted. `time` must have the twenty-byte form (`UnixTime.withISO8601Bytes`), as
+    /// every time in `Verdict.quotableTimes` has.
+    package func requoted(at time: UnixTime) -> Verdict {
+        guard quotesTime else { return self }
+        let members = Members(policy: policy, valid: valid, verified: verified, keyFreshness: keyFreshness, keySnapshot: keySnapshot,
+                              findings: findings.map { $0.requoted(at: time) }, skipped: skipped, outputs: outputs, trace: trace, proof: proof)
+        return Verdict(members: members)
+    }
+
+    /// The times a quoted time is written in twenty bytes at (`UnixTime.withISO8601Bytes`), the
+    /// years 0 to 9999: what a verdict that quotes the time can be requoted at.
+    package static let quotableTimes = TimeWindow(from: -62_167_219_200, until: 253_402_300_800)
+
+    private init(members: Members) {
+        self.members = members
+    }
+
     func isIdentical(to other: Verdict) -> Bool {
         members === other.members
     }
@@ -224,14 +246,50 @@ public struct Finding: Sendable, Codable, Equatable {
     public let at: String
     /// The findings of a policy this rule evaluated in turn (a request's `bearer` token).
     public let nested: [Finding]
+    /// The UTF-8 bytes of `message` that quote the time judged at (`QuotedTime`), when it does.
+    package let timeQuote: Range<Int>?
 
     /// A finding of `rule`, written at `at` (`file:line:column`).
     public init(rule: String, code: FindingCode, message: String, at: String, nested: [Finding] = []) {
+        self.init(rule: rule, code: code, message: message, timeQuote: nil, at: at, nested: nested)
+    }
+
+    /// A finding whose message quotes the time judged at in `timeQuote`.
+    package init(rule: String, code: FindingCode, message: String, timeQuote: Range<Int>?, at: String, nested: [Finding] = []) {
         self.rule = rule
         self.code = code
         self.message = message
+        self.timeQuote = timeQuote
         self.at = at
         self.nested = nested
+    }
+
+    /// Equal when they say the same: where a message quotes the time is not compared.
+    public static func == (lhs: Finding, rhs: Finding) -> Bool {
+        lhs.rule == rhs.rule && lhs.code == rhs.code && lhs.message == rhs.message && lhs.at == rhs.at && lhs.nested == rhs.nested
+    }
+
+    /// Whether this finding, or one nested in it, quotes the time judged at.
+    var quotesTime: Bool { timeQuote != nil || Self.anyQuotesTime(nested) }
+
+    /// Whether one of `findings`, or one nested in it, quotes the time judged at: read in
+    /// place, where a closure over the findings copied each (a verdict kept for reuse is asked).
+    static func anyQuotesTime(_ findings: [Finding]) -> Bool {
+        for index in findings.indices where findings[index].timeQuote != nil || anyQuotesTime(findings[index].nested) { return true }
+        return false
+    }
+
+    /// This finding as judging at `time` writes it: each quoted time that of `time`, whose
+    /// twenty-byte form (`UnixTime.withISO8601Bytes`) the caller has checked exists.
+    func requoted(at time: UnixTime) -> Finding {
+        guard quotesTime else { return self }
+        var message = message
+        if let timeQuote {
+            var bytes = Array(message.utf8)
+            _ = UnixTime.withISO8601Bytes(time.seconds) { bytes.replaceSubrange(timeQuote, with: $0) }
+            message = String(decoding: bytes, as: UTF8.self)
+        }
+        return Finding(rule: rule, code: code, message: message, timeQuote: timeQuote, at: at, nested: nested.map { $0.requoted(at: time) })
     }
 
     static func write(_ findings: [Finding], to writer: inout JSONWriter) {

@@ -32,7 +32,7 @@ struct ExpiresRule: Rule {
             return .blocked("exp is not a usable number (see token.claim_types)")
         case let .seconds(exp):
             guard context.isBefore(exp + Double(leeway)) else {
-                return .fail(.tokenExpired, "expired at \(UnixTime(seconds: exp)); evaluated at \(context.now) with \(leeway)s leeway")
+                return .fail(.tokenExpired, "expired at \(UnixTime(seconds: exp)); evaluated at \(context.quotedNow) with \(leeway)s leeway")
             }
             return .pass(context.detail("now \(context.now.iso8601) < exp \(UnixTime.iso8601(exp)) + \(leeway)s"))
         }

@@ -69,10 +69,10 @@ struct IssuedAtRule: Rule {
         case let .seconds(iat):
             // iat > now + leeway and now - iat > max_age + leeway, as comparisons of now with bounds.
             if notInFuture, context.isBefore(iat - Double(leeway)) {
-                return .fail(.iatInFuture, "issued at \(UnixTime(seconds: iat)), in the future of \(context.now) beyond the \(leeway)s leeway")
+                return .fail(.iatInFuture, "issued at \(UnixTime(seconds: iat)), in the future of \(context.quotedNow) beyond the \(leeway)s leeway")
             }
             if let maxAge, !context.isBefore((iat + Double(maxAge + leeway)).nextUp) {
-                return .fail(.tokenTooOld, "issued at \(UnixTime(seconds: iat)), more than \(TimeText.duration(maxAge)) (+\(leeway)s leeway) before \(context.now)")
+                return .fail(.tokenTooOld, "issued at \(UnixTime(seconds: iat)), more than \(TimeText.duration(maxAge)) (+\(leeway)s leeway) before \(context.quotedNow)")
             }
             return .pass(context.detail("iat \(UnixTime.iso8601(iat))"))
         }

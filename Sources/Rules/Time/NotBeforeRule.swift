@@ -33,7 +33,7 @@ struct NotBeforeRule: Rule {
         case let .seconds(nbf):
             // nbf <= now + leeway, as a comparison of now with a bound.
             guard !context.isBefore(nbf - Double(leeway)) else {
-                return .fail(.tokenNotYetValid, "not valid before \(UnixTime(seconds: nbf)); evaluated at \(context.now) with \(leeway)s leeway")
+                return .fail(.tokenNotYetValid, "not valid before \(UnixTime(seconds: nbf)); evaluated at \(context.quotedNow) with \(leeway)s leeway")
             }
             return .pass(context.detail("nbf \(UnixTime.iso8601(nbf)) <= now \(context.now.iso8601) + \(leeway)s"))
         }
