@@ -90,8 +90,6 @@ public struct Verdict: Sendable, Codable {
                   outputs: try container.decode([String: JSONValue].self, forKey: .outputs), trace: try container.decodeIfPresent(Trace.self, forKey: .trace))
     }
 
-    /// Whether both are copies of one verdict (not only equal ones): what a batch worker checks
-    /// before sharing a verdict line's judgement, at the cost of one comparison.
     /// Whether a finding quotes the time judged at (`QuotedTime`): then the verdict judged at
     /// another time inside its window is this one `requoted(at:)` that time.
     package var quotesTime: Bool { Finding.anyQuotesTime(members.findings) }
@@ -114,6 +112,8 @@ public struct Verdict: Sendable, Codable {
         self.members = members
     }
 
+    /// Whether both are copies of one verdict (not only equal ones): what a batch worker checks
+    /// before sharing a verdict line's judgement, at the cost of one comparison.
     func isIdentical(to other: Verdict) -> Bool {
         members === other.members
     }
