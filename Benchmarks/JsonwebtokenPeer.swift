@@ -125,7 +125,6 @@ enum JsonwebtokenPeer {
             ours.append(try judgeOurs(policyRun, corpus))
             theirs.append(try judge(peer, corpus))
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         return (Double(corpus.records) / median(ours), Double(corpus.records) / median(theirs))
     }
 }

@@ -1,6 +1,12 @@
 import PolicyRuntime
 import PolicyJOSE
 
+/// The middle of `values` (the upper middle of an even count): what a benchmark quotes of runs
+/// taken in turn on a machine whose speed drifts.
+func median(_ values: [Double]) -> Double {
+    values.sorted()[values.count / 2]
+}
+
 /// Runs `body` repeatedly for about `seconds` and returns operations per second.
 ///
 /// The loop checks the clock every `batch` calls, so clock reads do not dominate fast bodies.

@@ -84,8 +84,6 @@ enum SparkBenchmark {
         }
     }
 
-    private static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
     static func table(_ rows: [Row]) -> String {
         var lines = [
             "| alg | records | batch --jobs 2 (s) | Spark local[2], warm (s) | partitions | ratio per record | target | policy_spark command (s) | ratio end to end | Spark's fixed start (s) |",

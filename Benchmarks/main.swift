@@ -43,6 +43,7 @@ case "batch":
     benchmark("batch", "Batch benchmark, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(started)") {
         let result = try BatchBenchmark.run(scale: scale)
         print(BatchBenchmark.table(result.rows))
+        print("\nRates are the best of three runs; a ratio to our own one-job rate is the median of three rounds, each run in turn.")
         if !result.notes.isEmpty { print("\n" + result.notes.joined(separator: "\n")) }
     }
 case "cache":
