@@ -11,9 +11,6 @@ import Foundation
 package struct BatchEvaluator: Sendable {
     /// The policy every record is judged by.
     package let policy: Policy
-    /// The policy each of the `jobs` workers judges with: copies of `policy` (`Policy.copies`),
-    /// one per core, so that workers running at once share no reference counts.
-    private let workerPolicies: [Policy]
     /// Inputs for every record; a record's mapped fields override them.
     package var inputs: [String: JSONValue]
     /// The time of records without one; nil means the wall clock when the record is evaluated.
@@ -56,7 +53,6 @@ package struct BatchEvaluator: Sendable {
         self.inputs = inputs
         self.defaultTime = defaultTime
         self.jobs = max(1, jobs)
-        workerPolicies = policy.copies(min(self.jobs, ProcessInfo.processInfo.activeProcessorCount))
         self.includeClaims = includeClaims
         self.signatureCache = signatureCache
         recentVerdicts = policy.verdictsReusable ? verdictMemory.map(VerdictMemo.init) : nil
@@ -274,6 +270,7 @@ package struct BatchEvaluator: Sendable {
         }
         /// The chunk's verdicts, by a worker that shares what it can with the chunks it judged before.
         @Sendable func judge(_ chunk: [BatchRecord], _ sharing: inout JudgementSharing) async -> ([BatchVerdict], Output) {
+            sharing.compileOwnPolicy()
             var verdicts: [BatchVerdict] = []
             verdicts.reserveCapacity(chunk.count)
             for record in chunk {
@@ -284,10 +281,13 @@ package struct BatchEvaluator: Sendable {
             }
             return (verdicts, transform(verdicts))
         }
-        // A worker each job, handed from chunk to chunk: the policy copy it judges with, and with
-        // several, a decoding memory of its own (`DecodingMemory`); one uses the policy's.
-        var idleWorkers = (0..<jobs).map {
-            JudgementSharing(policy: workerPolicies[$0 % workerPolicies.count], decodingMemory: jobs > 1 ? DecodingMemory() : nil)
+        // A worker each job, handed from chunk to chunk, the last in the list first. With several,
+        // each but that first judges with a policy of its own, one per core, compiled on its first
+        // chunk (in parallel, and not at all for a log of one chunk), and decodes with a memory of
+        // its own (`DecodingMemory`); one job uses the policy and its memory.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var idleWorkers = (0..<jobs).reversed().map {
+            JudgementSharing(policy: policy, ownPolicy: $0 > 0 && $0 < cores, decodingMemory: jobs > 1 ? DecodingMemory() : nil)
         }
         if jobs == 1 {
             var sharing = idleWorkers[0]

@@ -26,9 +26,12 @@ package struct JudgementSharing: Sendable {
     /// How many invalid judgements are kept for sharing: a log's failures come in a few kinds,
     /// and each is compared with a record's that matches none.
     private static let invalidKept = 4
-    /// The policy this worker judges with: with several workers, a copy of the evaluator's of
-    /// its own (`Policy.copies`), whose reference counts no other core writes.
-    let policy: Policy
+    /// The policy this worker judges with: with several workers, once `compileOwnPolicy` ran, a
+    /// copy of the evaluator's of its own (`Policy.recompiled`), whose reference counts no other
+    /// core writes.
+    private(set) var policy: Policy
+    /// Whether the worker is to judge with a policy of its own, not yet compiled.
+    private var ownPolicyWanted: Bool
     /// The headers and claim layouts this worker's records decode with, when not the policy's.
     let decodingMemory: DecodingMemory?
     /// The request of this worker's records without inputs of their own, once `BatchEvaluator`
@@ -43,11 +46,19 @@ package struct JudgementSharing: Sendable {
     /// The members of the worker's last record line, which the next is matched against.
     var lineLayout = JSONLineLayout()
 
-    /// Nothing shared yet, for a worker judging with `policy`; `decodingMemory` for one that
-    /// decodes with a memory of its own.
-    package init(policy: Policy, decodingMemory: DecodingMemory? = nil) {
+    /// Nothing shared yet, for a worker judging with `policy` (with `ownPolicy`, a copy of it
+    /// its `compileOwnPolicy` makes); `decodingMemory` for one that decodes with a memory of its own.
+    package init(policy: Policy, ownPolicy: Bool = false, decodingMemory: DecodingMemory? = nil) {
         self.policy = policy
+        ownPolicyWanted = ownPolicy
         self.decodingMemory = decodingMemory
+    }
+
+    /// Compiles the worker's own policy, the first time it is called for a worker that wants one.
+    mutating func compileOwnPolicy() {
+        guard ownPolicyWanted else { return }
+        ownPolicyWanted = false
+        policy = policy.recompiled()
     }
 
     /// The token's `iss` as text, nil when it has none or it is not a string: the last issuer's

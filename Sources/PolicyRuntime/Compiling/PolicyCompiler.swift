@@ -49,7 +49,7 @@ internal import Foundation
     }
 
     /// Compiles `source`, keeping what each file read gave (`CompileReads`) with the policy, so
-    /// that `Policy.copies` compiles it again from the same bytes. A compile inside another (a
+    /// that `Policy.recompiled` compiles it again from the same bytes. A compile inside another (a
     /// named policy) reads through the outer one's record.
     func compile(_ source: PolicySource) throws(PolicyDiagnostics) -> Policy {
         var compiler = rooted(beside: source.file)

@@ -34,16 +34,15 @@ final class PolicyRecompiling: Sendable {
 }
 
 extension Policy {
-    /// `count` policies that judge as this one does, the first this one and each other compiled
-    /// again from the bytes this one's compile read: objects of their own, rules, keys and names.
+    /// A policy that judges as this one does, compiled again from the bytes this one's compile
+    /// read: objects of its own, rules, keys and names; this one where that cannot be done (a
+    /// policy not compiled from a source, a compile that fails or reads a file the first did not).
     ///
     /// For work on several cores at once: a policy shared by threads on two cores has each
     /// rule's, key's and string's reference count written from both, and every such write takes
     /// the cache line from the other core (a batch of HS256 tokens on two jobs spent about a
-    /// fifth more CPU time than on one). Where a copy cannot be made (a policy not compiled from
-    /// a source, a compile that fails), this one stands in for it.
-    package func copies(_ count: Int) -> [Policy] {
-        guard count > 1 else { return [self] }
-        return [self] + (1..<count).map { _ in recompiling?.compile() ?? self }
+    /// fifth more CPU time than on one).
+    package func recompiled() -> Policy {
+        recompiling?.compile() ?? self
     }
 }

@@ -1,7 +1,7 @@
 internal import Synchronization
 
 /// The files one compile read, by path, with what each gave: so that the policy can be compiled
-/// again from exactly those bytes (`Policy.copies`), whatever the files hold by then.
+/// again from exactly those bytes (`Policy.recompiled`), whatever the files hold by then.
 ///
 /// A compile reads its file, the bases it extends, the policies it names and its key files; a
 /// second compile from disk could find a key file rotated in between and judge with other keys
