@@ -281,13 +281,13 @@ package struct BatchEvaluator: Sendable {
             }
             return (verdicts, transform(verdicts))
         }
-        // A worker each job, handed from chunk to chunk, the last in the list first. With several,
-        // each but that first judges with a policy of its own, one per core, compiled on its first
-        // chunk (in parallel, and not at all for a log of one chunk), and decodes with a memory of
-        // its own (`DecodingMemory`); one job uses the policy and its memory.
+        // A worker each job, handed from chunk to chunk, the first ones first. With several, each
+        // of the first as many as there are cores judges with a policy of its own, compiled on its
+        // first chunk (in parallel, and only by workers that get one), and each decodes with a
+        // memory of its own (`DecodingMemory`); one job uses the policy and its memory.
         let cores = ProcessInfo.processInfo.activeProcessorCount
         var idleWorkers = (0..<jobs).reversed().map {
-            JudgementSharing(policy: policy, ownPolicy: $0 > 0 && $0 < cores, decodingMemory: jobs > 1 ? DecodingMemory() : nil)
+            JudgementSharing(policy: policy, ownPolicy: jobs > 1 && $0 < cores, decodingMemory: jobs > 1 ? DecodingMemory() : nil)
         }
         if jobs == 1 {
             var sharing = idleWorkers[0]
