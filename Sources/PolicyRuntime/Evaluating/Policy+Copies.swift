@@ -40,8 +40,8 @@ extension Policy {
     ///
     /// For work on several cores at once: a policy shared by threads on two cores has each
     /// rule's, key's and string's reference count written from both, and every such write takes
-    /// the cache line from the other core (a batch of HS256 tokens on two jobs spent about a
-    /// fifth more CPU time than on one).
+    /// the cache line from the other core (a few per cent of a two-job batch of HS256 tokens'
+    /// CPU time, Benchmarks/RESULTS.md).
     package func recompiled() -> Policy {
         recompiling?.compile() ?? self
     }
