@@ -10,15 +10,11 @@ import Testing
 final class BatchTests {
     let fixture = TokenFixture.shared
     /// This test's files, removed when it ends.
-    let folder: URL
+    let scratch: ScratchFolder
+    var folder: URL { scratch.url }
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("batch-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
+        scratch = try ScratchFolder("batch-tests")
     }
 
     /// Writes `text` to a file (gzip-compressed with `gzip`), returning its path.

@@ -7,21 +7,12 @@ import Testing
 /// `Policy.recompiled`: a policy compiled again from the bytes the first compile read, for a
 /// worker on another core, judging exactly as the original whatever the files hold by then.
 @Suite("Policy copies")
-final class PolicyCopiesTests {
+struct PolicyCopiesTests {
     let fixture = TokenFixture.shared
-    let folder: URL
+    let scratch: ScratchFolder
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("policy-copies-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    private func write(_ text: String, to name: String) throws {
-        try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        scratch = try ScratchFolder("policy-copies")
     }
 
     private func base(issuer: String) -> String {
@@ -37,15 +28,15 @@ final class PolicyCopiesTests {
 
     @Test("a copy has rule objects of its own and judges with the key file and base its original read, after both change")
     func copiesReadWhatTheFirstCompileRead() throws {
-        try write(base(issuer: "https://issuer.example"), to: "base.yaml")
-        try write(fixture.jwksJSON, to: "keys.json")
-        try write("extends: base\npolicy: copied\n", to: "policy.yaml")
-        let file = folder.appendingPathComponent("policy.yaml").path
+        try scratch.write(base(issuer: "https://issuer.example"), to: "base.yaml")
+        try scratch.write(fixture.jwksJSON, to: "keys.json")
+        try scratch.write("extends: base\npolicy: copied\n", to: "policy.yaml")
+        let file = scratch.path("policy.yaml").path
         let policy = try Policy.load(file: file, environment: [:])
         // Then the files change: another key under the same kid, another issuer.
         let otherKey = try fixture.otherKey.publicKey.publicJSON()
-        try write(String(decoding: JSONValue.object(JSONObject(["keys": .array([.object(otherKey)])])).serializedBytes(), as: UTF8.self), to: "keys.json")
-        try write(base(issuer: "https://other.example"), to: "base.yaml")
+        try scratch.write(String(decoding: JSONValue.object(JSONObject(["keys": .array([.object(otherKey)])])).serializedBytes(), as: UTF8.self), to: "keys.json")
+        try scratch.write(base(issuer: "https://other.example"), to: "base.yaml")
 
         let copies = [policy.recompiled(), policy.recompiled()]
         #expect(zip(copies[0].root.rules, copies[1].root.rules).allSatisfy { $0 !== $1 })
@@ -66,15 +57,15 @@ final class PolicyCopiesTests {
 
     @Test("a copy of policy text reads its key file as the first compile did; one that cannot be compiled again is the original")
     func copiesOfText() throws {
-        try write(fixture.jwksJSON, to: "keys.json")
-        let policy = try Policy.load(text: base(issuer: "https://issuer.example"), file: folder.appendingPathComponent("inline.yaml").path, environment: [:])
+        try scratch.write(fixture.jwksJSON, to: "keys.json")
+        let policy = try Policy.load(text: base(issuer: "https://issuer.example"), file: scratch.path("inline.yaml").path, environment: [:])
         let otherKey = try fixture.otherKey.publicKey.publicJSON()
-        try write(String(decoding: JSONValue.object(JSONObject(["keys": .array([.object(otherKey)])])).serializedBytes(), as: UTF8.self), to: "keys.json")
+        try scratch.write(String(decoding: JSONValue.object(JSONObject(["keys": .array([.object(otherKey)])])).serializedBytes(), as: UTF8.self), to: "keys.json")
         let copy = policy.recompiled()
         #expect(zip(copy.root.rules, policy.root.rules).allSatisfy { $0 !== $1 })
         #expect(try copy.evaluateNow(token: fixture.token(), now: UnixTime(seconds: TokenFixture.now)).valid)
         // A key file gone is refused by the file roots before any read: no copy, the original stands in.
-        try FileManager.default.removeItem(at: folder.appendingPathComponent("keys.json"))
+        try FileManager.default.removeItem(at: scratch.path("keys.json"))
         let standIn = policy.recompiled()
         #expect(zip(standIn.root.rules, policy.root.rules).allSatisfy { $0 === $1 })
     }

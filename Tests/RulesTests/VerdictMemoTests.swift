@@ -107,7 +107,7 @@ struct VerdictMemoTests {
             try fixture.token(["nbf": .number(.integer(Int64(Self.now + 600)))]),
             try fixture.token(["iat": .number(.integer(Int64(Self.now - 7200))), "nbf": .number(.integer(Int64(Self.now - 7200)))]),
         ]
-        let unquotable = Verdict.quotableTimes.until + 5
+        let unquotable = UnixTime.twentyByteISO8601Times.until + 5
         let times = [Self.now, Self.now + 1, Self.now + 1.5, Self.now + 2, Self.now + 59, unquotable]
         let records = times.flatMap { time in tokens.map { (token: $0, time: time, inputs: [String: JSONValue]()) } }
         let fresh = judge(policy, records, memo: false)

@@ -116,7 +116,7 @@ final class VerdictMemo: Sendable {
     /// `frequency` is the one its lookup read.
     func remember(_ verdict: BatchVerdict, within window: TimeWindow, for token: DecodedTokenCache.Key, frequency: Int? = nil) {
         let quotesTime = verdict.verdict.quotesTime
-        let entry = Entry(verdict: verdict, window: quotesTime ? window.intersection(Verdict.quotableTimes) : window, quotesTime: quotesTime)
+        let entry = Entry(verdict: verdict, window: quotesTime ? window.intersection(UnixTime.twentyByteISO8601Times) : window, quotesTime: quotesTime)
         let cost = Self.cost(ofToken: token.token.byteCount)
         state.withLock { $0.entries.offer(entry, for: token, ownCost: cost, frequency: frequency) }
     }

@@ -52,7 +52,7 @@ public struct Policy: Sendable {
     /// skipped, handed over or traced, made once per key (`plainValidVerdict(provenBy:)`): the
     /// verdict of most tokens of a log then allocates nothing.
     private let plainValidVerdicts: [Verdict]
-    /// How to compile this policy again from the bytes its compile read (`copies`); nil for a
+    /// How to compile this policy again from the bytes its compile read (`recompiled()`); nil for a
     /// policy made otherwise.
     var recompiling: PolicyRecompiling?
 

@@ -95,18 +95,14 @@ public struct Verdict: Sendable, Codable {
     package var quotesTime: Bool { Finding.anyQuotesTime(members.findings) }
 
     /// This verdict as judging at `time` writes it, each quoted time that of `time`; itself when
-    /// none is quoted. `time` must have the twenty-byte form (`UnixTime.withISO8601Bytes`), as
-    /// every time in `Verdict.quotableTimes` has.
+    /// none is quoted. `time` must have the twenty-byte form, as every time in
+    /// `UnixTime.twentyByteISO8601Times` has.
     package func requoted(at time: UnixTime) -> Verdict {
         guard quotesTime else { return self }
         let members = Members(policy: policy, valid: valid, verified: verified, keyFreshness: keyFreshness, keySnapshot: keySnapshot,
                               findings: findings.map { $0.requoted(at: time) }, skipped: skipped, outputs: outputs, trace: trace, proof: proof)
         return Verdict(members: members)
     }
-
-    /// The times a quoted time is written in twenty bytes at (`UnixTime.withISO8601Bytes`), the
-    /// years 0 to 9999: what a verdict that quotes the time can be requoted at.
-    package static let quotableTimes = TimeWindow(from: -62_167_219_200, until: 253_402_300_800)
 
     private init(members: Members) {
         self.members = members

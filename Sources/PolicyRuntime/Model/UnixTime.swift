@@ -110,6 +110,10 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable, CustomStringCon
             + "-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
     }
 
+    /// The times `withISO8601Bytes` writes, the years 0 to 9999: those a verdict that quotes the
+    /// time it was judged at can be requoted at (`Verdict.requoted(at:)`).
+    package static let twentyByteISO8601Times = TimeWindow(from: -62_167_219_200, until: 253_402_300_800)
+
     /// Calls `body` with the twenty bytes of `2026-11-21T10:00:00Z` for `seconds`, written digit
     /// by digit on the stack: findings of expired tokens quote two dates each, and a batch of old
     /// tokens formats millions. Nil, without calling `body`, for a time `iso8601` writes otherwise
