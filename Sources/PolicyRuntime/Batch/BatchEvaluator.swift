@@ -119,62 +119,75 @@ package struct BatchEvaluator: Sendable {
     func start(_ record: BatchRecord, sharing: inout JudgementSharing) -> RecordStart {
         switch record.content {
         case let .unparsed(line, shared):
+            // The common line judged at once: a record made to hold its token, and taken apart
+            // again, cost more than scanning it.
+            if let (token, time) = shared.scannedToken(line, lineLayout: &sharing.lineLayout) {
+                return start(record, token: token, time: time, inputs: [:], sharing: &sharing)
+            }
             return start(shared.parsed(line, input: record.input, lineLayout: &sharing.lineLayout), sharing: &sharing)
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):
-            let now = time ?? defaultTime ?? .now
-            let atClock = time == nil && defaultTime == nil
-            // The memo holds verdicts under the evaluator's inputs; a record with its own is judged.
-            // It is asked where it is stored, not bound to a local: the memo is shared by every
-            // worker, and a local retained and released it (one cache line, two cores) a record.
-            let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
-            let limits = sharing.policy.envelope.limits
-            var digest: Int?
-            var keep = false, seenBefore = true, frequency: Int?
-            if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits, at: now) {
-                digest = taken
-                switch consume lookup {
-                case let .known(entry):
-                    return .judged(entry.verdict.moved(line: record.line, input: record.input, at: now, atClock: atClock, quotesTime: entry.quotesTime))
-                case let .unknown(worthKeeping, seen, sighted): (keep, seenBefore, frequency) = (worthKeeping, seen, sighted)
-                }
+            return start(record, token: token, time: time, inputs: recordInputs, sharing: &sharing)
+        }
+    }
+
+    /// `start` for `record`, which holds `token`, its time (nil: the run's default) and the
+    /// inputs `recordInputs`.
+    private func start(_ record: BatchRecord, token: TokenText, time: UnixTime?, inputs recordInputs: [String: JSONValue],
+                       sharing: inout JudgementSharing) -> RecordStart {
+        let now = time ?? defaultTime ?? .now
+        let atClock = time == nil && defaultTime == nil
+        // The memo holds verdicts under the evaluator's inputs; a record with its own is judged.
+        // It is asked where it is stored, not bound to a local: the memo is shared by every
+        // worker, and a local retained and released it (one cache line, two cores) a record.
+        let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
+        let limits = sharing.policy.envelope.limits
+        var digest: Int?
+        var keep = false, seenBefore = true, frequency: Int?
+        if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits,
+                                                                 for: VerdictMemo.Record(line: record.line, input: record.input, time: now, atClock: atClock)) {
+            digest = taken
+            switch consume lookup {
+            case let .known(verdict):
+                return .judged(verdict)
+            case let .unknown(worthKeeping, seen, sighted): (keep, seenBefore, frequency) = (worthKeeping, seen, sighted)
             }
-            // A token the memo never saw is verified without the signature cache: no check of it
-            // can be there, and a log of unique tokens would pay a digest, a lookup and an entry
-            // per record for nothing. Its check is kept from its next sighting on, when the memo
-            // did not answer that sighting itself.
-            /// The evaluation of this record with `request`, given the record's own fields.
-            func started(_ request: inout EvaluationRequest, by policy: borrowing Policy) throws(EvaluationError) -> EvaluationStep {
-                request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
-                                  usesDecodedTokenCache: !usesMemo)
-                return try policy.start(request)
-            }
-            do throws(EvaluationError) {
-                let step: EvaluationStep
-                if recordInputs.isEmpty {
-                    if !sharing.requestMade {
-                        sharing.request = request(inputs: inputs, decodingMemory: sharing.decodingMemory)
-                        sharing.requestMade = true
-                    }
-                    step = try started(&sharing.request, by: sharing.policy)
-                } else {
-                    var own = request(inputs: inputs.merging(recordInputs) { $1 }, decodingMemory: sharing.decodingMemory)
-                    step = try started(&own, by: sharing.policy)
+        }
+        // A token the memo never saw is verified without the signature cache: no check of it
+        // can be there, and a log of unique tokens would pay a digest, a lookup and an entry
+        // per record for nothing. Its check is kept from its next sighting on, when the memo
+        // did not answer that sighting itself.
+        /// The evaluation of this record with `request`, given the record's own fields.
+        func started(_ request: inout EvaluationRequest, by policy: borrowing Policy) throws(EvaluationError) -> EvaluationStep {
+            request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
+                              usesDecodedTokenCache: !usesMemo)
+            return try policy.start(request)
+        }
+        do throws(EvaluationError) {
+            let step: EvaluationStep
+            if recordInputs.isEmpty {
+                if !sharing.requestMade {
+                    sharing.request = request(inputs: inputs, decodingMemory: sharing.decodingMemory)
+                    sharing.requestMade = true
                 }
-                switch consume step {
-                case let .finished(evaluation):
-                    let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
-                    if keep, usesMemo, let digest, let window = evaluation.stableWithin {
-                        recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest),
+                step = try started(&sharing.request, by: sharing.policy)
+            } else {
+                var own = request(inputs: inputs.merging(recordInputs) { $1 }, decodingMemory: sharing.decodingMemory)
+                step = try started(&own, by: sharing.policy)
+            }
+            switch consume step {
+            case let .finished(evaluation):
+                let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
+                if keep, usesMemo, let digest, let window = evaluation.stableWithin {
+                    recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest),
                                              frequency: frequency)
-                    }
-                    return .judged(verdict)
-                case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
                 }
-            } catch {
-                return .judged(refused(record, .recordFieldMissing, error.message))
+                return .judged(verdict)
+            case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
             }
+        } catch {
+            return .judged(refused(record, .recordFieldMissing, error.message))
         }
     }
 

@@ -168,6 +168,14 @@ extension BatchRecordFormat {
     /// seconds, no mapped inputs, no carriage return. Nil leaves the line to `parsed`, which
     /// reads every other line and words every refusal.
     private func scanned(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord? {
+        scannedToken(line, lineLayout: &lineLayout).map { BatchRecord(line: line.number, input: input, content: .token($0.token, time: $0.time, inputs: [:])) }
+    }
+
+    /// The token and time of a line that is not blank, when it is a JSON line as the common
+    /// case has it (`scanned`): what a worker judging the line at once needs of it, without a
+    /// record made to hold them. Nil leaves the line to `parsed`.
+    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> (token: TokenText, time: UnixTime?)? {
+        guard case .jsonLines = layout, inputFields.isEmpty, !line.tooLong else { return nil }
         let bytes = line.bytes
         guard let (token, time) = JSONMemberScan.members(tokenName, timeName, in: bytes, maxDepth: JSONParser().maxDepth, layout: &lineLayout),
               let text = token?.plainText else { return nil }
@@ -177,7 +185,7 @@ extension BatchRecordFormat {
             when = checked
         }
         guard !Self.holdsCarriageReturn(bytes) else { return nil }
-        return BatchRecord(line: line.number, input: input, content: .token(TokenText(line: bytes[text]), time: when, inputs: [:]))
+        return (TokenText(line: bytes[text]), when)
     }
 }
 
@@ -193,6 +201,11 @@ package final class SharedRecordFormat: Sendable {
     /// place: `format.parsed` called from outside copied the format, retaining each of its names.
     func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord {
         format.parsed(line, input: input, lineLayout: &lineLayout)
+    }
+
+    /// The token and time of `line` as the common case has them (`BatchRecordFormat.scannedToken`).
+    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> (token: TokenText, time: UnixTime?)? {
+        format.scannedToken(line, lineLayout: &lineLayout)
     }
 }
 

@@ -56,14 +56,22 @@ final class VerdictMemo: Sendable {
 
     /// What the memo knows of a token at a record's time.
     enum Lookup {
-        /// Its verdict, which holds at that time.
-        case known(Entry)
+        /// Its verdict, which holds at that time, moved to the record (`BatchVerdict.moved`).
+        case known(BatchVerdict)
         /// No verdict that holds then; `worthKeeping` says whether the one about to be judged
         /// would be kept, so that a one-off's is not prepared, and `seenBefore` whether the
         /// memo's sketch knew the token before this sighting (it may forget one it knew long
         /// ago, never invent one it did not); `frequency` is the sketch's count with this
         /// sighting, for `remember`.
         case unknown(worthKeeping: Bool, seenBefore: Bool, frequency: Int)
+    }
+
+    /// The record a verdict found in the memo is moved to: its place and the time it is judged at.
+    struct Record {
+        let line: Int
+        let input: String?
+        let time: UnixTime
+        let atClock: Bool
     }
 
     /// A token's bytes to compare with the keys, read only during the lookup that holds them.
@@ -73,41 +81,56 @@ final class VerdictMemo: Sendable {
         let limits: TokenLimits
     }
 
-    /// The verdict kept for `token` under `limits`, if it holds at `time`, counting a sighting
-    /// of the token; with the digest of its bytes, for `remember`. Looked up by the line's
-    /// bytes: a repeat whose verdict is kept makes no string.
-    func lookUp(_ token: TokenText, limits: TokenLimits, at time: UnixTime) -> (Lookup, digest: Int) {
+    /// The verdict kept for `token` under `limits`, moved to `record` if it holds at the
+    /// record's time, counting a sighting of the token; with the digest of its bytes, for
+    /// `remember`. Looked up by the line's bytes: a repeat whose verdict is kept makes no string.
+    func lookUp(_ token: TokenText, limits: TokenLimits, for record: Record) -> (Lookup, digest: Int) {
         token.withUTF8 { text in
             let bytes = UnsafeRawBufferPointer(text)
             let digest = DecodedTokenCache.Key.digest(of: bytes)
-            return (lookUp(bytes, digest: digest, limits: limits, at: time), digest)
+            return (lookUp(bytes, digest: digest, limits: limits, for: record), digest)
         }
     }
 
+    /// What a lookup found: the verdict moved to its record, an entry whose window does not
+    /// hold at the record's time, or none.
+    private enum Found {
+        case verdict(BatchVerdict)
+        case outsideWindow
+        case none
+    }
+
     /// The verdict kept for the token whose UTF-8 bytes are `token` (their digest `digest`)
-    /// under `limits`, if it holds at `time`, counting a sighting of the token.
-    func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, at time: UnixTime) -> Lookup {
+    /// under `limits`, moved to `record` if it holds at the record's time, counting a sighting
+    /// of the token. Moved in place, under the lock: a copy of the entry taken out retained and
+    /// released what it holds.
+    func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, for record: Record) -> Lookup {
         let sketchHash = UInt64(bitPattern: Int64(digest))
         let probe = Probe(bytes: token, digest: digest, limits: limits)
         return state.withLock { state in
-            let (found, sightings) = state.entries.sightedValue(tableHash: digest, sketchHash: sketchHash) {
-                $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits)
-            }
-            let seenBefore = sightings.before > 0
-            guard let entry = found else {
+            let (found, sightings) = state.entries.sighting(tableHash: digest, sketchHash: sketchHash,
+                                                             where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) },
+                                                             found: { entry -> Found in
+                guard entry.window.contains(record.time) else { return .outsideWindow }
+                // The first reuse renders the line's members once, for every later one; a
+                // verdict that quotes the time is requoted, and rendered, by each reuse at another second.
+                if !entry.verdict.isRendered, !entry.quotesTime {
+                    entry = Entry(verdict: entry.verdict.rendered(), window: entry.window, quotesTime: false)
+                }
+                return .verdict(entry.verdict.moved(line: record.line, input: record.input, at: record.time, atClock: record.atClock,
+                                                    quotesTime: entry.quotesTime))
+            }, missing: Found.none)
+            switch found {
+            case let .verdict(verdict):
+                state.reused += 1
+                return .known(verdict)
+            case .outsideWindow:
+                return .unknown(worthKeeping: true, seenBefore: true, frequency: sightings.after)
+            case .none:
+                let seenBefore = sightings.before > 0
                 if !seenBefore { state.firstSightings += 1 }
                 return .unknown(worthKeeping: state.entries.admits(frequency: sightings.after), seenBefore: seenBefore, frequency: sightings.after)
             }
-            guard entry.window.contains(time) else { return .unknown(worthKeeping: true, seenBefore: true, frequency: sightings.after) }
-            state.reused += 1
-            // A verdict that quotes the time is requoted, and rendered, by each reuse at another second.
-            guard entry.verdict.isRendered || entry.quotesTime else {
-                // The first reuse renders the line's members once, for every later one.
-                let rendered = Entry(verdict: entry.verdict.rendered(), window: entry.window, quotesTime: false)
-                state.entries.replaceValue(tableHash: digest, where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) }, with: rendered)
-                return .known(rendered)
-            }
-            return .known(entry)
         }
     }
 

@@ -101,21 +101,23 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// the cost of one.
     mutating func sightedValue(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool)
         -> (value: Value?, sightings: (before: Int, after: Int)) {
+        sighting(tableHash: tableHash, sketchHash: sketchHash, where: matches, found: { $0 }, missing: nil)
+    }
+
+    /// Counts a sighting of the key whose hashes are `tableHash` and `sketchHash` and which
+    /// `matches`, as `sightedValue` does, and hands its value in place to `found` (which may
+    /// change it, without another count or mark); `missing` when none is kept. A caller that
+    /// makes something of the value, or replaces it, copies nothing and looks the key up once.
+    mutating func sighting<Result>(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool, found: (inout Value) -> Result,
+                                   missing: Result) -> (Result, sightings: (before: Int, after: Int)) {
         let sightings = sketch.record(sketchHash)
         guard let slot = index.slot(hash: tableHash, where: { matches(slots[$0].key) }) else {
             counts.misses += 1
-            return (nil, sightings)
+            return (missing, sightings)
         }
         counts.hits += 1
         slots[slot].referenced = true
-        return (slots[slot].value, sightings)
-    }
-
-    /// Replaces the value kept for the key whose table hash is `tableHash` and which `matches`,
-    /// if it is kept, without counting a sighting or marking it asked for.
-    mutating func replaceValue(tableHash: Int, where matches: (Key) -> Bool, with value: Value) {
-        guard let slot = index.slot(hash: tableHash, where: { matches(slots[$0].key) }) else { return }
-        slots[slot].value = value
+        return (found(&slots[slot].value), sightings)
     }
 
     /// Counts a sighting of `key` whose value the caller holds already, as `value(for:)` would,
