@@ -51,6 +51,26 @@ struct BoundsTests {
         #expect(runs != merged)
     }
 
+    @Test("BoundedCounts counts a run of n at once as n single adds would, with room, without room and across Misra–Gries steps")
+    func boundedCountsWeighted() {
+        // A stream of values in runs, over a table too small for them: every branch of `add`.
+        var generator = SystemRandomNumberGenerator()
+        for capacity in [1, 3, 8] {
+            var runs: [(String, Int)] = []
+            for _ in 0..<400 { runs.append(("v\(Int.random(in: 0..<12, using: &generator))", Int.random(in: 1...6, using: &generator))) }
+            var single = BoundedCounts(capacity: capacity), weighted = BoundedCounts(capacity: capacity)
+            for (value, count) in runs {
+                for _ in 0..<count { single.add(value) }
+                weighted.add(value, count: count)
+            }
+            #expect(weighted == single, "capacity \(capacity)")
+            #expect(weighted.notListed == single.notListed && weighted.total == runs.reduce(0) { $0 + $1.1 })
+        }
+        var none = BoundedCounts()
+        none.add("a", count: 0)
+        #expect(none.total == 0 && none.counts.isEmpty)
+    }
+
     @Test("JSON nesting: the parser refuses past 1,000 levels whatever it is asked, on a task's stack; a policy may set at most 512")
     func jsonDepth() async throws {
         for depth in [999, 1000, 1001, 50_000] {

@@ -103,6 +103,28 @@ final class BatchTests {
         #expect(summary.records == 8 && summary.valid == 2 && summary.codes[.recordMalformed] == 3)
     }
 
+    @Test("a summary counted a chunk at a time, runs of lines that share a judgement at once, is the summary counted record by record")
+    func summaryInRuns() async throws {
+        let valid = try fixture.token(), otherIssuer = try fixture.token(["iss": .string("https://other.example")])
+        let expired = try fixture.token(["exp": .number(.integer(Int64(TokenFixture.now - 60)))]), otherKid = try fixture.token(header: ["kid": .string("k2")])
+        let tokens = [valid, valid, valid, otherIssuer, otherIssuer, expired, valid, otherKid, otherKid, valid]
+        var lines = tokens.map { #"{"token": "\#($0)", "ts": \#(TokenFixture.now)}"# }
+        lines.insert("not json", at: 4)
+        lines.append(#"{"token": "\#(valid)"}"#)
+        let verdicts = try await run(file(lines.joined(separator: "\n")), jobs: 1)
+        // The reuses of a kept verdict share its rendered judgement, so there are runs to count at once.
+        #expect(verdicts[2].sharesJudgement(with: verdicts[1]))
+        #expect(!verdicts[4].sharesJudgement(with: verdicts[3]))
+        let byRecord = verdicts.reduce(into: BatchSummary()) { $0.add($1) }
+        var inRuns = BatchSummary()
+        inRuns.add(contentsOf: Array(verdicts[..<5]))
+        inRuns.add(contentsOf: Array(verdicts[5...]))
+        #expect(inRuns.records == 12 && inRuns.records == byRecord.records && inRuns.valid == byRecord.valid && inRuns.invalid == byRecord.invalid)
+        #expect(inRuns.codes == byRecord.codes && inRuns.codes[.tokenExpired] == 1 && inRuns.codes[.recordMalformed] == 1)
+        #expect(inRuns.issuers == byRecord.issuers && inRuns.issuers.counts["https://issuer.example"] == 9)
+        #expect(inRuns.kids == byRecord.kids && inRuns.kids.counts["k2"] == 2 && inRuns.judgedAtClock == byRecord.judgedAtClock)
+    }
+
     @Test("a token in JSON serialization is read as a string or as an object; each record judged as a compact one")
     func jsonSerializedTokens() async throws {
         let token = try fixture.token()

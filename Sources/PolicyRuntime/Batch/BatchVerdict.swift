@@ -124,6 +124,12 @@ package struct BatchVerdict: Sendable {
     /// Whether the members are rendered (`rendered()`).
     var isRendered: Bool { judgement.renderedMembers != nil }
 
+    /// Whether this line says what `other` says besides where its record was, by sharing its
+    /// judgement (`JudgementSharing`): a run of such lines is counted at once (`BatchSummary.add(contentsOf:)`).
+    package func sharesJudgement(with other: BatchVerdict) -> Bool {
+        judgement === other.judgement
+    }
+
     /// This verdict with a `token_replayed` finding: the token was presented at `earlier` and
     /// is presented again within its lifetime.
     package func replayed(of earlier: BatchReplayDetector.Sighting) -> BatchVerdict {
@@ -223,12 +229,31 @@ package struct BatchSummary: Sendable {
 
     /// Counts one record.
     package mutating func add(_ verdict: BatchVerdict) {
-        records += 1
-        if verdict.verdict.valid { valid += 1 } else { invalid += 1 }
         if verdict.judgedAtClock { judgedAtClock += 1 }
-        for finding in verdict.verdict.findings { codes[finding.code, default: 0] += 1 }
-        issuers.add(verdict.issuer ?? "-")
-        kids.add(verdict.kid ?? "-")
+        add(judgementOf: verdict, records: 1)
+    }
+
+    /// Counts the records of `verdicts`, as `add` each: a run of lines that share one
+    /// judgement (most of a log: one issuer's valid tokens, one token's repeats) is counted once,
+    /// with its length, where counting each record hashed its issuer and kid again.
+    package mutating func add(contentsOf verdicts: [BatchVerdict]) {
+        var runStart = 0
+        for index in verdicts.indices {
+            if verdicts[index].judgedAtClock { judgedAtClock += 1 }
+            guard index > runStart, !verdicts[index].sharesJudgement(with: verdicts[runStart]) else { continue }
+            add(judgementOf: verdicts[runStart], records: index - runStart)
+            runStart = index
+        }
+        if !verdicts.isEmpty { add(judgementOf: verdicts[runStart], records: verdicts.count - runStart) }
+    }
+
+    /// Counts `count` records whose lines say what `verdict` says besides where and when.
+    private mutating func add(judgementOf verdict: BatchVerdict, records count: Int) {
+        records += count
+        if verdict.verdict.valid { valid += count } else { invalid += count }
+        for finding in verdict.verdict.findings { codes[finding.code, default: 0] += count }
+        issuers.add(verdict.issuer ?? "-", count: count)
+        kids.add(verdict.kid ?? "-", count: count)
     }
 
     /// Adds the counts of another part of the same run (a chunk counted by its worker).

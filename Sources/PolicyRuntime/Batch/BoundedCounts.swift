@@ -36,24 +36,34 @@ package struct BoundedCounts: Sendable, Equatable {
     /// Records counted under no kept value (values dropped, and what the kept counts undercount).
     package var notListed: Int { total - counts.values.reduce(0, +) }
 
-    /// Counts one occurrence of `value` (cut to `maxValueBytes`).
-    package mutating func add(_ value: String) {
-        total += 1
+    /// Counts `count` occurrences of `value` (cut to `maxValueBytes`), as many single ones would.
+    package mutating func add(_ value: String, count: Int = 1) {
+        guard count > 0 else { return }
         if let last, last.value == value {
-            counts.values[last.index] += 1
+            total += count
+            counts.values[last.index] += count
             return
         }
         let key = Self.cut(value)
-        if let index = counts.index(forKey: key) {
-            counts.values[index] += 1
-            last = (value, index)
-        } else if counts.count < capacity {
-            counts[key] = 1
-            last = nil
-        } else {
-            // Misra–Gries: a value with no room takes one from every kept value; amortised O(1),
-            // since each such step removes capacity + 1 from the counted mass.
-            for (name, count) in counts { counts[name] = count > 1 ? count - 1 : nil }
+        var left = count
+        while left > 0 {
+            if let index = counts.index(forKey: key) {
+                counts.values[index] += left
+                total += left
+                last = (value, index)
+                return
+            }
+            if counts.count < capacity {
+                counts[key] = left
+                total += left
+                last = nil
+                return
+            }
+            // Misra–Gries: an occurrence with no room takes one from every kept value; amortised
+            // O(1) an occurrence, since each such step removes capacity + 1 from the counted mass.
+            total += 1
+            left -= 1
+            for (name, kept) in counts { counts[name] = kept > 1 ? kept - 1 : nil }
             last = nil
             exact = false
         }

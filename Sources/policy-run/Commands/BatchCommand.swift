@@ -207,13 +207,11 @@ struct BatchCommand: AsyncParsableCommand {
             // Room for a valid line (about 150 bytes) and an invalid one (350 and more) in the
             // proportion of a log with a few invalid: most chunks never grow their buffer.
             var lines = JSONWriter(capacity: verdicts.count * 256)
-            for verdict in verdicts {
-                chunk.counts.add(verdict)
-                if !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
-            }
+            chunk.counts.add(contentsOf: verdicts)
+            for verdict in verdicts where !onlyInvalid || !verdict.verdict.valid { verdict.writeJSONLine(to: &lines) }
             chunk.lines = lines
         case .arrow:
-            for verdict in verdicts { chunk.counts.add(verdict) }
+            chunk.counts.add(contentsOf: verdicts)
             BatchVerdictColumns.writeRecordBatches(verdicts.lazy.filter { !onlyInvalid || !$0.verdict.valid }, to: &chunk.bytes)
         }
         if reporting {
