@@ -121,9 +121,7 @@ package struct BatchEvaluator: Sendable {
         case let .unparsed(line, shared):
             // The common line judged at once: a record made to hold its token, and taken apart
             // again, cost more than scanning it.
-            if let (token, time) = shared.scannedToken(line, lineLayout: &sharing.lineLayout) {
-                return start(record, token: token, time: time, inputs: [:], sharing: &sharing)
-            }
+            if let scanned = shared.scannedToken(line, lineLayout: &sharing.lineLayout) { return start(record, scanned, sharing: &sharing) }
             return start(shared.parsed(line, input: record.input, lineLayout: &sharing.lineLayout), sharing: &sharing)
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
@@ -132,8 +130,17 @@ package struct BatchEvaluator: Sendable {
         }
     }
 
+    /// `start` for `record`, whose line scanned as `scanned`. A function of its own, into which
+    /// the judging is inlined as it is into `start`'s: the token passed on to a function that
+    /// judges it was copied through generic value witnesses at each use.
+    @inline(never)
+    private func start(_ record: BatchRecord, _ scanned: BatchRecordFormat.ScannedLine, sharing: inout JudgementSharing) -> RecordStart {
+        start(record, token: scanned.token, time: scanned.time, inputs: [:], sharing: &sharing)
+    }
+
     /// `start` for `record`, which holds `token`, its time (nil: the run's default) and the
     /// inputs `recordInputs`.
+    @inline(__always)
     private func start(_ record: BatchRecord, token: TokenText, time: UnixTime?, inputs recordInputs: [String: JSONValue],
                        sharing: inout JudgementSharing) -> RecordStart {
         let now = time ?? defaultTime ?? .now

@@ -168,13 +168,22 @@ extension BatchRecordFormat {
     /// seconds, no mapped inputs, no carriage return. Nil leaves the line to `parsed`, which
     /// reads every other line and words every refusal.
     private func scanned(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord? {
-        scannedToken(line, lineLayout: &lineLayout).map { BatchRecord(line: line.number, input: input, content: .token($0.token, time: $0.time, inputs: [:])) }
+        guard let scanned = scannedToken(line, lineLayout: &lineLayout) else { return nil }
+        return BatchRecord(line: line.number, input: input, content: .token(scanned.token, time: scanned.time, inputs: [:]))
+    }
+
+    /// What a worker judging a line at once needs of it (`scannedToken`). A struct, not a tuple:
+    /// an optional tuple was copied through its generic value witnesses, with its metadata
+    /// looked up at run time, a record.
+    struct ScannedLine {
+        let token: TokenText
+        let time: UnixTime?
     }
 
     /// The token and time of a line that is not blank, when it is a JSON line as the common
     /// case has it (`scanned`): what a worker judging the line at once needs of it, without a
     /// record made to hold them. Nil leaves the line to `parsed`.
-    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> (token: TokenText, time: UnixTime?)? {
+    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> ScannedLine? {
         guard case .jsonLines = layout, inputFields.isEmpty, !line.tooLong else { return nil }
         let bytes = line.bytes
         guard let (token, time) = JSONMemberScan.members(tokenName, timeName, in: bytes, maxDepth: JSONParser().maxDepth, layout: &lineLayout),
@@ -185,7 +194,7 @@ extension BatchRecordFormat {
             when = checked
         }
         guard !Self.holdsCarriageReturn(bytes) else { return nil }
-        return (TokenText(line: bytes[text]), when)
+        return ScannedLine(token: TokenText(line: bytes[text]), time: when)
     }
 }
 
@@ -204,7 +213,7 @@ package final class SharedRecordFormat: Sendable {
     }
 
     /// The token and time of `line` as the common case has them (`BatchRecordFormat.scannedToken`).
-    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> (token: TokenText, time: UnixTime?)? {
+    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> BatchRecordFormat.ScannedLine? {
         format.scannedToken(line, lineLayout: &lineLayout)
     }
 }
