@@ -122,7 +122,8 @@ package struct BatchEvaluator: Sendable {
             // The common line judged at once: a record made to hold its token, and taken apart
             // again, cost more than scanning it.
             if let scanned = shared.scannedToken(line, lineLayout: &sharing.lineLayout) { return start(record, scanned, sharing: &sharing) }
-            return start(shared.parsed(line, input: record.input, lineLayout: &sharing.lineLayout), sharing: &sharing)
+            // Any other line is parsed whole, not scanned again.
+            return start(shared.parsed(line, input: record.input, lineLayout: &sharing.lineLayout, scanning: false), sharing: &sharing)
         case let .malformed(code, message):
             return .judged(refused(record, code, message))
         case let .token(token, time, recordInputs):

@@ -93,8 +93,9 @@ package struct BatchRecordFormat: Sendable {
     }
 
     /// The record a line that is not blank holds; `lineLayout` remembers the members of the JSON
-    /// lines read before it (`JSONMemberScan`).
-    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord {
+    /// lines read before it (`JSONMemberScan`). `scanning` false skips the scan of the common
+    /// case (`scannedToken`), for a caller whose scan of the line found none.
+    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout, scanning: Bool = true) -> BatchRecord {
         let bytes = line.bytes
         func malformed(_ code: FindingCode, _ message: String) -> BatchRecord {
             BatchRecord(line: line.number, input: input, content: .malformed(code, message))
@@ -113,7 +114,7 @@ package struct BatchRecordFormat: Sendable {
             guard let text = String(validating: bytes[first...last], as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
             return BatchRecord(line: line.number, input: input, content: .token(TokenText(text), time: nil, inputs: [:]))
         case .jsonLines:
-            if inputFields.isEmpty, let record = scanned(line, input: input, lineLayout: &lineLayout) { return record }
+            if scanning, inputFields.isEmpty, let record = scanned(line, input: input, lineLayout: &lineLayout) { return record }
             let object: JSONObjectView
             do {
                 object = try JSONObjectView(bytes[...], maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
@@ -208,8 +209,8 @@ package final class SharedRecordFormat: Sendable {
 
     /// The record `line` of `input` holds (`BatchRecordFormat.parsed`), read with the format in
     /// place: `format.parsed` called from outside copied the format, retaining each of its names.
-    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord {
-        format.parsed(line, input: input, lineLayout: &lineLayout)
+    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout, scanning: Bool = true) -> BatchRecord {
+        format.parsed(line, input: input, lineLayout: &lineLayout, scanning: scanning)
     }
 
     /// The token and time of `line` as the common case has them (`BatchRecordFormat.scannedToken`).

@@ -92,22 +92,16 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// `matches`, marking it asked for; nil, counted as a miss, when there is none: a lookup by
     /// what the key is made of, for a caller that has not made the key.
     mutating func value(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool) -> Value? {
-        sightedValue(tableHash: tableHash, sketchHash: sketchHash, where: matches).value
-    }
-
-    /// `value(tableHash:sketchHash:where:)`, with the key's `frequency` before and after this
-    /// sighting: what a caller that also asks whether the key was seen before, and whether its
-    /// value would be kept (`admits(frequency:)`, `offer(_:for:ownCost:frequency:)`), reads at
-    /// the cost of one.
-    mutating func sightedValue(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool)
-        -> (value: Value?, sightings: (before: Int, after: Int)) {
-        sighting(tableHash: tableHash, sketchHash: sketchHash, where: matches, found: { $0 }, missing: nil)
+        sighting(tableHash: tableHash, sketchHash: sketchHash, where: matches, found: { $0 }, missing: nil).0
     }
 
     /// Counts a sighting of the key whose hashes are `tableHash` and `sketchHash` and which
-    /// `matches`, as `sightedValue` does, and hands its value in place to `found` (which may
-    /// change it, without another count or mark); `missing` when none is kept. A caller that
-    /// makes something of the value, or replaces it, copies nothing and looks the key up once.
+    /// `matches`, as `value(tableHash:sketchHash:where:)` does, and hands its value in place to
+    /// `found` (which may change it, without another count or mark); `missing` when none is kept.
+    /// A caller that makes something of the value, or replaces it, copies nothing and looks the
+    /// key up once. With the key's frequency before and after this sighting: what a caller that
+    /// also asks whether the key was seen before, and whether its value would be kept
+    /// (`admits(frequency:)`, `offer(_:for:ownCost:frequency:)`), reads at the cost of one.
     mutating func sighting<Result>(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool, found: (inout Value) -> Result,
                                    missing: Result) -> (Result, sightings: (before: Int, after: Int)) {
         let sightings = sketch.record(sketchHash)
@@ -151,7 +145,7 @@ struct ClockCache<Key: SketchedKey, Value> {
         admits(frequency: sketch.frequency(of: sketchHash))
     }
 
-    /// `admits(sketchHash:)` for a key whose frequency the caller read (`sightedValue`).
+    /// `admits(sketchHash:)` for a key whose frequency the caller read (`sighting`).
     func admits(frequency: Int) -> Bool {
         frequency >= admitAfter && (frequency >= 2 || used + typicalCost + Self.overheadPerEntry <= limit)
     }
@@ -165,7 +159,7 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// the slot): kept when it fits, or when the sketch had seen `key` more often than the entry
     /// it would displace. Entries are evicted one by one until it fits.
     ///
-    /// `frequency` is the key's, when the caller read it at its sighting (`sightedValue`): the
+    /// `frequency` is the key's, when the caller read it at its sighting (`sighting`): the
     /// sketch is not asked again.
     mutating func offer(_ value: Value, for key: Key, ownCost: Int, frequency known: Int? = nil) {
         let cost = ownCost + Self.overheadPerEntry
