@@ -53,6 +53,47 @@ struct RemoteKeyPolicyTests {
         await server.stop()
     }
 
+    @Test("a token log judged with remote keys: lines that wait for the fetch are finished in their places, the lines after them judged at once, in order",
+          arguments: [1, 2])
+    func logWaitsInPlace(jobs: Int) async throws {
+        let server = try await KeyServer()
+        await server.route("/jwks") { [jwks = fixture.jwksJSON] _ in
+            try await Task.sleep(for: .milliseconds(100))
+            return .init(statusCode: .ok, headers: [.contentType: "application/json"], body: Data(jwks.utf8))
+        }
+        let valid = try fixture.token(), otherAudience = try fixture.token(["aud": .string("someone-else")])
+        // Three chunks and more: valid tokens, tokens for another audience and lines that are not JSON.
+        var lines = "", expected: [Bool] = []
+        for index in 0..<700 {
+            switch index % 3 {
+            case 0: lines += "{\"token\":\"\(valid)\",\"ts\":\(Int(TokenFixture.now))}\n"
+            case 1: lines += "{\"token\":\"\(otherAudience)\",\"ts\":\(Int(TokenFixture.now))}\n"
+            default: lines += "not json\n"
+            }
+            expected.append(index % 3 == 0)
+        }
+        let folder = try ScratchFolder("remote-log")
+        try folder.write(lines, to: "log.jsonl")
+        // A cold cache: the first line's keys are fetched while it waits.
+        let evaluator = BatchEvaluator(policy: try policy(server, cache: cache()), jobs: jobs)
+        let handle = try FileHandle(forReadingFrom: folder.path("log.jsonl"))
+        defer { try? handle.close() }
+        var verdicts: [BatchVerdict] = []
+        let count = try await evaluator.run(BatchRecords(reader: LineReader(handle: handle), format: BatchRecordFormat())) { verdicts.append($0) }
+        #expect(await server.requests("/jwks") == 1)
+        #expect(count == 700)
+        #expect(verdicts.map(\.line) == Array(1...700))
+        #expect(verdicts.map(\.verdict.valid) == expected)
+        #expect(verdicts.enumerated().allSatisfy { index, verdict in
+            switch index % 3 {
+            case 0: verdict.verdict.keyFreshness == .fresh
+            case 1: verdict.verdict.codes == [.audienceMismatch]
+            default: verdict.verdict.codes == [.recordMalformed]
+            }
+        })
+        await server.stop()
+    }
+
     @Test("an unknown kid after the allowed refetch is kid_unknown; a known kid never falls back to other keys")
     func unknownKid() async throws {
         let server = try await KeyServer()

@@ -89,7 +89,7 @@ package struct BatchEvaluator: Sendable {
         var sharing = JudgementSharing(policy: policy)
         return switch start(record, sharing: &sharing) {
         case let .judged(verdict): verdict
-        case let .waiting(pending): await finish(record, pending, by: sharing.policy)
+        case let .waiting(pending): await finish(RecordPlace(record), pending, by: sharing.policy)
         }
     }
 
@@ -113,36 +113,50 @@ package struct BatchEvaluator: Sendable {
         case waiting(PendingEvaluation)
     }
 
+    /// Where a record was: what its verdict line names besides what its token says.
+    struct RecordPlace {
+        let line: Int
+        let input: String?
+    }
+
     /// Judges a record without suspending when its keys are at hand (local keys, a warm cache):
     /// skipping the suspension point per record matters at hundreds of thousands of records per
     /// second. Otherwise the record waits for `finish`, its token decoded once.
     func start(_ record: BatchRecord, sharing: inout JudgementSharing) -> RecordStart {
         switch record.content {
         case let .unparsed(line, shared):
-            // The common line judged at once: a record made to hold its token, and taken apart
-            // again, cost more than scanning it.
-            if let scanned = shared.scannedToken(line, lineLayout: &sharing.lineLayout) { return start(record, scanned, sharing: &sharing) }
-            // Any other line is parsed whole, not scanned again.
-            return start(shared.parsed(line, input: record.input, lineLayout: &sharing.lineLayout, scanning: false), sharing: &sharing)
+            return start(line, of: record.input, format: shared, sharing: &sharing)
         case let .malformed(code, message):
-            return .judged(refused(record, code, message))
+            return .judged(refused(RecordPlace(record), code, message))
         case let .token(token, time, recordInputs):
-            return start(record, token: token, time: time, inputs: recordInputs, sharing: &sharing)
+            return start(RecordPlace(record), token: token, time: time, inputs: recordInputs, sharing: &sharing)
         }
     }
 
-    /// `start` for `record`, whose line scanned as `scanned`. A function of its own, into which
-    /// the judging is inlined as it is into `start`'s: the token passed on to a function that
-    /// judges it was copied through generic value witnesses at each use.
-    @inline(never)
-    private func start(_ record: BatchRecord, _ scanned: BatchRecordFormat.ScannedLine, sharing: inout JudgementSharing) -> RecordStart {
-        start(record, token: scanned.token, time: scanned.time, inputs: [:], sharing: &sharing)
+    /// `start` for a line of `input` (not blank), read with `format`: a log's line as its reader
+    /// returned it, with no record made to hold it.
+    func start(_ line: LineReader.Line, of input: String?, format: SharedRecordFormat, sharing: inout JudgementSharing) -> RecordStart {
+        // The common line judged at once: a record made to hold its token, and taken apart
+        // again, cost more than scanning it.
+        if let scanned = format.scannedToken(line, lineLayout: &sharing.lineLayout) {
+            return start(RecordPlace(line: line.number, input: input), scanned, sharing: &sharing)
+        }
+        // Any other line is parsed whole, not scanned again.
+        return start(format.parsed(line, input: input, lineLayout: &sharing.lineLayout, scanning: false), sharing: &sharing)
     }
 
-    /// `start` for `record`, which holds `token`, its time (nil: the run's default) and the
-    /// inputs `recordInputs`.
+    /// `start` for the record at `place`, whose line scanned as `scanned`. A function of its
+    /// own, into which the judging is inlined as it is into `start`'s: the token passed on to a
+    /// function that judges it was copied through generic value witnesses at each use.
+    @inline(never)
+    private func start(_ place: RecordPlace, _ scanned: BatchRecordFormat.ScannedLine, sharing: inout JudgementSharing) -> RecordStart {
+        start(place, token: scanned.token, time: scanned.time, inputs: [:], sharing: &sharing)
+    }
+
+    /// `start` for the record at `place`, which holds `token`, its time (nil: the run's default)
+    /// and the inputs `recordInputs`.
     @inline(__always)
-    private func start(_ record: BatchRecord, token: TokenText, time: UnixTime?, inputs recordInputs: [String: JSONValue],
+    private func start(_ place: RecordPlace, token: TokenText, time: UnixTime?, inputs recordInputs: [String: JSONValue],
                        sharing: inout JudgementSharing) -> RecordStart {
         let now = time ?? defaultTime ?? .now
         let atClock = time == nil && defaultTime == nil
@@ -154,7 +168,7 @@ package struct BatchEvaluator: Sendable {
         var digest: Int?
         var keep = false, seenBefore = true, frequency: Int?
         if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits,
-                                                                 for: VerdictMemo.Record(line: record.line, input: record.input, time: now, atClock: atClock)) {
+                                                                 for: VerdictMemo.Record(line: place.line, input: place.input, time: now, atClock: atClock)) {
             digest = taken
             switch consume lookup {
             case let .known(verdict):
@@ -186,7 +200,7 @@ package struct BatchEvaluator: Sendable {
             }
             switch consume step {
             case let .finished(evaluation):
-                let verdict = judged(record, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
+                let verdict = judged(place, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
                 if keep, usesMemo, let digest, let window = evaluation.stableWithin {
                     recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest),
                                              frequency: frequency)
@@ -195,7 +209,7 @@ package struct BatchEvaluator: Sendable {
             case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
             }
         } catch {
-            return .judged(refused(record, .recordFieldMissing, error.message))
+            return .judged(refused(place, .recordFieldMissing, error.message))
         }
     }
 
@@ -208,27 +222,27 @@ package struct BatchEvaluator: Sendable {
     }
 
     /// The verdict on a record that waited for its keys, by the policy that started it.
-    private func finish(_ record: BatchRecord, _ pending: PendingEvaluation, by policy: Policy) async -> BatchVerdict {
+    private func finish(_ place: RecordPlace, _ pending: PendingEvaluation, by policy: Policy) async -> BatchVerdict {
         let evaluation = await policy.finish(pending)
         var sharing = JudgementSharing(policy: policy)
-        return judged(record, evaluation.verdict, evaluation.token, at: pending.request.now, atClock: pending.request.clockSource == Self.wallClock,
+        return judged(place, evaluation.verdict, evaluation.token, at: pending.request.now, atClock: pending.request.clockSource == Self.wallClock,
                       sharing: &sharing)
     }
 
     /// The clock source of a record judged at the wall clock.
     static let wallClock = "wall clock"
 
-    private func judged(_ record: BatchRecord, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime, atClock: Bool,
+    private func judged(_ place: RecordPlace, _ verdict: Verdict, _ decoded: DecodedToken?, at time: UnixTime, atClock: Bool,
                         sharing: inout JudgementSharing) -> BatchVerdict {
         let replayKey = detectReplay && verdict.verified ? decoded.map { BatchReplayKey($0, time: time.seconds) } : nil
         let issuer = decoded.flatMap { sharing.issuer(of: $0.claims) }
         let judgement = sharing.judgement(verdict: verdict, issuer: issuer, kid: decoded?.keyID, claims: includeClaims ? decoded?.claims.object : nil)
-        return BatchVerdict(line: record.line, input: record.input, time: time, atClock: atClock, replayKey: replayKey, judgement: judgement)
+        return BatchVerdict(line: place.line, input: place.input, time: time, atClock: atClock, replayKey: replayKey, judgement: judgement)
     }
 
-    private func refused(_ record: BatchRecord, _ code: FindingCode, _ message: String) -> BatchVerdict {
-        let finding = Finding(rule: "batch.record", code: code, message: message, at: "\(record.input ?? "input"):\(record.line)")
-        return BatchVerdict(line: record.line, input: record.input,
+    private func refused(_ place: RecordPlace, _ code: FindingCode, _ message: String) -> BatchVerdict {
+        let finding = Finding(rule: "batch.record", code: code, message: message, at: "\(place.input ?? "input"):\(place.line)")
+        return BatchVerdict(line: place.line, input: place.input,
                             verdict: Verdict(policy: policy.name, valid: false, verified: false, findings: [finding], skipped: [], outputs: [:], trace: nil),
                             issuer: nil, kid: nil, claims: nil)
     }
@@ -278,26 +292,54 @@ package struct BatchEvaluator: Sendable {
         /// Whether reading on would wait for a live input: then what is read is judged first.
         func mayBlock() -> Bool { reader?.mayBlock ?? false }
         /// The next chunk, cut short where a live input pauses; empty at the end.
-        func nextChunk() async throws -> [BatchRecord] {
-            var chunk: [BatchRecord] = []
-            chunk.reserveCapacity(Self.chunkSize)
+        func nextChunk() async throws -> RecordChunk {
+            let chunk: RecordChunk
             if let logRecords {
-                while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try logRecords.nextRecord() { chunk.append(record) }
+                var lines: [LineReader.Line] = []
+                lines.reserveCapacity(Self.chunkSize)
+                while lines.count < Self.chunkSize, lines.isEmpty || !mayBlock(), let line = try logRecords.nextLine() { lines.append(line) }
+                chunk = .lines(lines, logRecords.format, input: logRecords.input)
             } else {
-                while chunk.count < Self.chunkSize, chunk.isEmpty || !mayBlock(), let record = try await iterator.next() { chunk.append(record) }
+                var records: [BatchRecord] = []
+                records.reserveCapacity(Self.chunkSize)
+                while records.count < Self.chunkSize, records.isEmpty || !mayBlock(), let record = try await iterator.next() { records.append(record) }
+                chunk = .records(records)
             }
             recordsIn += chunk.count
             return chunk
         }
         /// The chunk's verdicts, by a worker that shares what it can with the chunks it judged before.
-        @Sendable func judge(_ chunk: [BatchRecord], _ sharing: inout JudgementSharing) async -> ([BatchVerdict], Output) {
+        @Sendable func judge(_ chunk: RecordChunk, _ sharing: inout JudgementSharing) async -> ([BatchVerdict], Output) {
             sharing.compileOwnPolicy()
             var verdicts: [BatchVerdict] = []
             verdicts.reserveCapacity(chunk.count)
-            for record in chunk {
-                switch start(record, sharing: &sharing) {
-                case let .judged(verdict): verdicts.append(verdict)
-                case let .waiting(pending): verdicts.append(await finish(record, pending, by: sharing.policy))
+            switch chunk {
+            case let .lines(lines, format, input):
+                // Each line read in place, through a pointer: a line taken out of the array was a
+                // copy, retained and released. A line that waits for its keys is finished outside.
+                var next = 0
+                while next < lines.count {
+                    let waiting = lines.withUnsafeBufferPointer { lines -> (line: Int, PendingEvaluation)? in
+                        while next < lines.count {
+                            let line = lines.baseAddress! + next
+                            next += 1
+                            switch start(line.pointee, of: input, format: format, sharing: &sharing) {
+                            case let .judged(verdict): verdicts.append(verdict)
+                            case let .waiting(pending): return (line.pointee.number, pending)
+                            }
+                        }
+                        return nil
+                    }
+                    if let (line, pending) = waiting {
+                        verdicts.append(await finish(RecordPlace(line: line, input: input), pending, by: sharing.policy))
+                    }
+                }
+            case let .records(records):
+                for record in records {
+                    switch start(record, sharing: &sharing) {
+                    case let .judged(verdict): verdicts.append(verdict)
+                    case let .waiting(pending): verdicts.append(await finish(RecordPlace(record), pending, by: sharing.policy))
+                    }
                 }
             }
             return (verdicts, transform(verdicts))
@@ -360,6 +402,31 @@ package struct BatchEvaluator: Sendable {
             throw BatchInputError("\(recordsIn) records were read but \(verdictsOut) verdicts written; the run is incomplete")
         }
         return recordsIn
+    }
+}
+
+/// A chunk of a run's records: a log's lines as its reader returned them, with the format they
+/// are read with and the input they are named by, or records made elsewhere.
+///
+/// The format and input held once a chunk, not once a line: a record carrying them had the
+/// format's object retained and released several times a line, from every worker's core.
+private enum RecordChunk: Sendable {
+    case lines([LineReader.Line], SharedRecordFormat, input: String?)
+    case records([BatchRecord])
+
+    var count: Int {
+        switch self {
+        case let .lines(lines, _, _): lines.count
+        case let .records(records): records.count
+        }
+    }
+
+    var isEmpty: Bool { count == 0 }
+}
+
+extension BatchEvaluator.RecordPlace {
+    init(_ record: BatchRecord) {
+        self.init(line: record.line, input: record.input)
     }
 }
 

@@ -39,8 +39,14 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
         /// thread either way, and an async call a record cost its task frame and executor checks
         /// (about 600 instructions, the whole of a repeated token's reading).
         package func nextRecord() throws(BatchInputError) -> BatchRecord? {
+            try nextLine().map { BatchRecord(line: $0.number, input: input, content: .unparsed($0, format)) }
+        }
+
+        /// The next line that is not blank, for a reader that judges it with `format` and names
+        /// it by `input` itself, without a record made to carry them; nil at the end.
+        func nextLine() throws(BatchInputError) -> LineReader.Line? {
             while let line = try reader.next() {
-                if !BatchRecordFormat.isBlank(line) { return BatchRecord(line: line.number, input: input, content: .unparsed(line, format)) }
+                if !BatchRecordFormat.isBlank(line) { return line }
             }
             return nil
         }

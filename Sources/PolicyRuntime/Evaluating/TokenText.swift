@@ -43,7 +43,9 @@ package struct TokenText: Sendable {
         string?.utf8.count ?? line.count
     }
 
-    /// Calls `body` with the token's UTF-8 bytes.
+    /// Calls `body` with the token's UTF-8 bytes. Inlined: a call made with a closure that
+    /// captured an object took the object over, a retain and release a call.
+    @inline(__always)
     func withUTF8<Value, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Value) throws(Failure) -> Value {
         if var text = string { return try text.withUTF8 { text in Result { () throws(Failure) in try body(text) } }.get() }
         // Typed throws straight through where the standard library passes them (`String.withUTF8`
