@@ -50,7 +50,8 @@ package enum JSONMemberScan {
                 let found = scanned.lazy.map(JSONObjectIndex.Member.init)
                 return (find(first, found, text), second.flatMap { find($0, found, text) })
             }
-            if let shape = layout.shape, let following = JSONCommonScan.withMembers(of: text, following: shape, maxDepth: maxDepth, found) {
+            if let shape = layout.borrowedShape,
+               let following = shape._withUnsafeGuaranteedRef({ JSONCommonScan.withMembers(of: text, following: $0, maxDepth: maxDepth, found) }) {
                 return following
             }
             let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { scanned in
@@ -119,7 +120,12 @@ extension JSONMemberScan.Found {
 /// The names of the record line read last, in order (`JSONMemberScan.members(_:_:in:maxDepth:layout:)`):
 /// a token log's lines repeat them. Kept by one reader of lines, which no other thread shares.
 package struct JSONLineLayout {
-    fileprivate var shape: JSONObjectShape?
+    private var shape: JSONObjectShape? {
+        didSet { borrowedShape = shape.map(Unmanaged.passUnretained) }
+    }
+    /// `shape`, read without a retain and release a line: it lives as long as `shape` holds
+    /// it, which no scan following it changes.
+    fileprivate private(set) var borrowedShape: Unmanaged<JSONObjectShape>?
 
     /// No line read yet.
     package init() {}

@@ -139,7 +139,9 @@ package final class LineReader {
 
     /// The index of the next newline in the buffer, found with `memchr`.
     private func newlineIndex() -> Int? {
-        buffer.withUnsafeBufferPointer { bytes in
+        // Mutable access, though nothing is written: the buffer is reached in place, where a
+        // read-only one retained and released it (the reader's own, so never copied).
+        buffer.withUnsafeMutableBufferPointer { bytes in
             guard start < end, let base = bytes.baseAddress,
                   let found = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start) else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -216,7 +218,8 @@ package final class LineReader {
 
     /// The bytes of `range` of the buffer, as an array of their own: copied in one block.
     private func copy(_ range: Range<Int>) -> [UInt8] {
-        buffer.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[range])) }
+        // Mutable access, in place, as `newlineIndex` reaches it.
+        buffer.withUnsafeMutableBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// What one `read` returns, into `target` from `offset` on (growing it to `offset + count`
