@@ -197,6 +197,43 @@ final class BatchTests {
         #expect(parsed[4]["findings"]?.arrayValue?.first?.objectValue?["code"] == .string("malformed_token"))
     }
 
+    @Test("a log's records taken one at a time, as an AsyncSequence, are judged as run judges the log's lines in chunks")
+    func recordsOneAtATime() async throws {
+        let token = try fixture.token(), expired = try fixture.token(["exp": .number(.integer(Int64(TokenFixture.now) - 60))])
+        let url = try file((0..<300).map { index -> String in
+            switch index % 4 {
+            case 0: "{\"token\": \"\(token)\", \"ts\": 1795253400}"
+            case 1: "{\"token\": \"\(expired)\", \"ts\": \(1_795_253_400 + index)}"
+            case 2: "not json"
+            default: "{\"ts\": 1795253400}"
+            }
+        }.joined(separator: "\n"))
+        func text(_ verdict: BatchVerdict) -> String {
+            var writer = JSONWriter()
+            verdict.writeJSONLine(to: &writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), jobs: 1)
+        var chunked: [String] = []
+        try await evaluator.run(BatchRecords(reader: LineReader(handle: FileHandle(forReadingFrom: url)), format: BatchRecordFormat())) {
+            chunked.append(text($0))
+        }
+        var single: [String] = []
+        for try await record in BatchRecords(reader: LineReader(handle: try FileHandle(forReadingFrom: url)), format: BatchRecordFormat()) {
+            guard case .unparsed = record.content else {
+                Issue.record("line \(record.line) was parsed by the reader")
+                continue
+            }
+            single.append(text(await evaluator.evaluate(record)))
+        }
+        #expect(single.count == 300)
+        #expect(single == chunked)
+        #expect(single.filter { $0.contains("\"valid\":true") }.count == 75)
+        #expect(single.filter { $0.contains("token_expired") }.count == 75)
+        #expect(single.filter { $0.contains("record_malformed") }.count == 75)
+        #expect(single.filter { $0.contains("record_field_missing") }.count == 75)
+    }
+
     @Test("with four jobs, 2,000 mixed records come out complete and in input order")
     func ordering() async throws {
         let good = try fixture.token()
