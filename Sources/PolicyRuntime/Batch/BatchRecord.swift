@@ -209,7 +209,7 @@ package final class SharedRecordFormat: Sendable {
 
     /// The record `line` of `input` holds (`BatchRecordFormat.parsed`), read with the format in
     /// place: `format.parsed` called from outside copied the format, retaining each of its names.
-    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout, scanning: Bool = true) -> BatchRecord {
+    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout, scanning: Bool) -> BatchRecord {
         format.parsed(line, input: input, lineLayout: &lineLayout, scanning: scanning)
     }
 

@@ -84,6 +84,7 @@ final class VerdictMemo: Sendable {
     /// The verdict kept for `token` under `limits`, moved to `record` if it holds at the
     /// record's time, counting a sighting of the token; with the digest of its bytes, for
     /// `remember`. Looked up by the line's bytes: a repeat whose verdict is kept makes no string.
+    /// Inlined into the record's judging with `TokenText.withUTF8` (about 60 instructions a repeat).
     @inline(__always)
     func lookUp(_ token: TokenText, limits: TokenLimits, for record: Record) -> (Lookup, digest: Int) {
         token.withUTF8 { text in
