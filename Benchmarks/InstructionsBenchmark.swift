@@ -5,7 +5,7 @@ import PolicyRuntime
 import Rules
 
 /// `Benchmarks instructions [RECORDS]`: instructions per record of batch's per-record path (a
-/// line read, its record parsed, the token judged, the verdict line written), counted by
+/// block of lines read, each line scanned, its token judged, the verdict line written), counted by
 /// callgrind, for each algorithm's unique, ×10-repeated, valid-only and one-token corpus: in all,
 /// outside the cryptographic libraries, and in calls to `malloc`.
 ///
@@ -13,7 +13,7 @@ import Rules
 /// divided by the difference in records, so process start-up and policy compilation cancel out. Instruction
 /// counts repeat from run to run where times on these shared machines do not, and
 /// `perf stat -e instructions` is not supported on every machine. The records are judged on
-/// one thread, in this process (`Benchmarks records`), with `BatchEvaluator.evaluateNow`:
+/// one thread, in this process (`Benchmarks records`), with `BatchEvaluator.judgeNow`:
 /// valgrind 3.19 fails when `policy-run` starts its concurrency threads, and cannot read the
 /// DWARF 5 of a Swift build, so it runs a copy without debug information.
 enum InstructionsBenchmark {
@@ -101,24 +101,32 @@ enum InstructionsBenchmark {
     }
 
     /// `Benchmarks records POLICY FILE`: judges every record of FILE on this thread, as a batch
-    /// worker does, and writes the verdict lines to a buffer; what callgrind counts.
+    /// worker does (a block of lines at a time, `BatchEvaluator.judgeNow`), and writes the
+    /// verdict lines to a buffer; what callgrind counts.
     static func judgeRecords(policyFile: String, file: String) throws {
         let policy = try Policy.load(file: policyFile)
         let evaluator = BatchEvaluator(policy: policy, jobs: 1)
         guard let handle = FileHandle(forReadingAtPath: file) else { throw BenchmarkError("cannot read \(file)") }
         let reader = LineReader(handle: handle)
-        let format = BatchRecordFormat()
+        let format = SharedRecordFormat(BatchRecordFormat())
         var writer = JSONWriter(capacity: 1 << 16)
         var judged = 0
         var sharing = JudgementSharing(policy: evaluator.policy)
-        while let line = try reader.next() {
-            guard let record = format.record(line, sharing: &sharing), let verdict = evaluator.evaluateNow(record, sharing: &sharing) else {
-                throw BenchmarkError("line \(line.number) of \(file) could not be judged without waiting")
+        var verdicts: [BatchVerdict] = []
+        while true {
+            let block = try reader.nextLines(upTo: BatchEvaluator.chunkSize)
+            if block.spans.isEmpty { break }
+            var next = 0
+            verdicts.removeAll(keepingCapacity: true)
+            if let (line, _) = evaluator.judgeNow(block, from: &next, of: nil, format: format, into: &verdicts, sharing: &sharing) {
+                throw BenchmarkError("line \(line) of \(file) could not be judged without waiting")
             }
-            verdict.writeJSONLine(to: &writer)
-            // Emptied before it outgrows its storage: the figures count writing lines, not copying a full buffer.
-            if writer.byteCount > (1 << 16) - 4096 { writer.reset() }
-            judged += 1
+            for verdict in verdicts {
+                verdict.writeJSONLine(to: &writer)
+                // Emptied before it outgrows its storage: the figures count writing lines, not copying a full buffer.
+                if writer.byteCount > (1 << 16) - 4096 { writer.reset() }
+            }
+            judged += verdicts.count
         }
         FileHandle.standardError.write(Data("\(judged) records judged\n".utf8))
     }

@@ -43,28 +43,32 @@ package enum JSONMemberScan {
     /// which the next is matched against (`cjsonscan_layout`) before it is scanned.
     package static func members(_ first: JSONMemberName, _ second: JSONMemberName?, in bytes: [UInt8],
                                 maxDepth: Int, layout: inout JSONLineLayout) -> (first: Found?, second: Found?)? {
-        guard bytes.count < Int(Int32.max) else { return nil }
-        return bytes.withUnsafeBufferPointer { text in
-            let maxDepth = min(maxDepth, JSONParser.deepestSupported)
-            func found(_ scanned: UnsafeBufferPointer<cjsonscan_member>) -> (first: Found?, second: Found?) {
-                let found = scanned.lazy.map(JSONObjectIndex.Member.init)
-                return (find(first, found, text), second.flatMap { find($0, found, text) })
-            }
-            if let shape = layout.borrowedShape,
-               let following = shape._withUnsafeGuaranteedRef({ JSONCommonScan.withMembers(of: text, following: $0, maxDepth: maxDepth, found) }) {
-                return following
-            }
-            let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { scanned in
-                layout.learn(scanned, of: text)
-                return found(scanned)
-            }
-            if let common { return common }
-            return withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
-                var members = StackMembers(storage: storage)
-                guard scan(text, maxDepth: maxDepth, into: &members) else { return nil }
-                let found = UnsafeBufferPointer(rebasing: storage[..<members.count])
-                return (find(first, found, text), second.flatMap { find($0, found, text) })
-            }
+        bytes.withUnsafeBufferPointer { members(first, second, in: $0, maxDepth: maxDepth, layout: &layout) }
+    }
+
+    /// `members(_:_:in:maxDepth:layout:)` of a text read in place.
+    package static func members(_ first: JSONMemberName, _ second: JSONMemberName?, in text: UnsafeBufferPointer<UInt8>,
+                                maxDepth: Int, layout: inout JSONLineLayout) -> (first: Found?, second: Found?)? {
+        guard text.count < Int(Int32.max) else { return nil }
+        let maxDepth = min(maxDepth, JSONParser.deepestSupported)
+        func found(_ scanned: UnsafeBufferPointer<cjsonscan_member>) -> (first: Found?, second: Found?) {
+            let found = scanned.lazy.map(JSONObjectIndex.Member.init)
+            return (find(first, found, text), second.flatMap { find($0, found, text) })
+        }
+        if let shape = layout.borrowedShape,
+           let following = shape._withUnsafeGuaranteedRef({ JSONCommonScan.withMembers(of: text, following: $0, maxDepth: maxDepth, found) }) {
+            return following
+        }
+        let common = JSONCommonScan.withMembers(of: text, maxDepth: maxDepth) { scanned in
+            layout.learn(scanned, of: text)
+            return found(scanned)
+        }
+        if let common { return common }
+        return withUnsafeTemporaryAllocation(of: JSONObjectIndex.Member.self, capacity: capacity) { storage in
+            var members = StackMembers(storage: storage)
+            guard scan(text, maxDepth: maxDepth, into: &members) else { return nil }
+            let found = UnsafeBufferPointer(rebasing: storage[..<members.count])
+            return (find(first, found, text), second.flatMap { find($0, found, text) })
         }
     }
 

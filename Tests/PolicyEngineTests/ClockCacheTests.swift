@@ -189,4 +189,22 @@ struct TokenKeyTests {
             #expect(DecodedTokenCache.Key.digest(of: raw) == DecodedTokenCache.Key(token: TokenText(decomposed), limits: limits).digest)
         }
     }
+
+    /// A log's lines are judged from a block that holds a chunk of them (`LineBlock`): a cache
+    /// that kept a token as a part of its line would keep the whole block in memory.
+    @Test("a cache keeps a token read from a block of lines as bytes of its own, and finds it by them")
+    func keptKeyOwnsItsBytes() {
+        let token = Array("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln".utf8)
+        var block = Array(repeating: UInt8(ascii: " "), count: 64 << 10)
+        block.replaceSubrange(1000..<1000 + token.count, with: token)
+        let limits = TokenLimits()
+        var cache = ClockCache<DecodedTokenCache.Key, Int>(budget: 1 << 20, typicalCost: 1024, admitAfter: 0)
+        cache.offer(42, for: DecodedTokenCache.Key(token: TokenText(line: block[1000..<1000 + token.count]), limits: limits), ownCost: 100)
+        #expect(cache.value(for: DecodedTokenCache.Key(token: TokenText(String(decoding: token, as: UTF8.self)), limits: limits)) == 42)
+        // Written in place only if nothing else holds the block: a copy on write moves it.
+        let before = block.withUnsafeBufferPointer { $0.baseAddress }
+        block[0] = UInt8(ascii: "x")
+        #expect(block.withUnsafeBufferPointer { $0.baseAddress } == before, "the cache holds the block")
+        #expect(cache.value(for: DecodedTokenCache.Key(token: TokenText(String(decoding: token, as: UTF8.self)), limits: limits)) == 42)
+    }
 }

@@ -56,9 +56,78 @@ struct LineReaderTests {
         for (index, line) in expected.enumerated() {
             let read = try #require(try reader.next(), "line \(index + 1) of \(expected.count)")
             #expect(read.number == index + 1)
-            #expect(read.bytes == line.bytes, "line \(index + 1): \(read.bytes.count) bytes, expected \(line.bytes.count)")
+            #expect(Array(read.bytes) == line.bytes, "line \(index + 1): \(read.bytes.count) bytes, expected \(line.bytes.count)")
             #expect(read.tooLong == line.tooLong)
         }
         #expect(try reader.next() == nil)
+    }
+
+    /// The same file read in blocks (`nextLines`, what a batch judges a chunk from): the same
+    /// lines, numbered alike, every block full but the last, though reads end mid-line.
+    @Test("blocks of lines hold what next() returns, line for line, each full until the end")
+    func blocksAcrossReads() throws {
+        var random = SplitMix(seed: 0xB10C)
+        var text: [UInt8] = []
+        let cap = 40_000
+        while text.count < 1_500_000 {
+            let length = [0, 1, 15, 99, 700, 4_095, 30_000, 50_000][random.next(8)] + random.next(3)
+            text += (0..<length).map { UInt8(ascii: "a") + UInt8(($0 + text.count) % 26) }
+            text += random.next(3) == 0 ? [0x0D, 0x0A] : [0x0A]
+        }
+        // The last line without a line end, as a log cut short has it.
+        text += Array("last".utf8)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("line-blocks-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(text).write(to: file)
+        let lines = LineReader(handle: try FileHandle(forReadingFrom: file), maxLineBytes: cap)
+        let blocks = LineReader(handle: try FileHandle(forReadingFrom: file), maxLineBytes: cap)
+        var read = 0
+        while true {
+            let block = try blocks.nextLines(upTo: 7)
+            for span in block.spans {
+                let line = try #require(try lines.next(), "line \(span.number)")
+                #expect(span.number == line.number)
+                #expect(block.line(span).bytes.elementsEqual(line.bytes), "line \(line.number)")
+                #expect(span.tooLong == line.tooLong)
+            }
+            read += block.spans.count
+            if block.spans.count < 7 { break }
+        }
+        #expect(try lines.next() == nil, "blocks ended at line \(read)")
+        #expect(try blocks.nextLines(upTo: 7).spans.isEmpty)
+    }
+
+    /// A block from a pipe whose writer paused holds the lines that came, at once: a live log is
+    /// judged as it arrives, not once a chunk's worth has.
+    @Test("a block from a pipe holds what arrived and does not wait for the rest")
+    func blockFromPausedPipe() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
+        let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        let writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: false)
+        writing.write(Data("one\ntwo\nthree\nfou".utf8))
+        // Read on another thread, which this one alone touches the reader after.
+        nonisolated(unsafe) let reader = LineReader(handle: reading)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var block: LineBlock?
+        Thread {
+            block = try? reader.nextLines(upTo: 256)
+            done.signal()
+        }.start()
+        let waited = done.wait(timeout: .now() + 20) == .timedOut
+        #expect(!waited, "the block waited for lines the writer had not written")
+        if waited {
+            try writing.close()
+            done.wait()
+        }
+        let got = try #require(block)
+        #expect(got.spans.map { String(decoding: got.line($0).bytes, as: UTF8.self) } == ["one", "two", "three"])
+        writing.write(Data("r\nfive\n".utf8))
+        try writing.close()
+        let rest = try reader.nextLines(upTo: 256)
+        #expect(rest.spans.map { String(decoding: rest.line($0).bytes, as: UTF8.self) } == ["four", "five"])
+        #expect(rest.spans.map(\.number) == [4, 5])
+        #expect(try reader.nextLines(upTo: 256).spans.isEmpty)
     }
 }

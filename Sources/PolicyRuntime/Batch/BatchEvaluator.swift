@@ -94,10 +94,10 @@ package struct BatchEvaluator: Sendable {
     }
 
     /// The verdict on one record if it can be had without waiting (local keys, or remote keys
-    /// cached): the per-record path of `run`, for callers that count its cost on one thread.
-    /// Nil when the record waits for a key fetch; `evaluate` then finishes it.
+    /// cached), as a worker of `run` judges records made elsewhere; nil when the record waits for
+    /// a key fetch, which `evaluate` then finishes.
     ///
-    /// - Parameter sharing: What the lines judged before on this thread share with this one,
+    /// - Parameter sharing: What the records judged before on this thread share with this one,
     ///   as a worker of `run` keeps it.
     package func evaluateNow(_ record: BatchRecord, sharing: inout JudgementSharing) -> BatchVerdict? {
         switch start(record, sharing: &sharing) {
@@ -133,56 +133,146 @@ package struct BatchEvaluator: Sendable {
         }
     }
 
-    /// `start` for a line of `input` (not blank), read with `format`: a log's line as its reader
-    /// returned it, with no record made to hold it.
-    func start(_ line: LineReader.Line, of input: String?, format: SharedRecordFormat, sharing: inout JudgementSharing) -> RecordStart {
-        // The common line judged at once: a record made to hold its token, and taken apart
-        // again, cost more than scanning it.
-        if let scanned = format.scannedToken(line, lineLayout: &sharing.lineLayout) {
-            return start(RecordPlace(line: line.number, input: input), scanned, sharing: &sharing)
+    /// Judges the lines of `block` (of `input`, read with `format`) from `next` on, appending
+    /// their verdicts to `verdicts`, until one waits for its keys: that line's number and its
+    /// pending evaluation, `next` then past it; nil once every line is judged. The per-line path
+    /// of `run` over a log, for callers that count its cost on one thread too.
+    ///
+    /// Each line is read in place, in its block: a line taken out as a value of its own retained
+    /// and released the block.
+    package func judgeNow(_ block: LineBlock, from next: inout Int, of input: String?, format: SharedRecordFormat, into verdicts: inout [BatchVerdict],
+                          sharing: inout JudgementSharing) -> (line: Int, PendingEvaluation)? {
+        let bytes = block.bytes[...]
+        return bytes.withUnsafeBufferPointer { text in
+            while next < block.spans.count {
+                let span = block.spans[next]
+                next += 1
+                switch start(line: span.number, tooLong: span.tooLong, UnsafeBufferPointer(rebasing: text[span.range]), at: span.range.lowerBound,
+                             of: bytes, input: input, format: format, sharing: &sharing) {
+                case let .judged(verdict): verdicts.append(verdict)
+                case let .waiting(pending): return (span.number, pending)
+                }
+            }
+            return nil
         }
-        // Any other line is parsed whole, not scanned again.
-        return start(format.parsed(line, input: input, lineLayout: &sharing.lineLayout, scanning: false), sharing: &sharing)
     }
 
-    /// `start` for the record at `place`, whose line scanned as `scanned`. A function of its
-    /// own, into which the judging is inlined as it is into `start`'s: the token passed on to a
-    /// function that judges it was copied through generic value witnesses at each use.
+    /// `start` for a line of `input` (not blank), read with `format`: a record's line, not parsed yet.
+    func start(_ line: LineReader.Line, of input: String?, format: SharedRecordFormat, sharing: inout JudgementSharing) -> RecordStart {
+        line.bytes.withUnsafeBufferPointer { text in
+            start(line: line.number, tooLong: line.tooLong, text, at: line.bytes.startIndex, of: line.bytes, input: input, format: format, sharing: &sharing)
+        }
+    }
+
+    /// `start` for the line `number` of `input` (not blank, cut when `tooLong`), read with
+    /// `format`: its bytes `text`, read in place, are those of `bytes` from `offset` on — its
+    /// block of lines (`LineBlock`) or its own. No line or record is made to hold it.
+    private func start(line number: Int, tooLong: Bool, _ text: UnsafeBufferPointer<UInt8>, at offset: Int, of bytes: ArraySlice<UInt8>,
+                       input: String?, format: SharedRecordFormat, sharing: inout JudgementSharing) -> RecordStart {
+        // The common line judged at once: a record made to hold its token, and taken apart
+        // again, cost more than scanning it.
+        if let scanned = format.scannedToken(text, tooLong: tooLong, lineLayout: &sharing.lineLayout) {
+            return start(RecordPlace(line: number, input: input), scanned, text, at: offset, of: bytes, sharing: &sharing)
+        }
+        // Any other line is parsed whole, not scanned again.
+        let line = LineReader.Line(number: number, bytes: bytes[offset..<offset + text.count], tooLong: tooLong)
+        return start(format.parsed(line, input: input), sharing: &sharing)
+    }
+
+    /// `start` for the record at `place`, whose line `text` (at `offset` of `bytes`) scanned as
+    /// `scanned`. The memo is asked by the line's bytes: a repeat whose verdict is kept makes no
+    /// token value, which retained and released the line's bytes. A function of its own, into
+    /// which the judging is inlined as it is into `start`'s: the token passed on to a function
+    /// that judges it was copied through generic value witnesses at each use.
     @inline(never)
-    private func start(_ place: RecordPlace, _ scanned: BatchRecordFormat.ScannedLine, sharing: inout JudgementSharing) -> RecordStart {
-        start(place, token: scanned.token, time: scanned.time, inputs: [:], sharing: &sharing)
+    private func start(_ place: RecordPlace, _ scanned: BatchRecordFormat.ScannedLine, _ text: UnsafeBufferPointer<UInt8>, at offset: Int,
+                       of bytes: ArraySlice<UInt8>, sharing: inout JudgementSharing) -> RecordStart {
+        let time = RecordTime(scanned.time, default: defaultTime)
+        var sighting = MemoSighting()
+        if recentVerdicts != nil,
+           let verdict = lookUp(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[scanned.token])), at: place, time, limits: sharing.policy.envelope.limits, sighting: &sighting) {
+            return .judged(verdict)
+        }
+        let token = TokenText(line: bytes[offset + scanned.token.lowerBound..<offset + scanned.token.upperBound])
+        return judge(place, token: token, at: time, inputs: [:], usesMemo: recentVerdicts != nil, sighting, sharing: &sharing)
     }
 
     /// `start` for the record at `place`, which holds `token`, its time (nil: the run's default)
     /// and the inputs `recordInputs`.
-    @inline(__always)
     private func start(_ place: RecordPlace, token: TokenText, time: UnixTime?, inputs recordInputs: [String: JSONValue],
                        sharing: inout JudgementSharing) -> RecordStart {
-        let now = time ?? defaultTime ?? .now
-        let atClock = time == nil && defaultTime == nil
+        let time = RecordTime(time, default: defaultTime)
         // The memo holds verdicts under the evaluator's inputs; a record with its own is judged.
-        // It is asked where it is stored, not bound to a local: the memo is shared by every
-        // worker, and a local retained and released it (one cache line, two cores) a record.
         let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
-        let limits = sharing.policy.envelope.limits
-        var digest: Int?
-        var keep = false, seenBefore = true, frequency: Int?
-        if usesMemo, let (lookup, taken) = recentVerdicts?.lookUp(token, limits: limits,
-                                                                 for: VerdictMemo.Record(line: place.line, input: place.input, time: now, atClock: atClock)) {
-            digest = taken
-            switch consume lookup {
-            case let .known(verdict):
-                return .judged(verdict)
-            case let .unknown(worthKeeping, seen, sighted): (keep, seenBefore, frequency) = (worthKeeping, seen, sighted)
-            }
+        var sighting = MemoSighting()
+        if usesMemo, let verdict = token.withUTF8({ text in
+            lookUp(UnsafeRawBufferPointer(text), at: place, time, limits: sharing.policy.envelope.limits, sighting: &sighting)
+        }) {
+            return .judged(verdict)
         }
+        return judge(place, token: token, at: time, inputs: recordInputs, usesMemo: usesMemo, sighting, sharing: &sharing)
+    }
+
+    /// The time a record is judged at: its own, the run's default, or the wall clock's now.
+    private struct RecordTime {
+        let now: UnixTime
+        /// Whether `now` is the wall clock's (the record has no time, nor the run).
+        let atClock: Bool
+
+        init(_ own: UnixTime?, default defaultTime: UnixTime?) {
+            now = own ?? defaultTime ?? .now
+            atClock = own == nil && defaultTime == nil
+        }
+    }
+
+    /// What the memo said of a token it had no verdict for, for the verdict about to be judged.
+    private struct MemoSighting {
+        /// The digest of the token's bytes, once the memo took it.
+        var digest: Int?
+        /// Whether the verdict is to be kept (`VerdictMemo.Lookup.unknown`).
+        var keep = false
+        /// Whether the memo's sketch knew the token before: a first sighting is verified without
+        /// the signature cache.
+        var seenBefore = true
+        /// The sketch's count of the token with this sighting, for `VerdictMemo.remember`.
+        var frequency: Int?
+    }
+
+    /// The memo's verdict for the token whose bytes are `token`, moved to the record at `place`
+    /// judged at `time`; nil with `sighting` saying what the memo knew of it. Inlined: the memo
+    /// is asked where it is stored, not bound to a local: it is shared by every worker, and a
+    /// local retained and released it (one cache line, two cores) a record.
+    @inline(__always)
+    private func lookUp(_ token: UnsafeRawBufferPointer, at place: RecordPlace, _ time: RecordTime, limits: TokenLimits,
+                        sighting: inout MemoSighting) -> BatchVerdict? {
+        let digest = DecodedTokenCache.Key.digest(of: token)
+        sighting.digest = digest
+        let record = VerdictMemo.Record(line: place.line, input: place.input, time: time.now, atClock: time.atClock)
+        switch recentVerdicts?.lookUp(token, digest: digest, limits: limits, for: record) {
+        case let .known(verdict)?:
+            return verdict
+        case let .unknown(worthKeeping, seenBefore, frequency)?:
+            (sighting.keep, sighting.seenBefore, sighting.frequency) = (worthKeeping, seenBefore, frequency)
+            return nil
+        case nil:
+            return nil
+        }
+    }
+
+    /// Judges the record at `place`, which holds `token`, at `time` with the inputs
+    /// `recordInputs`, keeping its verdict in the memo as `sighting` says.
+    @inline(__always)
+    private func judge(_ place: RecordPlace, token: TokenText, at time: RecordTime, inputs recordInputs: [String: JSONValue], usesMemo: Bool,
+                       _ sighting: MemoSighting, sharing: inout JudgementSharing) -> RecordStart {
+        let (now, atClock) = (time.now, time.atClock)
+        let limits = sharing.policy.envelope.limits
         // A token the memo never saw is verified without the signature cache: no check of it
         // can be there, and a log of unique tokens would pay a digest, a lookup and an entry
         // per record for nothing. Its check is kept from its next sighting on, when the memo
         // did not answer that sighting itself.
         /// The evaluation of this record with `request`, given the record's own fields.
         func started(_ request: inout EvaluationRequest, by policy: borrowing Policy) throws(EvaluationError) -> EvaluationStep {
-            request.setRecord(token, digest: digest, at: now, atClock: atClock, signatureCache: seenBefore ? signatureCache : nil,
+            request.setRecord(token, digest: sighting.digest, at: now, atClock: atClock, signatureCache: sighting.seenBefore ? signatureCache : nil,
                               usesDecodedTokenCache: !usesMemo)
             return try policy.start(request)
         }
@@ -201,9 +291,9 @@ package struct BatchEvaluator: Sendable {
             switch consume step {
             case let .finished(evaluation):
                 let verdict = judged(place, evaluation.verdict, evaluation.token, at: now, atClock: atClock, sharing: &sharing)
-                if keep, usesMemo, let digest, let window = evaluation.stableWithin {
+                if sighting.keep, usesMemo, let digest = sighting.digest, let window = evaluation.stableWithin {
                     recentVerdicts!.remember(verdict, within: window, for: DecodedTokenCache.Key(token: token, limits: limits, digest: digest),
-                                             frequency: frequency)
+                                             frequency: sighting.frequency)
                 }
                 return .judged(verdict)
             case let .waitingForKeys(pending), let .waitingForReplayStore(pending): return .waiting(pending)
@@ -295,10 +385,8 @@ package struct BatchEvaluator: Sendable {
         func nextChunk() async throws -> RecordChunk {
             let chunk: RecordChunk
             if let logRecords {
-                var lines: [LineReader.Line] = []
-                lines.reserveCapacity(Self.chunkSize)
-                while lines.count < Self.chunkSize, lines.isEmpty || !mayBlock(), let line = try logRecords.nextLine() { lines.append(line) }
-                chunk = .lines(lines, logRecords.format, input: logRecords.input)
+                // Fewer lines than a chunk only where a live input would wait (`LineReader.nextLines`).
+                chunk = .lines(try logRecords.nextLines(upTo: Self.chunkSize), logRecords.format, input: logRecords.input)
             } else {
                 var records: [BatchRecord] = []
                 records.reserveCapacity(Self.chunkSize)
@@ -314,25 +402,10 @@ package struct BatchEvaluator: Sendable {
             var verdicts: [BatchVerdict] = []
             verdicts.reserveCapacity(chunk.count)
             switch chunk {
-            case let .lines(lines, format, input):
-                // Each line read in place, through a pointer: a line taken out of the array was a
-                // copy, retained and released. A line that waits for its keys is finished outside.
+            case let .lines(block, format, input):
                 var next = 0
-                while next < lines.count {
-                    let waiting = lines.withUnsafeBufferPointer { lines -> (line: Int, PendingEvaluation)? in
-                        while next < lines.count {
-                            let line = lines.baseAddress! + next
-                            next += 1
-                            switch start(line.pointee, of: input, format: format, sharing: &sharing) {
-                            case let .judged(verdict): verdicts.append(verdict)
-                            case let .waiting(pending): return (line.pointee.number, pending)
-                            }
-                        }
-                        return nil
-                    }
-                    if let (line, pending) = waiting {
-                        verdicts.append(await finish(RecordPlace(line: line, input: input), pending, by: sharing.policy))
-                    }
+                while let (line, pending) = judgeNow(block, from: &next, of: input, format: format, into: &verdicts, sharing: &sharing) {
+                    verdicts.append(await finish(RecordPlace(line: line, input: input), pending, by: sharing.policy))
                 }
             case let .records(records):
                 for record in records {
@@ -405,18 +478,18 @@ package struct BatchEvaluator: Sendable {
     }
 }
 
-/// A chunk of a run's records: a log's lines as its reader returned them, with the format they
-/// are read with and the input they are named by, or records made elsewhere.
+/// A chunk of a run's records: a block of a log's lines as its reader returned them, with the
+/// format they are read with and the input they are named by, or records made elsewhere.
 ///
 /// The format and input held once a chunk, not once a line: a record carrying them had the
 /// format's object retained and released several times a line, from every worker's core.
 private enum RecordChunk: Sendable {
-    case lines([LineReader.Line], SharedRecordFormat, input: String?)
+    case lines(LineBlock, SharedRecordFormat, input: String?)
     case records([BatchRecord])
 
     var count: Int {
         switch self {
-        case let .lines(lines, _, _): lines.count
+        case let .lines(block, _, _): block.spans.count
         case let .records(records): records.count
         }
     }

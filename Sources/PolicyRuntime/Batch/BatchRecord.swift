@@ -41,32 +41,35 @@ package struct BatchRecordFormat: Sendable {
         self.inputFields = inputFields
     }
 
-    /// The record a line holds; nil for a blank line, which is not a record.
-    package func record(_ line: LineReader.Line, input: String? = nil) -> BatchRecord? {
-        var lineLayout = JSONLineLayout()
-        return record(line, input: input, lineLayout: &lineLayout)
-    }
-
-    /// The record a line holds, read as a batch worker reads its lines: matched against the
-    /// layout of the worker's previous line (`JudgementSharing.lineLayout`); nil for a blank line.
-    package func record(_ line: LineReader.Line, input: String? = nil, sharing: inout JudgementSharing) -> BatchRecord? {
-        record(line, input: input, lineLayout: &sharing.lineLayout)
-    }
-
-    private func record(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord? {
-        Self.isBlank(line) ? nil : parsed(line, input: input, lineLayout: &lineLayout)
+    /// The record a line holds, read as a batch worker reads it: the common case scanned
+    /// (`scannedToken`), any other line parsed whole, or every line parsed whole when `scanning`
+    /// is false; nil for a blank line, which is not a record.
+    package func record(_ line: LineReader.Line, input: String? = nil, scanning: Bool = true) -> BatchRecord? {
+        if Self.isBlank(line) { return nil }
+        var layout = JSONLineLayout()
+        let bytes = line.bytes
+        if scanning, let scanned = bytes.withUnsafeBufferPointer({ scannedToken($0, tooLong: line.tooLong, lineLayout: &layout) }) {
+            let token = TokenText(line: bytes[bytes.startIndex + scanned.token.lowerBound..<bytes.startIndex + scanned.token.upperBound])
+            return BatchRecord(line: line.number, input: input, content: .token(token, time: scanned.time, inputs: [:]))
+        }
+        return parsed(line, input: input)
     }
 
     /// Whether a line holds nothing but spaces, tabs and a carriage return: not a record. A line
     /// cut at `--max-line-bytes` is never blank: what follows the cut is unread, and a record
     /// after a long run of spaces must get its `record_malformed` verdict, not vanish.
     static func isBlank(_ line: LineReader.Line) -> Bool {
-        !line.tooLong && line.bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        line.bytes.withUnsafeBufferPointer { isBlank($0, tooLong: line.tooLong) }
+    }
+
+    /// `isBlank` of a line whose bytes are `bytes`, cut when `tooLong`.
+    static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>, tooLong: Bool) -> Bool {
+        !tooLong && bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 
     /// The offset of the first control byte other than a tab, looked for eight bytes at a time:
     /// lines are long runs of printable bytes.
-    static func firstControlByte(_ bytes: [UInt8]) -> Int? {
+    static func firstControlByte(_ bytes: ArraySlice<UInt8>) -> Int? {
         bytes.withUnsafeBufferPointer { buffer in
             var index = 0
             if let base = buffer.baseAddress {
@@ -88,14 +91,18 @@ package struct BatchRecordFormat: Sendable {
     }
 
     /// Whether `bytes` hold a carriage return, found by `memchr` at vector speed.
-    static func holdsCarriageReturn(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { $0.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false }
+    static func holdsCarriageReturn(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer(holdsCarriageReturn)
     }
 
-    /// The record a line that is not blank holds; `lineLayout` remembers the members of the JSON
-    /// lines read before it (`JSONMemberScan`). `scanning` false skips the scan of the common
-    /// case (`scannedToken`), for a caller whose scan of the line found none.
-    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout, scanning: Bool = true) -> BatchRecord {
+    /// `holdsCarriageReturn` of bytes read in place.
+    static func holdsCarriageReturn(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.baseAddress.map { memchr($0, 0x0D, bytes.count) != nil } ?? false
+    }
+
+    /// The record a line that is not blank holds, parsed whole: what a line the scan of the
+    /// common case (`scannedToken`) did not read holds, and every refusal, worded.
+    func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
         let bytes = line.bytes
         func malformed(_ code: FindingCode, _ message: String) -> BatchRecord {
             BatchRecord(line: line.number, input: input, content: .malformed(code, message))
@@ -103,7 +110,7 @@ package struct BatchRecordFormat: Sendable {
         if line.tooLong { return malformed(.recordMalformed, "the line is longer than \(bytes.count) bytes; it was skipped") }
         func controlByte() -> BatchRecord? {
             Self.firstControlByte(bytes).map { control in
-                malformed(.recordMalformed, "the line holds a control byte (0x\(String(bytes[control], radix: 16))) at column \(control + 1): binary data, not a record")
+                malformed(.recordMalformed, "the line holds a control byte (0x\(String(bytes[bytes.startIndex + control], radix: 16))) at column \(control + 1): binary data, not a record")
             }
         }
         switch layout {
@@ -114,10 +121,9 @@ package struct BatchRecordFormat: Sendable {
             guard let text = String(validating: bytes[first...last], as: UTF8.self) else { return malformed(.recordMalformed, "the line is not UTF-8") }
             return BatchRecord(line: line.number, input: input, content: .token(TokenText(text), time: nil, inputs: [:]))
         case .jsonLines:
-            if scanning, inputFields.isEmpty, let record = scanned(line, input: input, lineLayout: &lineLayout) { return record }
             let object: JSONObjectView
             do {
-                object = try JSONObjectView(bytes[...], maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
+                object = try JSONObjectView(bytes, maxDepth: JSONParser().maxDepth) { bytes throws(JOSEError) in try JSONParser().parseObject(bytes, what: "a record") }
             } catch {
                 return controlByte() ?? malformed(.recordMalformed, "the line is not a JSON object: \(error.message)")
             }
@@ -129,7 +135,7 @@ package struct BatchRecordFormat: Sendable {
             let token: TokenText
             // A token written without escapes stays bytes of the line until it is judged.
             if let range = object.plainStringRange(of: tokenName) {
-                token = TokenText(line: bytes[range])
+                token = TokenText(line: bytes[bytes.startIndex + range.lowerBound..<bytes.startIndex + range.upperBound])
             } else {
                 switch object[tokenName] {
                 case let .string(text)?:
@@ -164,38 +170,33 @@ package struct BatchRecordFormat: Sendable {
 }
 
 extension BatchRecordFormat {
-    /// The record of a JSON line as the common case has it, read without an index object
-    /// (`JSONMemberScan`): the token a string without escapes, the time absent, null or whole
-    /// seconds, no mapped inputs, no carriage return. Nil leaves the line to `parsed`, which
-    /// reads every other line and words every refusal.
-    private func scanned(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout) -> BatchRecord? {
-        guard let scanned = scannedToken(line, lineLayout: &lineLayout) else { return nil }
-        return BatchRecord(line: line.number, input: input, content: .token(scanned.token, time: scanned.time, inputs: [:]))
-    }
-
     /// What a worker judging a line at once needs of it (`scannedToken`). A struct, not a tuple:
     /// an optional tuple was copied through its generic value witnesses, with its metadata
     /// looked up at run time, a record.
     struct ScannedLine {
-        let token: TokenText
+        /// Where the token lies in the line, between its quotes: its bytes are its text.
+        let token: Range<Int>
         let time: UnixTime?
     }
 
-    /// The token and time of a line that is not blank, when it is a JSON line as the common
-    /// case has it (`scanned`): what a worker judging the line at once needs of it, without a
-    /// record made to hold them. Nil leaves the line to `parsed`.
-    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> ScannedLine? {
-        guard case .jsonLines = layout, inputFields.isEmpty, !line.tooLong else { return nil }
-        let bytes = line.bytes
-        guard let (token, time) = JSONMemberScan.members(tokenName, timeName, in: bytes, maxDepth: JSONParser().maxDepth, layout: &lineLayout),
-              let text = token?.plainText else { return nil }
+    /// The token and time of a line that is not blank, its bytes `text` (cut when `tooLong`),
+    /// when it is a JSON line as the common case has it, read without an index object
+    /// (`JSONMemberScan`): the token a string without escapes, the time absent, null or whole
+    /// seconds, no mapped inputs, no carriage return. What a worker judging the line at once
+    /// needs of it, read in place, without a record made to hold them; `lineLayout` holds the
+    /// members of the lines read before it. Nil leaves the line to `parsed`, which reads every
+    /// other line and words every refusal.
+    func scannedToken(_ text: UnsafeBufferPointer<UInt8>, tooLong: Bool, lineLayout: inout JSONLineLayout) -> ScannedLine? {
+        guard case .jsonLines = layout, inputFields.isEmpty, !tooLong else { return nil }
+        guard let (token, time) = JSONMemberScan.members(tokenName, timeName, in: text, maxDepth: JSONParser().maxDepth, layout: &lineLayout),
+              let range = token?.plainText else { return nil }
         var when: UnixTime?
         if let time, time.kind != .null {
             guard let seconds = time.integer, let checked = UnixTime.checked(Double(seconds)) else { return nil }
             when = checked
         }
-        guard !Self.holdsCarriageReturn(bytes) else { return nil }
-        return ScannedLine(token: TokenText(line: bytes[text]), time: when)
+        guard !Self.holdsCarriageReturn(text) else { return nil }
+        return ScannedLine(token: range, time: when)
     }
 }
 
@@ -209,13 +210,13 @@ package final class SharedRecordFormat: Sendable {
 
     /// The record `line` of `input` holds (`BatchRecordFormat.parsed`), read with the format in
     /// place: `format.parsed` called from outside copied the format, retaining each of its names.
-    func parsed(_ line: LineReader.Line, input: String?, lineLayout: inout JSONLineLayout, scanning: Bool) -> BatchRecord {
-        format.parsed(line, input: input, lineLayout: &lineLayout, scanning: scanning)
+    func parsed(_ line: LineReader.Line, input: String?) -> BatchRecord {
+        format.parsed(line, input: input)
     }
 
-    /// The token and time of `line` as the common case has them (`BatchRecordFormat.scannedToken`).
-    func scannedToken(_ line: LineReader.Line, lineLayout: inout JSONLineLayout) -> BatchRecordFormat.ScannedLine? {
-        format.scannedToken(line, lineLayout: &lineLayout)
+    /// The token and time of a line as the common case has them (`BatchRecordFormat.scannedToken`).
+    func scannedToken(_ text: UnsafeBufferPointer<UInt8>, tooLong: Bool, lineLayout: inout JSONLineLayout) -> BatchRecordFormat.ScannedLine? {
+        format.scannedToken(text, tooLong: tooLong, lineLayout: &lineLayout)
     }
 }
 

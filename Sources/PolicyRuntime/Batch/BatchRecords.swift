@@ -42,13 +42,30 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
             try nextLine().map { BatchRecord(line: $0.number, input: input, content: .unparsed($0, format)) }
         }
 
-        /// The next line that is not blank, for a reader that judges it with `format` and names
-        /// it by `input` itself, without a record made to carry them; nil at the end.
-        func nextLine() throws(BatchInputError) -> LineReader.Line? {
+        /// The next line that is not blank; nil at the end.
+        private func nextLine() throws(BatchInputError) -> LineReader.Line? {
             while let line = try reader.next() {
                 if !BatchRecordFormat.isBlank(line) { return line }
             }
             return nil
+        }
+
+        /// Up to `limit` lines that are not blank, read together into one block
+        /// (`LineReader.nextLines`) for a reader that judges them itself; none at the end. Most
+        /// blocks have no blank line, and are only looked through.
+        func nextLines(upTo limit: Int) throws(BatchInputError) -> LineBlock {
+            while true {
+                var block = try reader.nextLines(upTo: limit)
+                if block.spans.isEmpty { return block }
+                let blank = block.bytes.withUnsafeBufferPointer { bytes in
+                    block.spans.contains { BatchRecordFormat.isBlank(UnsafeBufferPointer(rebasing: bytes[$0.range]), tooLong: $0.tooLong) }
+                }
+                guard blank else { return block }
+                block.spans = block.bytes.withUnsafeBufferPointer { bytes in
+                    block.spans.filter { !BatchRecordFormat.isBlank(UnsafeBufferPointer(rebasing: bytes[$0.range]), tooLong: $0.tooLong) }
+                }
+                if !block.spans.isEmpty { return block }
+            }
         }
     }
 

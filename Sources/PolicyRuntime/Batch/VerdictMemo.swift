@@ -81,19 +81,6 @@ final class VerdictMemo: Sendable {
         let limits: TokenLimits
     }
 
-    /// The verdict kept for `token` under `limits`, moved to `record` if it holds at the
-    /// record's time, counting a sighting of the token; with the digest of its bytes, for
-    /// `remember`. Looked up by the line's bytes: a repeat whose verdict is kept makes no string.
-    /// Inlined into the record's judging with `TokenText.withUTF8` (about 60 instructions a repeat).
-    @inline(__always)
-    func lookUp(_ token: TokenText, limits: TokenLimits, for record: Record) -> (Lookup, digest: Int) {
-        token.withUTF8 { text in
-            let bytes = UnsafeRawBufferPointer(text)
-            let digest = DecodedTokenCache.Key.digest(of: bytes)
-            return (lookUp(bytes, digest: digest, limits: limits, for: record), digest)
-        }
-    }
-
     /// What a lookup found: the verdict moved to its record, an entry whose window does not
     /// hold at the record's time, or none.
     private enum Found {

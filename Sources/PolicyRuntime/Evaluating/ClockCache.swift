@@ -7,10 +7,13 @@ protocol SketchedKey: Hashable {
     /// What the cache's index places the key by: `hashValue` unless the key holds a hash taken
     /// with the process's seed already, which no one who chooses keys can aim collisions at.
     var tableHash: Int { get }
+    /// The key as an entry keeps it, holding nothing beyond itself in memory (`TokenText.kept`).
+    var kept: Self { get }
 }
 
 extension SketchedKey {
     var tableHash: Int { hashValue }
+    var kept: Self { self }
 }
 
 /// Entries kept within a memory budget and evicted one at a time: CLOCK (second chance) picks
@@ -179,7 +182,7 @@ struct ClockCache<Key: SketchedKey, Value> {
         if used + cost <= limit {
             if slots.capacity == 0 { slots.reserveCapacity(limit / Self.overheadPerEntry) }
             slot = slots.count
-            slots.append(Slot(key: key, cost: cost, value: value, referenced: false))
+            slots.append(Slot(key: key.kept, cost: cost, value: value, referenced: false))
         } else {
             slot = victim()
             // The sightings before the one that brought the newcomer: in a cycle, where every
@@ -192,7 +195,7 @@ struct ClockCache<Key: SketchedKey, Value> {
             index.remove(slot: slot, hash: slots[slot].key.tableHash)
             used -= slots[slot].cost
             counts.evictions += 1
-            slots[slot] = Slot(key: key, cost: cost, value: value, referenced: false)
+            slots[slot] = Slot(key: key.kept, cost: cost, value: value, referenced: false)
             // The newcomer gets a whole turn of the hand before it is looked at.
             hand = slot + 1
         }

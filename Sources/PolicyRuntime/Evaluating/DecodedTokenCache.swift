@@ -46,6 +46,8 @@ final class DecodedTokenCache: Sendable {
 
         var sketchHash: UInt64 { UInt64(bitPattern: Int64(digest)) }
 
+        var kept: Key { Key(token: token.kept, limits: limits, digest: digest) }
+
         /// The digest itself: HighwayHash, keyed per process.
         var tableHash: Int { digest }
 

@@ -33,6 +33,13 @@ package struct TokenText: Sendable {
         self.line = line
     }
 
+    /// The token as a cache keeps it: bytes of a line copied out, since the line may be a part
+    /// of a block of lines (`LineReader.nextLines`) that would otherwise stay in memory as long
+    /// as the token.
+    var kept: TokenText {
+        string == nil ? TokenText(line: ArraySlice(Array(line))) : self
+    }
+
     /// The token's text.
     package var text: String {
         string ?? String(decoding: line, as: UTF8.self)

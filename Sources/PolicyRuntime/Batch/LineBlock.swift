@@ -1,0 +1,32 @@
+/// A run of a log's lines read together (`LineReader.nextLines`): their bytes one after another
+/// in one array, and where each lies in it.
+///
+/// A chunk of a log is judged from its block: one allocation for the run, not one a line, and a
+/// worker reads each line in place; a line becomes a `LineReader.Line` of its own only where
+/// it is parsed whole. What keeps a part of a line beyond its judging copies it out
+/// (`TokenText.kept`), or it would keep the whole block.
+package struct LineBlock: Sendable {
+    /// Where one line lies in `bytes`, without its line end, cut at the reader's `maxLineBytes`.
+    package struct Span: Sendable {
+        /// 1-based, in the input.
+        package let number: Int
+        package let range: Range<Int>
+        /// Whether the line was longer than the reader's `maxLineBytes` and was cut.
+        package let tooLong: Bool
+    }
+
+    package let bytes: [UInt8]
+    /// The lines in order; blank ones may be left out (`BatchRecords`).
+    package var spans: [Span]
+
+    /// A block of `bytes` holding the lines `spans`.
+    package init(bytes: [UInt8], spans: [Span]) {
+        self.bytes = bytes
+        self.spans = spans
+    }
+
+    /// The line `span` as a line of its own (its bytes still a part of the block).
+    package func line(_ span: Span) -> LineReader.Line {
+        LineReader.Line(number: span.number, bytes: bytes[span.range], tooLong: span.tooLong)
+    }
+}
