@@ -97,6 +97,28 @@ struct LineReaderTests {
         #expect(try blocks.nextLines(upTo: 7).spans.isEmpty)
     }
 
+    /// Long lines fill a block by their bytes before its count of lines: a chunk of megabyte
+    /// lines stays a few megabytes.
+    @Test("a block of long lines ends after its bytes bound, and the next one goes on")
+    func blockOfLongLines() throws {
+        let line = [UInt8](repeating: UInt8(ascii: "x"), count: 100_000) + [0x0A]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("line-blocks-long-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(Array((0..<120).map { _ in line }.joined())).write(to: file)
+        let reader = LineReader(handle: try FileHandle(forReadingFrom: file))
+        var numbers: [Int] = [], blocks = 0
+        while true {
+            let block = try reader.nextLines(upTo: 256)
+            if block.spans.isEmpty { break }
+            blocks += 1
+            #expect(block.bytes.count < LineReader.blockBytes + 3 << 20, "a block of \(block.bytes.count) bytes")
+            #expect(block.spans.allSatisfy { block.line($0).bytes.count == 100_000 })
+            numbers += block.spans.map(\.number)
+        }
+        #expect(numbers == Array(1...120))
+        #expect(blocks >= 3, "12 MB of lines in \(blocks) blocks")
+    }
+
     /// A block from a pipe whose writer paused holds the lines that came, at once: a live log is
     /// judged as it arrives, not once a chunk's worth has.
     @Test("a block from a pipe holds what arrived and does not wait for the rest")

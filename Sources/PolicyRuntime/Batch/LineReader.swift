@@ -144,12 +144,13 @@ package final class LineReader {
     }
 
     /// The lines `next()` would return, up to `limit` of them, copied into one block: fewer
-    /// only at the end of the input or where a stream would wait; none at the end.
+    /// only at the end of the input, where a stream would wait, or once the block holds
+    /// `blockBytes`; none at the end.
     package func nextLines(upTo limit: Int) throws(BatchInputError) -> LineBlock {
         var bytes: [UInt8] = []
         var spans: [LineBlock.Span] = []
         spans.reserveCapacity(limit)
-        while spans.count < limit {
+        while spans.count < limit, bytes.count < Self.blockBytes {
             // The lines whole in the buffer, then copied line by line: one copy of the run, line
             // ends and all, was a `rep movsb`, which callgrind counts byte by byte.
             let first = spans.count
@@ -164,9 +165,9 @@ package final class LineReader {
                 total += range.count
                 start = newline + 1
             }
-            // Room for the lines still to come at the length of those read: a run that a read's
-            // end cuts is copied once, not again when the block grows.
-            if bytes.isEmpty, first < spans.count { bytes.reserveCapacity(total + (limit - spans.count) * (total / spans.count + 2)) }
+            // Room for the lines still to come at the length of those read (a megabyte at most):
+            // a run that a read's end cuts is copied once, not again when the block grows.
+            if bytes.isEmpty, first < spans.count { bytes.reserveCapacity(total + min((limit - spans.count) * (total / spans.count + 2), 1 << 20)) }
             buffer.withUnsafeMutableBufferPointer { source in
                 for index in first..<spans.count {
                     let span = spans[index]
@@ -183,6 +184,10 @@ package final class LineReader {
         }
         return LineBlock(bytes: bytes, spans: spans)
     }
+
+    /// The bytes after which a block of lines ends however few lines it holds: a chunk of long
+    /// lines (up to `maxLineBytes` each) stays a few megabytes, not a chunk's count of them.
+    package static let blockBytes = 4 << 20
 
     /// The index of the next newline in the buffer, found with `memchr`.
     private func newlineIndex() -> Int? {
