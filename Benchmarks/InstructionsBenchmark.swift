@@ -107,14 +107,14 @@ enum InstructionsBenchmark {
         let policy = try Policy.load(file: policyFile)
         let evaluator = BatchEvaluator(policy: policy, jobs: 1)
         guard let handle = FileHandle(forReadingAtPath: file) else { throw BenchmarkError("cannot read \(file)") }
-        let reader = LineReader(handle: handle)
+        let lines = BatchRecords(reader: LineReader(handle: handle), format: BatchRecordFormat()).makeAsyncIterator()
         let format = SharedRecordFormat(BatchRecordFormat())
         var writer = JSONWriter(capacity: 1 << 16)
         var judged = 0
         var sharing = JudgementSharing(policy: evaluator.policy)
         var verdicts: [BatchVerdict] = []
         while true {
-            let block = try reader.nextLines(upTo: BatchEvaluator.chunkSize)
+            let block = try lines.nextLines(upTo: BatchEvaluator.chunkSize)
             if block.spans.isEmpty { break }
             var next = 0
             verdicts.removeAll(keepingCapacity: true)

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import PolicyRuntime
+@testable import PolicyRuntime
 import PolicyJOSE
 import Testing
 
@@ -151,5 +151,87 @@ struct LineReaderTests {
         #expect(rest.spans.map { String(decoding: rest.line($0).bytes, as: UTF8.self) } == ["four", "five"])
         #expect(rest.spans.map(\.number) == [4, 5])
         #expect(try reader.nextLines(upTo: 256).spans.isEmpty)
+    }
+
+    /// A gzip stream cut short, through a pipe: the lines before the cut come in blocks, as
+    /// `next()` reads them from the same bytes in a file, and the error comes after them.
+    @Test("a truncated gzip stream on a pipe gives its whole lines in blocks, then the error")
+    func truncatedGzipOnPipe() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("line-gzip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = folder.appendingPathComponent("log")
+        try Data((1...3000).map { "line \($0) \(String(repeating: "z", count: $0 % 97))\n" }.joined().utf8).write(to: plain)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-k", plain.path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let whole = try Data(contentsOf: plain.appendingPathExtension("gz"))
+        let cut = folder.appendingPathComponent("cut.gz")
+        try whole.prefix(whole.count * 2 / 3).write(to: cut)
+        var expected: [Int] = []
+        let lines = LineReader(handle: try FileHandle(forReadingFrom: cut))
+        do {
+            while let line = try lines.next() { expected.append(line.number) }
+            Issue.record("the cut file read to its end")
+        } catch {}
+        #expect(expected.count > 100)
+
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
+        let writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        let bytes = try Data(contentsOf: cut)
+        nonisolated(unsafe) let writer = writing
+        let wrote = Thread {
+            writer.write(bytes)
+            try? writer.close()
+        }
+        wrote.start()
+        let blocks = LineReader(handle: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true))
+        var numbers: [Int] = []
+        var failed = false
+        while !failed {
+            do {
+                let block = try blocks.nextLines(upTo: 256)
+                if block.spans.isEmpty { break }
+                numbers += block.spans.map(\.number)
+            } catch {
+                #expect(error.description.contains("gzip"), "\(error)")
+                failed = true
+            }
+        }
+        #expect(failed, "the cut stream ended without an error")
+        #expect(numbers == expected)
+    }
+
+    /// A line past the cap on a pipe is skipped as it comes: a writer that keeps it coming
+    /// without an end does not grow the reader's buffer with it.
+    @Test("the rest of an over-long line on a pipe is dropped as it arrives, not buffered")
+    func longLineOnPipeNotBuffered() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
+        // A pipe of a megabyte (F_SETPIPE_SZ), so that the writer keeps more waiting than a read takes.
+        _ = fcntl(ends[1], 1031, Int32(1 << 20))
+        nonisolated(unsafe) let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        Thread {
+            writer.write(Data("first\n".utf8))
+            let piece = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+            for _ in 0..<32 { writer.write(piece) }
+            writer.write(Data("\nlast\n".utf8))
+            try? writer.close()
+        }.start()
+        let reader = LineReader(handle: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), maxLineBytes: 1024)
+        var lines: [(String, Bool)] = []
+        while true {
+            let block = try reader.nextLines(upTo: 256)
+            if block.spans.isEmpty { break }
+            lines += block.spans.map { (String(decoding: block.line($0).bytes.prefix(8), as: UTF8.self), $0.tooLong) }
+            #expect(reader.bufferCapacity < 4 << 20, "the buffer holds \(reader.bufferCapacity) bytes")
+        }
+        #expect(lines.map(\.0) == ["first", "xxxxxxxx", "last"])
+        #expect(lines.map(\.1) == [false, true, false])
     }
 }

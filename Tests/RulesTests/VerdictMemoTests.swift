@@ -378,4 +378,32 @@ struct VerdictMemoTests {
         #expect(context.timeWindow == TimeWindow(from: 100, until: 100.nextUp))
         #expect(context.timeWindow.contains(UnixTime(seconds: 100)) && !context.timeWindow.contains(UnixTime(seconds: 100.nextUp)))
     }
+
+    /// A worker judges a chunk of a log from its block of lines (`LineBlock`): once the chunk is
+    /// judged, nothing the worker keeps (its request, the memo) holds the block.
+    @Test("a chunk's block of lines is let go once its lines are judged, kept tokens copied out")
+    func blockLetGo() throws {
+        let policy = try fixture.policy("")
+        let tokens = try (0..<3).map { try fixture.token(["jti": .string("b-\($0)")]) }
+        let text = (tokens + tokens).map { "{\"token\":\"\($0)\",\"ts\":\(Int(Self.now))}\n" }.joined()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("block-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(text.utf8).write(to: file)
+        let evaluator = BatchEvaluator(policy: policy, jobs: 1, signatureCache: SignatureCache(), verdictMemory: 1 << 20)
+        var sharing = JudgementSharing(policy: evaluator.policy)
+        var block = try LineReader(handle: FileHandle(forReadingFrom: file)).nextLines(upTo: 256)
+        var verdicts: [BatchVerdict] = []
+        var next = 0
+        let waiting = evaluator.judgeNow(block, from: &next, of: nil, format: SharedRecordFormat(BatchRecordFormat()), into: &verdicts, sharing: &sharing)
+        #expect(waiting == nil)
+        #expect(verdicts.map(\.verdict.valid) == Array(repeating: true, count: 6))
+        #expect(evaluator.reusedVerdicts == 3, "the memo kept the three tokens' verdicts")
+        var bytes = block.bytes
+        block = LineBlock(bytes: [], spans: [])
+        // Written in place only if nothing else holds the bytes: a copy on write moves them.
+        let address = bytes.withUnsafeBufferPointer { $0.baseAddress }
+        bytes[0] = UInt8(ascii: " ")
+        #expect(bytes.withUnsafeBufferPointer { $0.baseAddress } == address, "something the worker keeps holds the block")
+        withExtendedLifetime((sharing, verdicts, evaluator)) {}
+    }
 }

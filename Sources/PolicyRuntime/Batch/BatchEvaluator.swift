@@ -133,13 +133,15 @@ package struct BatchEvaluator: Sendable {
         }
     }
 
-    /// Judges the lines of `block` (of `input`, read with `format`) from `next` on, appending
-    /// their verdicts to `verdicts`, until one waits for its keys: that line's number and its
-    /// pending evaluation, `next` then past it; nil once every line is judged. The per-line path
-    /// of `run` over a log, for callers that count its cost on one thread too.
+    /// Judges the lines of `block` (of `input`, read with `format`; none of them blank, as
+    /// `BatchRecords` gives them) from `next` on, appending their verdicts to `verdicts`, until
+    /// one waits for its keys: that line's number and its pending evaluation, `next` then past
+    /// it; nil once every line is judged. The per-line path of `run` over a log, for callers that
+    /// count its cost on one thread too.
     ///
     /// Each line is read in place, in its block: a line taken out as a value of its own retained
-    /// and released the block.
+    /// and released the block. Once every line is judged, the worker's request lets go of the
+    /// last token, which would keep the block in memory until the worker's next chunk.
     package func judgeNow(_ block: LineBlock, from next: inout Int, of input: String?, format: SharedRecordFormat, into verdicts: inout [BatchVerdict],
                           sharing: inout JudgementSharing) -> (line: Int, PendingEvaluation)? {
         let bytes = block.bytes[...]
@@ -153,6 +155,7 @@ package struct BatchEvaluator: Sendable {
                 case let .waiting(pending): return (span.number, pending)
                 }
             }
+            sharing.request.presentedToken = nil
             return nil
         }
     }
@@ -385,7 +388,8 @@ package struct BatchEvaluator: Sendable {
         func nextChunk() async throws -> RecordChunk {
             let chunk: RecordChunk
             if let logRecords {
-                // Fewer lines than a chunk only where a live input would wait (`LineReader.nextLines`).
+                // Fewer lines than a chunk where a live input would wait, where they pass 4 MiB,
+                // or before a read error (`LineReader.nextLines`), blank lines left out.
                 chunk = .lines(try logRecords.nextLines(upTo: Self.chunkSize), logRecords.format, input: logRecords.input)
             } else {
                 var records: [BatchRecord] = []

@@ -53,7 +53,7 @@ package struct BatchRecords: AsyncSequence, @unchecked Sendable {
         /// Up to `limit` lines that are not blank, read together into one block
         /// (`LineReader.nextLines`) for a reader that judges them itself; none at the end. Most
         /// blocks have no blank line, and are only looked through.
-        func nextLines(upTo limit: Int) throws(BatchInputError) -> LineBlock {
+        package func nextLines(upTo limit: Int) throws(BatchInputError) -> LineBlock {
             while true {
                 var block = try reader.nextLines(upTo: limit)
                 if block.spans.isEmpty { return block }

@@ -3,8 +3,9 @@
 ///
 /// A chunk of a log is judged from its block: one allocation for the run, not one a line, and a
 /// worker reads each line in place; a line becomes a `LineReader.Line` of its own only where
-/// it is parsed whole. What keeps a part of a line beyond its judging copies it out
-/// (`TokenText.kept`), or it would keep the whole block.
+/// it is parsed whole. A cache that keeps a token copies it out (`TokenText.kept`), and a
+/// worker's request lets go of its last one (`BatchEvaluator.judgeNow`), or either would keep
+/// the whole block.
 package struct LineBlock: Sendable {
     /// Where one line lies in `bytes`, without its line end, cut at the reader's `maxLineBytes`.
     package struct Span: Sendable {

@@ -74,12 +74,18 @@ package final class LineReader {
         guard isStream else { return false }
         while !endOfInput, deferredError == nil, !lineBuffered {
             guard inputWaiting() else { return true }
+            // The rest of a line being skipped is dropped as it comes, as `next()` drops it: a
+            // writer that keeps a line without an end coming must not grow the buffer.
+            if skippingLongLine { (start, end) = (0, 0) }
             do { try fill() } catch { deferredError = error }
         }
         return false
     }
 
-    /// A read error `mayBlock` met, for `next()` to throw.
+    /// The bytes the buffer has room for, for tests of its bound.
+    var bufferCapacity: Int { buffer.count }
+
+    /// A read error `mayBlock` or `nextLines` met, for the next read to throw.
     private var deferredError: BatchInputError?
 
     /// Whether `next()` can return a line from the buffer: a whole one, or one already past
@@ -144,8 +150,8 @@ package final class LineReader {
     }
 
     /// The lines `next()` would return, up to `limit` of them, copied into one block: fewer
-    /// only at the end of the input, where a stream would wait, or once the block holds
-    /// `blockBytes`; none at the end.
+    /// only at the end of the input, where a stream would wait, once the block holds
+    /// `blockBytes`, or before a read error, which the next call throws; none at the end.
     package func nextLines(upTo limit: Int) throws(BatchInputError) -> LineBlock {
         var bytes: [UInt8] = []
         var spans: [LineBlock.Span] = []
@@ -155,7 +161,7 @@ package final class LineReader {
             // ends and all, was a `rep movsb`, which callgrind counts byte by byte.
             let first = spans.count
             var total = 0
-            while spans.count < limit, deferredError == nil, !skippingLongLine, let newline = newlineIndex() {
+            while spans.count < limit, bytes.count + total < Self.blockBytes, deferredError == nil, !skippingLongLine, let newline = newlineIndex() {
                 var lineEnd = newline
                 if lineEnd > start, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 lineNumber += 1
@@ -175,10 +181,17 @@ package final class LineReader {
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[span.range]))
                 }
             }
-            if spans.count == limit || (!spans.isEmpty && (deferredError != nil || mayBlock)) { break }
-            // The line the buffer holds only a part of, read on (long lines, the last line and
-            // errors as `next()` has them).
-            guard let line = try nextLine() else { break }
+            if spans.count == limit || bytes.count >= Self.blockBytes || (!spans.isEmpty && (mayBlock || deferredError != nil)) { break }
+            // The line the buffer holds only a part of, read on (long lines and the last line as
+            // `next()` has them); a read error after lines of this block is thrown by the next call.
+            let line: (number: Int, bytes: [UInt8], tooLong: Bool)?
+            do {
+                line = try nextLine()
+            } catch where !spans.isEmpty {
+                deferredError = error
+                break
+            }
+            guard let line else { break }
             spans.append(LineBlock.Span(number: line.number, range: bytes.count..<bytes.count + line.bytes.count, tooLong: line.tooLong))
             bytes += line.bytes
         }
