@@ -10,15 +10,21 @@ import Testing
 /// so `batch -` fills whole chunks (and keeps every core busy) while the writer keeps up.
 @Suite("Line reader")
 struct LineReaderTests {
-    @Test("a pipe with bytes waiting does not block; an open empty one may; its end does not")
-    func pipeWithBytesWaiting() throws {
-        // Close-on-exec: a process another test starts meanwhile must not inherit the write end,
-        // or closing it here would not end the pipe (Foundation's `Pipe` does not ask for it).
+    /// A pipe whose ends are closed on exec: a process another test starts meanwhile must not
+    /// inherit the write end, or closing it here would not end the pipe (Foundation's `Pipe`
+    /// does not ask for it). The reading end closes with its handle; the writing end's
+    /// descriptor comes too, for `fcntl`.
+    static func pipeEnds(closingWriteEnd: Bool) throws -> (reading: FileHandle, writing: FileHandle, writeDescriptor: Int32) {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
         for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
-        let pipe = (fileHandleForReading: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true),
-                    fileHandleForWriting: FileHandle(fileDescriptor: ends[1], closeOnDealloc: false))
+        return (FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), FileHandle(fileDescriptor: ends[1], closeOnDealloc: closingWriteEnd), ends[1])
+    }
+
+    @Test("a pipe with bytes waiting does not block; an open empty one may; its end does not")
+    func pipeWithBytesWaiting() throws {
+        let ends = try Self.pipeEnds(closingWriteEnd: false)
+        let pipe = (fileHandleForReading: ends.reading, fileHandleForWriting: ends.writing)
         let line = String(repeating: "a", count: 99) + "\n"
         // 20,000 bytes: within a pipe's capacity, and more than the reader's first read.
         pipe.fileHandleForWriting.write(Data(String(repeating: line, count: 200).utf8))
@@ -123,11 +129,7 @@ struct LineReaderTests {
     /// judged as it arrives, not once a chunk's worth has.
     @Test("a block from a pipe holds what arrived and does not wait for the rest")
     func blockFromPausedPipe() throws {
-        var ends: [Int32] = [0, 0]
-        try #require(pipe(&ends) == 0)
-        for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
-        let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
-        let writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: false)
+        let (reading, writing, _) = try Self.pipeEnds(closingWriteEnd: false)
         writing.write(Data("one\ntwo\nthree\nfou".utf8))
         // Read on another thread, which this one alone touches the reader after.
         nonisolated(unsafe) let reader = LineReader(handle: reading)
@@ -178,10 +180,7 @@ struct LineReaderTests {
         } catch {}
         #expect(expected.count > 100)
 
-        var ends: [Int32] = [0, 0]
-        try #require(pipe(&ends) == 0)
-        for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
-        let writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        let (reading, writing, _) = try Self.pipeEnds(closingWriteEnd: true)
         let bytes = try Data(contentsOf: cut)
         nonisolated(unsafe) let writer = writing
         let wrote = Thread {
@@ -189,7 +188,7 @@ struct LineReaderTests {
             try? writer.close()
         }
         wrote.start()
-        let blocks = LineReader(handle: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true))
+        let blocks = LineReader(handle: reading)
         var numbers: [Int] = []
         var failed = false
         while !failed {
@@ -210,12 +209,10 @@ struct LineReaderTests {
     /// without an end does not grow the reader's buffer with it.
     @Test("the rest of an over-long line on a pipe is dropped as it arrives, not buffered")
     func longLineOnPipeNotBuffered() throws {
-        var ends: [Int32] = [0, 0]
-        try #require(pipe(&ends) == 0)
-        for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
+        let ends = try Self.pipeEnds(closingWriteEnd: true)
         // A pipe of a megabyte (F_SETPIPE_SZ), so that the writer keeps more waiting than a read takes.
-        _ = fcntl(ends[1], 1031, Int32(1 << 20))
-        nonisolated(unsafe) let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        _ = fcntl(ends.writeDescriptor, 1031, Int32(1 << 20))
+        nonisolated(unsafe) let writer = ends.writing
         Thread {
             writer.write(Data("first\n".utf8))
             let piece = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
@@ -223,7 +220,7 @@ struct LineReaderTests {
             writer.write(Data("\nlast\n".utf8))
             try? writer.close()
         }.start()
-        let reader = LineReader(handle: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), maxLineBytes: 1024)
+        let reader = LineReader(handle: ends.reading, maxLineBytes: 1024)
         var lines: [(String, Bool)] = []
         while true {
             let block = try reader.nextLines(upTo: 256)
