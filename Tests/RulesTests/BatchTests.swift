@@ -48,6 +48,32 @@ final class BatchTests {
 
     static let nonceInput = "  nonce: {}\n"
 
+    /// A gzip log cut short: what was read before the cut is judged on every job count, in
+    /// order, and the run then fails with the reader's error, not with the chunks in work lost.
+    @Test("a log cut short: every record read before the cut gets its verdict with 1, 2 and 4 jobs, then the run fails", arguments: [1, 2, 4])
+    func logCutShort(jobs: Int) async throws {
+        let tokens = try (0..<40).map { try fixture.token(["jti": .string("cut-\($0)")]) }
+        let whole = try file((0..<6000).map { "{\"token\":\"\(tokens[$0 % 40])\",\"ts\":\(Int(TokenFixture.now))}\n" }.joined(), gzip: true)
+        let compressed = try Data(contentsOf: whole)
+        let cut = try file(bytes: Array(compressed.prefix(compressed.count / 2)), suffix: "jsonl.gz")
+        var readable = 0
+        let lines = LineReader(handle: try FileHandle(forReadingFrom: cut))
+        do {
+            while try lines.next() != nil { readable += 1 }
+            Issue.record("the cut log read to its end")
+        } catch {}
+        #expect(readable > 1000)
+        let evaluator = BatchEvaluator(policy: try fixture.policy(""), jobs: jobs, signatureCache: SignatureCache())
+        let handle = try FileHandle(forReadingFrom: cut)
+        defer { try? handle.close() }
+        var numbers: [Int] = []
+        await #expect(throws: BatchInputError.self) {
+            try await evaluator.run(BatchRecords(reader: LineReader(handle: handle), format: BatchRecordFormat())) { numbers.append($0.line) }
+        }
+        #expect(numbers.count == readable, "verdicts of the lines read before the cut")
+        #expect(numbers.elementsEqual(1...numbers.count), "verdicts in order")
+    }
+
     @Test("each record is judged at its own time, from unix seconds or RFC 3339, and inputs come from mapped fields")
     func recordTime() async throws {
         let token = try fixture.token()

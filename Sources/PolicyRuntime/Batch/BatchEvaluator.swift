@@ -440,12 +440,23 @@ package struct BatchEvaluator: Sendable {
                 try Task.checkCancellation()
             }
         } else {
+            // A read error (a log cut short) ends the reading, not the run: the chunks in work
+            // are judged and emitted, every record read before it gets its verdict, then it is thrown.
+            var readError: (any Error)?
             try await withThrowingTaskGroup(of: (Int, [BatchVerdict], Output, JudgementSharing).self) { group in
                 var submitted = 0, emitted = 0, inFlight = 0
                 var finished: [Int: ([BatchVerdict], Output)] = [:]
                 var exhausted = false
                 func submitNext() async throws {
-                    let chunk = try await nextChunk()
+                    let chunk: RecordChunk
+                    do {
+                        chunk = try await nextChunk()
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        (readError, exhausted) = (error, true)
+                        return
+                    }
                     guard !chunk.isEmpty else {
                         exhausted = true
                         return
@@ -474,6 +485,7 @@ package struct BatchEvaluator: Sendable {
                     while !exhausted, inFlight < jobs, inFlight == 0 || !mayBlock() { try await submitNext() }
                 }
             }
+            if let readError { throw readError }
         }
         guard recordsIn == verdictsOut else {
             throw BatchInputError("\(recordsIn) records were read but \(verdictsOut) verdicts written; the run is incomplete")
