@@ -5,7 +5,8 @@ import PolicyJOSE
 /// Batch input: the bytes as a log file (gzip when they start with its magic bytes), read line
 /// by line within the limits and turned into records in both layouts. Every line is numbered in
 /// order, none is longer than the cap; read again in blocks (as a batch reads a log), the lines
-/// are the same; a line the scan reads holds the token and time the whole parse finds.
+/// are the same; a line the scan reads holds the token and time the whole parse of it, in its
+/// block, finds.
 enum BatchFuzzing {
     /// The log file, in memory-backed /dev/shm when there is one: `FileManager.createFile`
     /// syncs to disk, and a stalled disk once held an input for twelve seconds.
@@ -46,9 +47,15 @@ enum BatchFuzzing {
                       "line \(line.number) read in a block differs")
             inBlock += 1
             expected += 1
+            // The scan of the line as read alone, the whole parse of it as a part of its block:
+            // both read it from where it starts, whatever its offset in the bytes that hold it.
+            let inBlock = block.line(span)
             for format in formats {
-                guard case let .token(token, time, _)? = format.record(line)?.content else { continue }
-                guard case let .token(parsed, parsedTime, _)? = format.record(line, scanning: false)?.content else {
+                guard case let .token(token, time, _)? = format.record(line)?.content else {
+                    _ = format.record(inBlock, scanning: false)
+                    continue
+                }
+                guard case let .token(parsed, parsedTime, _)? = format.record(inBlock, scanning: false)?.content else {
                     invariant(false, "line \(line.number): the scan found a token the parse refuses")
                     return
                 }
