@@ -118,17 +118,12 @@ package final class LineReader {
         }
         while true {
             if let newline = newlineIndex() {
-                var lineEnd = newline
-                if lineEnd > start, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                let lineStart = start
-                start = newline + 1
                 if skippingLongLine {
-                    skippingLongLine = false
+                    (start, skippingLongLine) = (newline + 1, false)
                     continue
                 }
-                lineNumber += 1
-                let tooLong = lineEnd - lineStart > maxLineBytes
-                return (lineNumber, copy(lineStart..<(tooLong ? lineStart + maxLineBytes : lineEnd)), tooLong)
+                let line = takeLine(endingAt: newline)
+                return (line.number, copy(line.range), line.tooLong)
             }
             if end - start > maxLineBytes, !skippingLongLine {
                 lineNumber += 1
@@ -162,14 +157,9 @@ package final class LineReader {
             let first = spans.count
             var total = 0
             while spans.count < limit, bytes.count + total < Self.blockBytes, deferredError == nil, !skippingLongLine, let newline = newlineIndex() {
-                var lineEnd = newline
-                if lineEnd > start, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                lineNumber += 1
-                let tooLong = lineEnd - start > maxLineBytes
-                let range = start..<(tooLong ? start + maxLineBytes : lineEnd)
-                spans.append(LineBlock.Span(number: lineNumber, range: range, tooLong: tooLong))
-                total += range.count
-                start = newline + 1
+                let line = takeLine(endingAt: newline)
+                spans.append(LineBlock.Span(number: line.number, range: line.range, tooLong: line.tooLong))
+                total += line.range.count
             }
             // Room for the lines still to come at the length of those read (a megabyte at most):
             // a run that a read's end cuts is copied once, not again when the block grows.
@@ -196,6 +186,19 @@ package final class LineReader {
             bytes += line.bytes
         }
         return LineBlock(bytes: bytes, spans: spans)
+    }
+
+    /// The whole line from `start` to the newline at `newline`, counted: its number, where its
+    /// bytes lie in the buffer (without `\r\n` or `\n`, cut at `maxLineBytes`) and whether they
+    /// were cut; `start` moves past it.
+    private func takeLine(endingAt newline: Int) -> (number: Int, range: Range<Int>, tooLong: Bool) {
+        var lineEnd = newline
+        if lineEnd > start, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+        lineNumber += 1
+        let tooLong = lineEnd - start > maxLineBytes
+        let range = start..<(tooLong ? start + maxLineBytes : lineEnd)
+        start = newline + 1
+        return (lineNumber, range, tooLong)
     }
 
     /// The bytes after which a block of lines ends however few lines it holds: a chunk of long
