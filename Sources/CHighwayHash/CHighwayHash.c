@@ -18,7 +18,17 @@ static const uint8_t zipper[16] = {3, 12, 2, 5, 14, 1, 15, 0, 11, 4, 10, 13, 9, 
 static void remainder_packet(const uint8_t *bytes, size_t count, uint8_t packet[32]) {
     const size_t whole = count & ~(size_t)3, tail = count & 3;
     memset(packet, 0, 32);
-    memcpy(packet, bytes, whole);
+    // The whole words in at most two fixed-size copies that may overlap, each a load and a
+    // store, where a copy of `whole` bytes was a call into the C library's.
+    if (whole >= 16) {
+        memcpy(packet, bytes, 16);
+        memcpy(packet + whole - 16, bytes + whole - 16, 16);
+    } else if (whole >= 8) {
+        memcpy(packet, bytes, 8);
+        memcpy(packet + whole - 8, bytes + whole - 8, 8);
+    } else if (whole == 4) {
+        memcpy(packet, bytes, 4);
+    }
     if (count & 16) {
         memcpy(packet + 28, bytes + count - 4, 4);
     } else if (tail) {

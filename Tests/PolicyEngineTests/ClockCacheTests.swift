@@ -48,6 +48,23 @@ struct ClockCacheTests {
         #expect(seen > sketch.sampleSize, "the hot keys were known on most of their sightings")
     }
 
+    @Test("a hit is counted in the sketch only once the cache is full: before, nothing gives way to a newcomer, and a miss is always counted")
+    func hitsCountedOnceFull() {
+        var cache = Self.cache(entries: 64)
+        let room = Self.room(cache)
+        #expect(!Self.ask(&cache, 0))
+        for _ in 0..<5 { #expect(Self.ask(&cache, 0)) }
+        #expect(cache.frequency(of: Number(value: 0)) == 1, "hits while there was room left the count at the first sighting's")
+        for key in 1..<room { _ = Self.ask(&cache, key) }
+        #expect(cache.count == room)
+        for _ in 0..<5 { #expect(Self.ask(&cache, 0)) }
+        #expect(cache.frequency(of: Number(value: 0)) == 6, "hits in a full cache are counted")
+        // A missing key is counted whether or not there is room.
+        let before = cache.frequency(of: Number(value: -1))
+        _ = cache.value(for: Number(value: -1))
+        #expect(cache.frequency(of: Number(value: -1)) == before + 1)
+    }
+
     @Test("2N keys in turn, five times, through a cache with room for N: it keeps answering (a cache that empties when full, like plain CLOCK or LRU, answers none)")
     func cycleTwiceTheRoom() {
         var cache = Self.cache(entries: 1000)

@@ -62,8 +62,9 @@ final class VerdictMemo: Sendable {
         /// would be kept, so that a one-off's is not prepared, and `seenBefore` whether the
         /// memo's sketch knew the token before this sighting (it may forget one it knew long
         /// ago, never invent one it did not); `frequency` is the sketch's count with this
-        /// sighting, for `remember`.
-        case unknown(worthKeeping: Bool, seenBefore: Bool, frequency: Int)
+        /// sighting, for `remember` (nil for a kept token whose verdict did not hold then, when
+        /// the memo had room and did not count it).
+        case unknown(worthKeeping: Bool, seenBefore: Bool, frequency: Int?)
     }
 
     /// The record a verdict found in the memo is moved to: its place and the time it is judged at.
@@ -114,8 +115,11 @@ final class VerdictMemo: Sendable {
                 state.reused += 1
                 return .known(verdict)
             case .outsideWindow:
-                return .unknown(worthKeeping: true, seenBefore: true, frequency: sightings.after)
+                // Its verdict replaces the one kept: no count is needed to keep it.
+                return .unknown(worthKeeping: true, seenBefore: true, frequency: sightings?.after)
             case .none:
+                // A miss is always counted (`ClockCache.sighting`).
+                let sightings = sightings ?? (before: 0, after: 1)
                 let seenBefore = sightings.before > 0
                 if !seenBefore { state.firstSightings += 1 }
                 return .unknown(worthKeeping: state.entries.admits(frequency: sightings.after), seenBefore: seenBefore, frequency: sightings.after)

@@ -105,16 +105,28 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// key up once. With the key's frequency before and after this sighting: what a caller that
     /// also asks whether the key was seen before, and whether its value would be kept
     /// (`admits(frequency:)`, `offer(_:for:ownCost:frequency:)`), reads at the cost of one.
+    ///
+    /// A hit while the cache has room for another entry is not counted (nil sightings): the
+    /// counts only decide which entry gives way to a newcomer, and none gives way before the
+    /// cache is full. Caffeine, likewise, makes its sketch only once its cache is half full. A
+    /// key's first sighting is always counted, so the sketch knows every key it holds; one hit
+    /// often while there was room is kept through a full cache by its reference bit (CLOCK), and
+    /// gains counts again from then on.
     mutating func sighting<Result>(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool, found: (inout Value) -> Result,
-                                   missing: Result) -> (Result, sightings: (before: Int, after: Int)) {
-        let sightings = sketch.record(sketchHash)
+                                   missing: Result) -> (Result, sightings: (before: Int, after: Int)?) {
         guard let slot = index.slot(hash: tableHash, where: { matches(slots[$0].key) }) else {
             counts.misses += 1
-            return (missing, sightings)
+            return (missing, sketch.record(sketchHash))
         }
         counts.hits += 1
         slots[slot].referenced = true
+        let sightings = hasRoom ? nil : sketch.record(sketchHash)
         return (found(&slots[slot].value), sightings)
+    }
+
+    /// Whether an entry of the typical cost still fits without evicting one.
+    private var hasRoom: Bool {
+        used + typicalCost + Self.overheadPerEntry <= limit
     }
 
     /// Counts a sighting of `key` whose value the caller holds already, as `value(for:)` would,
@@ -150,7 +162,7 @@ struct ClockCache<Key: SketchedKey, Value> {
 
     /// `admits(sketchHash:)` for a key whose frequency the caller read (`sighting`).
     func admits(frequency: Int) -> Bool {
-        frequency >= admitAfter && (frequency >= 2 || used + typicalCost + Self.overheadPerEntry <= limit)
+        frequency >= admitAfter && (frequency >= 2 || hasRoom)
     }
 
     /// The value kept for `key`, neither counted nor marked as asked for.
