@@ -17,6 +17,7 @@ struct LayerImportTests {
         ("CJSONScan", ["PolicyJOSE"]),
         ("CBase64URL", ["PolicyJOSE"]),
         ("CHighwayHash", ["PolicyRuntime/Evaluating"]),
+        ("CPrefetch", ["PolicyRuntime/Evaluating"]),
         ("Rules", ["PolicyEngine", "policy-run", "PolicyAuthoring", "PolicyHTTP", "PolicyServer", "PolicyPlayground"]),
         ("HTTPTypes", ["PolicyHTTP", "PolicyServer", "PolicyPlayground"]),
         ("PolicyHTTP", ["PolicyServer", "PolicyEngineHummingbird"]),

@@ -146,11 +146,28 @@ package struct BatchEvaluator: Sendable {
                           sharing: inout JudgementSharing) -> (line: Int, PendingEvaluation)? {
         let bytes = block.bytes[...]
         return bytes.withUnsafeBufferPointer { text in
+            /// The scan of the block's line at `index`.
+            func scan(at index: Int) -> LineScan {
+                let span = block.spans[index]
+                return self.scan(UnsafeBufferPointer(rebasing: text[span.range]), tooLong: span.tooLong, format: format, sharing: &sharing)
+            }
+            // The two lines after this one are scanned, and their tokens hashed, before it is
+            // looked up, and the memo readies what their lookups will read (`VerdictMemo.lookUp`):
+            // in a memo of many tokens a lookup waited for the index, then the entry, to come
+            // from memory. A line is scanned once: what was scanned ahead is used when its turn comes.
+            var ahead: LineScan?, further: LineScan?
             while next < block.spans.count {
                 let span = block.spans[next]
+                let current = ahead ?? scan(at: next)
                 next += 1
-                switch start(line: span.number, tooLong: span.tooLong, UnsafeBufferPointer(rebasing: text[span.range]), at: span.range.lowerBound,
-                             of: bytes, input: input, format: format, sharing: &sharing) {
+                (ahead, further) = (further, nil)
+                if current.digest != nil, next < block.spans.count {
+                    ahead = ahead ?? scan(at: next)
+                    if ahead?.digest != nil, next + 1 < block.spans.count { further = scan(at: next + 1) }
+                }
+                switch start(line: span.number, tooLong: span.tooLong, UnsafeBufferPointer(rebasing: text[span.range]), current,
+                             readying: (ahead?.digest, further?.digest), at: span.range.lowerBound, of: bytes, input: input, format: format,
+                             sharing: &sharing) {
                 case let .judged(verdict): verdicts.append(verdict)
                 case let .waiting(pending): return (span.number, pending)
                 }
@@ -160,22 +177,41 @@ package struct BatchEvaluator: Sendable {
         }
     }
 
+    /// What the scan of a line found (`BatchRecordFormat.scannedToken`), with its token's digest
+    /// when the memo is to be asked; no scan for a line to be parsed whole.
+    private struct LineScan {
+        let scanned: BatchRecordFormat.ScannedLine?
+        let digest: Int?
+    }
+
+    /// The scan of a line's bytes `text` (cut when `tooLong`), read with `format`.
+    @inline(__always)
+    private func scan(_ text: UnsafeBufferPointer<UInt8>, tooLong: Bool, format: SharedRecordFormat, sharing: inout JudgementSharing) -> LineScan {
+        guard let scanned = format.scannedToken(text, tooLong: tooLong, lineLayout: &sharing.lineLayout) else { return LineScan(scanned: nil, digest: nil) }
+        guard recentVerdicts != nil else { return LineScan(scanned: scanned, digest: nil) }
+        let token = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[scanned.token]))
+        return LineScan(scanned: scanned, digest: DecodedTokenCache.Key.digest(of: token))
+    }
+
     /// `start` for a line of `input` (not blank), read with `format`: a record's line, not parsed yet.
     func start(_ line: LineReader.Line, of input: String?, format: SharedRecordFormat, sharing: inout JudgementSharing) -> RecordStart {
         line.bytes.withUnsafeBufferPointer { text in
-            start(line: line.number, tooLong: line.tooLong, text, at: line.bytes.startIndex, of: line.bytes, input: input, format: format, sharing: &sharing)
+            start(line: line.number, tooLong: line.tooLong, text, scan(text, tooLong: line.tooLong, format: format, sharing: &sharing), readying: (nil, nil),
+                  at: line.bytes.startIndex, of: line.bytes, input: input, format: format, sharing: &sharing)
         }
     }
 
     /// `start` for the line `number` of `input` (not blank, cut when `tooLong`), read with
-    /// `format`: its bytes `text`, read in place, are those of `bytes` from `offset` on — its
-    /// block of lines (`LineBlock`) or its own. No line or record is made to hold it.
-    private func start(line number: Int, tooLong: Bool, _ text: UnsafeBufferPointer<UInt8>, at offset: Int, of bytes: ArraySlice<UInt8>,
-                       input: String?, format: SharedRecordFormat, sharing: inout JudgementSharing) -> RecordStart {
+    /// `format` and scanned as `scan`: its bytes `text`, read in place, are those of `bytes` from
+    /// `offset` on — its block of lines (`LineBlock`) or its own. No line or record is made to
+    /// hold it. `readying`: the digests of the tokens of the next two lookups, when known.
+    private func start(line number: Int, tooLong: Bool, _ text: UnsafeBufferPointer<UInt8>, _ scan: LineScan, readying: (next: Int?, after: Int?),
+                       at offset: Int, of bytes: ArraySlice<UInt8>, input: String?, format: SharedRecordFormat,
+                       sharing: inout JudgementSharing) -> RecordStart {
         // The common line judged at once: a record made to hold its token, and taken apart
         // again, cost more than scanning it.
-        if let scanned = format.scannedToken(text, tooLong: tooLong, lineLayout: &sharing.lineLayout) {
-            return start(RecordPlace(line: number, input: input), scanned, text, at: offset, of: bytes, sharing: &sharing)
+        if let scanned = scan.scanned {
+            return start(RecordPlace(line: number, input: input), scanned, digest: scan.digest, readying: readying, text, at: offset, of: bytes, sharing: &sharing)
         }
         // Any other line is parsed whole, not scanned again.
         let line = LineReader.Line(number: number, bytes: bytes[offset..<offset + text.count], tooLong: tooLong)
@@ -183,17 +219,19 @@ package struct BatchEvaluator: Sendable {
     }
 
     /// `start` for the record at `place`, whose line `text` (at `offset` of `bytes`) scanned as
-    /// `scanned`. The memo is asked by the line's bytes: a repeat whose verdict is kept makes no
-    /// token value, which retained and released the line's bytes. A function of its own, into
-    /// which the judging is inlined as it is into `start`'s: the token passed on to a function
-    /// that judges it was copied through generic value witnesses at each use.
+    /// `scanned`, its token's digest `digest` when the memo is asked. The memo is asked by the
+    /// line's bytes: a repeat whose verdict is kept makes no token value, which retained and
+    /// released the line's bytes. A function of its own, into which the judging is inlined as it
+    /// is into `start`'s: the token passed on to a function that judges it was copied through
+    /// generic value witnesses at each use.
     @inline(never)
-    private func start(_ place: RecordPlace, _ scanned: BatchRecordFormat.ScannedLine, _ text: UnsafeBufferPointer<UInt8>, at offset: Int,
-                       of bytes: ArraySlice<UInt8>, sharing: inout JudgementSharing) -> RecordStart {
+    private func start(_ place: RecordPlace, _ scanned: BatchRecordFormat.ScannedLine, digest: Int?, readying: (next: Int?, after: Int?),
+                       _ text: UnsafeBufferPointer<UInt8>, at offset: Int, of bytes: ArraySlice<UInt8>, sharing: inout JudgementSharing) -> RecordStart {
         let time = RecordTime(scanned.time, default: defaultTime)
         var sighting = MemoSighting()
-        if recentVerdicts != nil,
-           let verdict = lookUp(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[scanned.token])), at: place, time, limits: sharing.policy.envelope.limits, sighting: &sighting) {
+        if let digest,
+           let verdict = lookUp(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[scanned.token])), digest: digest, readying: readying,
+                                at: place, time, limits: sharing.policy.envelope.limits, sighting: &sighting) {
             return .judged(verdict)
         }
         let token = TokenText(line: bytes[offset + scanned.token.lowerBound..<offset + scanned.token.upperBound])
@@ -209,7 +247,8 @@ package struct BatchEvaluator: Sendable {
         let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
         var sighting = MemoSighting()
         if usesMemo, let verdict = token.withUTF8({ text in
-            lookUp(UnsafeRawBufferPointer(text), at: place, time, limits: sharing.policy.envelope.limits, sighting: &sighting)
+            lookUp(UnsafeRawBufferPointer(text), digest: DecodedTokenCache.Key.digest(of: UnsafeRawBufferPointer(text)), readying: (nil, nil),
+                   at: place, time, limits: sharing.policy.envelope.limits, sighting: &sighting)
         }) {
             return .judged(verdict)
         }
@@ -246,12 +285,11 @@ package struct BatchEvaluator: Sendable {
     /// is asked where it is stored, not bound to a local: it is shared by every worker, and a
     /// local retained and released it (one cache line, two cores) a record.
     @inline(__always)
-    private func lookUp(_ token: UnsafeRawBufferPointer, at place: RecordPlace, _ time: RecordTime, limits: TokenLimits,
-                        sighting: inout MemoSighting) -> BatchVerdict? {
-        let digest = DecodedTokenCache.Key.digest(of: token)
+    private func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, readying: (next: Int?, after: Int?), at place: RecordPlace, _ time: RecordTime,
+                        limits: TokenLimits, sighting: inout MemoSighting) -> BatchVerdict? {
         sighting.digest = digest
         let record = VerdictMemo.Record(line: place.line, input: place.input, time: time.now, atClock: time.atClock)
-        switch recentVerdicts?.lookUp(token, digest: digest, limits: limits, for: record) {
+        switch recentVerdicts?.lookUp(token, digest: digest, limits: limits, for: record, readying: readying) {
         case let .known(verdict)?:
             return verdict
         case let .unknown(worthKeeping, seenBefore, frequency)?:

@@ -94,10 +94,16 @@ final class VerdictMemo: Sendable {
     /// under `limits`, moved to `record` if it holds at the record's time, counting a sighting
     /// of the token. Moved in place, under the lock: a copy of the entry taken out retained and
     /// released what it holds.
-    func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, for record: Record) -> Lookup {
+    ///
+    /// `readying` holds the digests of the tokens the next two lookups will ask for, when the
+    /// caller knows them: the memo readies their entries under the same lock
+    /// (`ClockCache.ready(next:after:)`), and the ×10 log's lookups stop waiting for memory.
+    func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, for record: Record,
+                readying: (next: Int?, after: Int?) = (nil, nil)) -> Lookup {
         let sketchHash = UInt64(bitPattern: Int64(digest))
         let probe = Probe(bytes: token, digest: digest, limits: limits)
         return state.withLock { state in
+            state.entries.ready(next: readying.next, after: readying.after)
             let (found, sightings) = state.entries.sighting(tableHash: digest, sketchHash: sketchHash,
                                                              where: { $0.holds(probe.bytes, digest: probe.digest, limits: probe.limits) },
                                                              found: { entry -> Found in

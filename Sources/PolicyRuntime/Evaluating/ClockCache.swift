@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+internal import CPrefetch
 
 /// A key that carries a well-mixed 64-bit hash of itself, taken once, for the frequency sketch.
 protocol SketchedKey: Hashable {
@@ -122,6 +123,22 @@ struct ClockCache<Key: SketchedKey, Value> {
         slots[slot].referenced = true
         let sightings = hasRoom ? nil : sketch.record(sketchHash)
         return (found(&slots[slot].value), sightings)
+    }
+
+    /// Asks the processor to bring in, without waiting for them, what a lookup of the key whose
+    /// hash is `tableHash` will read: its bucket of the index for `after`, and for `next` the
+    /// slot that bucket points at (the first whose hash matches: most likely the key's). A
+    /// caller that knows the keys it will look up next readies them while it works on this one:
+    /// in a cache of many entries, a lookup otherwise waits for the index and then the slot to
+    /// come from memory. Reads the index once, counts and changes nothing.
+    func ready(next: Int?, after: Int?) {
+        if let after { index.ready(hash: after) }
+        guard let next, let slot = index.slot(hash: next, where: { _ in true }) else { return }
+        slots.withUnsafeBufferPointer { slots in
+            let start = UnsafeRawPointer(slots.baseAddress! + slot)
+            for offset in stride(from: 0, to: MemoryLayout<Slot>.size, by: 64) { cprefetch(start + offset) }
+            cprefetch(start + MemoryLayout<Slot>.size - 1)
+        }
     }
 
     /// Whether an entry of the typical cost still fits without evicting one.

@@ -1,4 +1,5 @@
 @_spi(RuleAuthoring) import PolicyJOSE
+internal import CPrefetch
 
 /// Where each key of `ClockCache` lies: slot numbers by key hash, in a table of eight bytes a
 /// bucket that `ClockCache` keeps at most half full.
@@ -27,6 +28,11 @@ struct SlotIndex {
             bucket = (bucket + 1) & mask
         }
         return nil
+    }
+
+    /// Asks the processor to bring in the bucket a lookup of `hash` starts at (`cprefetch`).
+    func ready(hash: Int) {
+        buckets.withUnsafeBufferPointer { cprefetch($0.baseAddress! + (hash & ($0.count - 1))) }
     }
 
     /// Records that `slot` holds a key whose hash is `hash`, a key the index does not hold.
