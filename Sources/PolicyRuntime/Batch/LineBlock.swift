@@ -1,8 +1,9 @@
-/// A run of a log's lines read together (`LineReader.nextLines`): their bytes one after another
-/// in one array, and where each lies in it.
+/// A run of a log's lines read together (`LineReader.nextLines`): one array that holds their
+/// bytes, and where each lies in it. The array is the reader's buffer, lent, when the buffer held
+/// every line whole (other bytes then lie around them), else the lines copied one after another.
 ///
-/// A chunk of a log is judged from its block: one allocation for the run, not one a line, and a
-/// worker reads each line in place; a line becomes a `LineReader.Line` of its own only where
+/// A chunk of a log is judged from its block: no allocation a line, and a worker reads each line
+/// in place; a line becomes a `LineReader.Line` of its own only where
 /// it is parsed whole. A cache that keeps a token copies it out (`TokenText.kept`), and a
 /// worker's request lets go of its last one (`BatchEvaluator.judgeNow`), or either would keep
 /// the whole block.

@@ -33,10 +33,13 @@ package final class LineReader {
     private var inflater: GzipInflater?
     private var sniffed = false
     /// The bytes read and not yet returned are `buffer[start..<end]`; the rest is room that a
-    /// read of a plain input lands in directly, so each byte is copied once, into its line.
-    /// Unchecked at run time: only this reader's own methods touch it, none while another holds
-    /// it, and the check cost about 85 instructions a line (callgrind, a repeated HS256 record).
+    /// read of a plain input lands in directly. Unchecked at run time: only this reader's own
+    /// methods touch it, none while another holds it, and the check cost about 85 instructions a
+    /// line (callgrind, a repeated HS256 record).
     @exclusivity(unchecked) private var buffer: [UInt8] = []
+    /// Whether a block of lines holds `buffer` (`nextLines`): its bytes are then not written
+    /// again, and the next read lands in a buffer of its own (`fill`).
+    private var bufferLent = false
     /// Where the first read lands, to be sniffed for gzip, and each read of gzip input, to be
     /// inflated into `buffer`.
     private var chunk: [UInt8] = []
@@ -144,9 +147,13 @@ package final class LineReader {
         }
     }
 
-    /// The lines `next()` would return, up to `limit` of them, copied into one block: fewer
-    /// only at the end of the input, where a stream would wait, once the block holds
-    /// `blockBytes`, or before a read error, which the next call throws; none at the end.
+    /// The lines `next()` would return, up to `limit` of them, in one block: fewer only at the
+    /// end of the input, where a stream would wait, once the block holds `blockBytes`, or
+    /// before a read error, which the next call throws; none at the end.
+    ///
+    /// A block whose lines the buffer holds whole is the buffer itself, lent (`bufferLent`): its
+    /// lines are not copied. Any other block, one whose lines a read's end cuts, has its lines
+    /// copied into an array of its own.
     package func nextLines(upTo limit: Int) throws(BatchInputError) -> LineBlock {
         var bytes: [UInt8] = []
         var spans: [LineBlock.Span] = []
@@ -161,10 +168,14 @@ package final class LineReader {
                 spans.append(LineBlock.Span(number: line.number, range: line.range, tooLong: line.tooLong))
                 total += line.range.count
             }
+            if first == 0, spans.count == limit || total >= Self.blockBytes {
+                bufferLent = true
+                return LineBlock(bytes: buffer, spans: spans)
+            }
             // Room for the lines still to come at the length of those read (a megabyte at most):
             // a run that a read's end cuts is copied once, not again when the block grows.
             if bytes.isEmpty, first < spans.count { bytes.reserveCapacity(total + min((limit - spans.count) * (total / spans.count + 2), 1 << 20)) }
-            buffer.withUnsafeMutableBufferPointer { source in
+            withBuffer { source in
                 for index in first..<spans.count {
                     let span = spans[index]
                     spans[index] = LineBlock.Span(number: span.number, range: bytes.count..<bytes.count + span.range.count, tooLong: span.tooLong)
@@ -205,18 +216,44 @@ package final class LineReader {
     /// lines (up to `maxLineBytes` each) stays a few megabytes, not a chunk's count of them.
     package static let blockBytes = 4 << 20
 
+    /// What one read of a plain input asks for: a few chunks of a log's lines, so that most
+    /// blocks are lent the buffer whole (`nextLines`) and few are cut by a read's end.
+    private static let readStep = 1 << 20
+
     /// The index of the next newline in the buffer, found with `memchr`.
     private func newlineIndex() -> Int? {
-        // Mutable access, though nothing is written: the buffer is reached in place, where a
-        // read-only one retained and released it (the reader's own, so never copied).
-        buffer.withUnsafeMutableBufferPointer { bytes in
+        withBuffer { bytes in
             guard start < end, let base = bytes.baseAddress,
                   let found = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start) else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 
+    /// Calls `body` with the buffer's bytes, read in place. Through mutable access, though
+    /// nothing is written, while the reader alone holds them: a read-only access retained and
+    /// released the buffer. Read-only while a block holds them too (`bufferLent`), where mutable
+    /// access would copy them.
+    @inline(__always)
+    private func withBuffer<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if bufferLent { return buffer.withUnsafeBufferPointer(body) }
+        return buffer.withUnsafeMutableBufferPointer { body(UnsafeBufferPointer($0)) }
+    }
+
     private func fill() throws(BatchInputError) {
+        if bufferLent {
+            // A block holds the buffer: what is left of a line goes to the front of a new one,
+            // which the read lands in, and the block keeps its bytes as they are.
+            let (from, count) = (start, end - start)
+            let size = Self.readStep + count
+            buffer = buffer.withUnsafeBufferPointer { old in
+                [UInt8](unsafeUninitializedCapacity: size) { new, initialized in
+                    if count > 0 { new.baseAddress!.update(from: old.baseAddress! + from, count: count) }
+                    // The room after the leftover is read into before any of it is read from.
+                    initialized = size
+                }
+            }
+            (start, end, bufferLent) = (0, count, false)
+        }
         if start > 0 {
             // What is left of a line to the front: the room after it is where the next read lands.
             let (from, count) = (start, end - start)
@@ -230,7 +267,7 @@ package final class LineReader {
         // The buffer grows only when less than half a step is left after a line's start: a
         // line's length must not decide, read after read, whether it doubles.
         let direct = sniffed && inflater == nil
-        var step = direct ? 256 * 1024 : 8 * 1024
+        var step = direct ? Self.readStep : 8 * 1024
         if direct {
             if buffer.count - end < step / 2 { makeRoom(step) }
             step = min(step, buffer.count - end)
@@ -286,8 +323,7 @@ package final class LineReader {
 
     /// The bytes of `range` of the buffer, as an array of their own: copied in one block.
     private func copy(_ range: Range<Int>) -> [UInt8] {
-        // Mutable access, in place, as `newlineIndex` reaches it.
-        buffer.withUnsafeMutableBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[range])) }
+        withBuffer { Array(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// What one `read` returns, into `target` from `offset` on (growing it to `offset + count`
