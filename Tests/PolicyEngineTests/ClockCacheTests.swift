@@ -48,7 +48,7 @@ struct ClockCacheTests {
         #expect(seen > sketch.sampleSize, "the hot keys were known on most of their sightings")
     }
 
-    @Test("a hit is counted in the sketch only once the cache is full: before, nothing gives way to a newcomer, and a miss is always counted")
+    @Test("a hit is counted in the sketch only once the cache was full: before, nothing gave way to a newcomer; a miss is always counted")
     func hitsCountedOnceFull() {
         var cache = Self.cache(entries: 64)
         let room = Self.room(cache)
@@ -57,12 +57,36 @@ struct ClockCacheTests {
         #expect(cache.frequency(of: Number(value: 0)) == 1, "hits while there was room left the count at the first sighting's")
         for key in 1..<room { _ = Self.ask(&cache, key) }
         #expect(cache.count == room)
+        for _ in 0..<2 { #expect(Self.ask(&cache, 0)) }
+        #expect(cache.frequency(of: Number(value: 0)) == 1, "no newcomer has found the cache full yet")
+        #expect(!Self.ask(&cache, room) && cache.count == room, "a newcomer seen once does not displace an entry")
         for _ in 0..<5 { #expect(Self.ask(&cache, 0)) }
-        #expect(cache.frequency(of: Number(value: 0)) == 6, "hits in a full cache are counted")
+        #expect(cache.frequency(of: Number(value: 0)) == 6, "hits in a cache that was full are counted")
         // A missing key is counted whether or not there is room.
         let before = cache.frequency(of: Number(value: -1))
         _ = cache.value(for: Number(value: -1))
         #expect(cache.frequency(of: Number(value: -1)) == before + 1)
+    }
+
+    @Test("hits are counted once an entry did not fit, in a cache whose entries cost more than the typical one: an entry of that cost would still fit")
+    func hitsCountedOnceAnEntryDidNotFit() {
+        var cache = Self.cache(entries: 64)
+        // Entries of twice the typical room, until the room left is one to two typical entries.
+        var key = 0
+        while cache.limit - cache.used >= 3 * Self.perEntry {
+            _ = Self.ask(&cache, key, cost: Self.perEntry)
+            key += 1
+        }
+        if cache.limit - cache.used >= 2 * Self.perEntry {
+            _ = Self.ask(&cache, key)
+            key += 1
+        }
+        #expect((Self.perEntry..<2 * Self.perEntry).contains(cache.limit - cache.used))
+        for _ in 0..<3 { #expect(Self.ask(&cache, 0)) }
+        #expect(cache.frequency(of: Number(value: 0)) == 1, "no entry has given way yet")
+        #expect(!Self.ask(&cache, key, cost: Self.perEntry) && cache.count == key, "the newcomer did not fit and was declined")
+        for _ in 0..<5 { #expect(Self.ask(&cache, 0)) }
+        #expect(cache.frequency(of: Number(value: 0)) == 6, "hits are counted once an entry did not fit")
     }
 
     @Test("2N keys in turn, five times, through a cache with room for N: it keeps answering (a cache that empties when full, like plain CLOCK or LRU, answers none)")

@@ -379,6 +379,52 @@ struct VerdictMemoTests {
         #expect(context.timeWindow.contains(UnixTime(seconds: 100)) && !context.timeWindow.contains(UnixTime(seconds: 100.nextUp)))
     }
 
+    /// A worker scans the lines after the one it judges and readies the memo for them
+    /// (`BatchEvaluator.judgeNow`): whatever the block's size and wherever a line the scan
+    /// refuses lies in it (first, second, last), each line gets the verdict it gets without
+    /// the memo, which scans nothing ahead.
+    @Test("lines judged with the next ones scanned ahead get the verdicts of lines judged one by one, in blocks of 1 to 5 lines and whole")
+    func scannedAhead() throws {
+        let policy = try fixture.policy("")
+        let valid = try fixture.token(["jti": .string("ahead-1")]), other = try fixture.token(["jti": .string("ahead-2")])
+        let expired = try fixture.token(["exp": .number(.integer(Int64(Self.now) - 60))])
+        let escaped = "\\u0065" + valid.dropFirst()
+        func line(_ token: String, _ rest: String = ",\"ts\":\(Int(Self.now))") -> String { "{\"token\":\"\(token)\"\(rest)}" }
+        let lines = [line("not-a-token"), line(valid), line(expired), line(valid), "{\"token\":\"\(valid)\",\r\"ts\":\(Int(Self.now))}",
+                     line(other), line(valid, ",\"pad\":\"" + String(repeating: "x", count: 3000) + "\""), "not json", line(escaped), line(other, ""),
+                     line(expired), line(valid), line(other), line(other), "[1]"]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ahead-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+        func judged(blocksOf size: Int, memo: Bool) throws -> [String] {
+            let evaluator = BatchEvaluator(policy: policy, defaultTime: UnixTime(seconds: Self.now), jobs: 1, signatureCache: SignatureCache(),
+                                           verdictMemory: memo ? 1 << 20 : nil)
+            var sharing = JudgementSharing(policy: evaluator.policy)
+            let reader = LineReader(handle: try FileHandle(forReadingFrom: file), maxLineBytes: 2000)
+            var written: [String] = []
+            while true {
+                let block = try reader.nextLines(upTo: size)
+                if block.spans.isEmpty { break }
+                var verdicts: [BatchVerdict] = [], next = 0
+                #expect(evaluator.judgeNow(block, from: &next, of: nil, format: SharedRecordFormat(BatchRecordFormat()), into: &verdicts,
+                                           sharing: &sharing) == nil)
+                for verdict in verdicts {
+                    var writer = JSONWriter()
+                    verdict.writeJSONLine(to: &writer)
+                    written.append(String(decoding: writer.bytes, as: UTF8.self))
+                }
+            }
+            return written
+        }
+        let alone = try judged(blocksOf: 1, memo: false)
+        #expect(alone.count == lines.count)
+        #expect(alone.filter { $0.contains("\"valid\":true") }.count == 8, "\(alone)")
+        for size in [1, 2, 3, 4, 5, 256] {
+            let ahead = try judged(blocksOf: size, memo: true)
+            #expect(ahead == alone, "blocks of \(size)")
+        }
+    }
+
     /// A worker judges a chunk of a log from its block of lines (`LineBlock`): once the chunk is
     /// judged, nothing the worker keeps (its request, the memo) holds the block.
     @Test("a chunk's block of lines is let go once its lines are judged, kept tokens copied out")

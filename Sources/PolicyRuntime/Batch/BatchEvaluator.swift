@@ -154,7 +154,8 @@ package struct BatchEvaluator: Sendable {
             // The two lines after this one are scanned, and their tokens hashed, before it is
             // looked up, and the memo readies what their lookups will read (`VerdictMemo.lookUp`):
             // in a memo of many tokens a lookup waited for the index, then the entry, to come
-            // from memory. A line is scanned once: what was scanned ahead is used when its turn comes.
+            // from memory. What was scanned ahead is used when its line's turn comes (and scanned
+            // again only after a record that waits for keys ends the call).
             var ahead: LineScan?, further: LineScan?
             while next < block.spans.count {
                 let span = block.spans[next]
@@ -202,16 +203,17 @@ package struct BatchEvaluator: Sendable {
     }
 
     /// `start` for the line `number` of `input` (not blank, cut when `tooLong`), read with
-    /// `format` and scanned as `scan`: its bytes `text`, read in place, are those of `bytes` from
+    /// `format` and scanned as `lineScan`: its bytes `text`, read in place, are those of `bytes` from
     /// `offset` on — its block of lines (`LineBlock`) or its own. No line or record is made to
     /// hold it. `readying`: the digests of the tokens of the next two lookups, when known.
-    private func start(line number: Int, tooLong: Bool, _ text: UnsafeBufferPointer<UInt8>, _ scan: LineScan, readying: (next: Int?, after: Int?),
+    private func start(line number: Int, tooLong: Bool, _ text: UnsafeBufferPointer<UInt8>, _ lineScan: LineScan, readying: (next: Int?, after: Int?),
                        at offset: Int, of bytes: ArraySlice<UInt8>, input: String?, format: SharedRecordFormat,
                        sharing: inout JudgementSharing) -> RecordStart {
         // The common line judged at once: a record made to hold its token, and taken apart
         // again, cost more than scanning it.
-        if let scanned = scan.scanned {
-            return start(RecordPlace(line: number, input: input), scanned, digest: scan.digest, readying: readying, text, at: offset, of: bytes, sharing: &sharing)
+        if let scanned = lineScan.scanned {
+            return start(RecordPlace(line: number, input: input), scanned, digest: lineScan.digest, readying: readying, text, at: offset, of: bytes,
+                         sharing: &sharing)
         }
         // Any other line is parsed whole, not scanned again.
         let line = LineReader.Line(number: number, bytes: bytes[offset..<offset + text.count], tooLong: tooLong)

@@ -95,9 +95,9 @@ final class VerdictMemo: Sendable {
     /// of the token. Moved in place, under the lock: a copy of the entry taken out retained and
     /// released what it holds.
     ///
-    /// `readying` holds the digests of the tokens the next two lookups will ask for, when the
-    /// caller knows them: the memo readies their entries under the same lock
-    /// (`ClockCache.ready(next:after:)`), and the ×10 log's lookups stop waiting for memory.
+    /// `readying` holds the digests of the tokens the next two lookups will ask for, where the
+    /// caller knows them: under the same lock the memo asks the processor for the index bucket
+    /// of the second and the entry of the first (`ClockCache.ready(next:after:)`).
     func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, for record: Record,
                 readying: (next: Int?, after: Int?) = (nil, nil)) -> Lookup {
         let sketchHash = UInt64(bitPattern: Int64(digest))
@@ -121,11 +121,12 @@ final class VerdictMemo: Sendable {
                 state.reused += 1
                 return .known(verdict)
             case .outsideWindow:
-                // Its verdict replaces the one kept: no count is needed to keep it.
+                // Its verdict replaces the one kept: no count is needed to keep it (nil before the
+                // memo was first full, when hits are not counted).
                 return .unknown(worthKeeping: true, seenBefore: true, frequency: sightings?.after)
             case .none:
-                // A miss is always counted (`ClockCache.sighting`).
-                let sightings = sightings ?? (before: 0, after: 1)
+                // A miss is always counted (`ClockCache.sighting`): only a hit has no sightings.
+                let sightings = sightings!
                 let seenBefore = sightings.before > 0
                 if !seenBefore { state.firstSightings += 1 }
                 return .unknown(worthKeeping: state.entries.admits(frequency: sightings.after), seenBefore: seenBefore, frequency: sightings.after)

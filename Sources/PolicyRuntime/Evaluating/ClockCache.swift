@@ -21,7 +21,8 @@ extension SketchedKey {
 /// the entry to give up, and TinyLFU admission (`FrequencySketch`) decides whether a newcomer
 /// is worth it.
 ///
-/// A hit is an index lookup (`SlotIndex`), a reference bit set and a sketch count: no
+/// A hit is an index lookup (`SlotIndex`), a reference bit set and, once the cache has been
+/// full, a sketch count: no
 /// allocation, nothing proportional to the size. When an entry does not fit, the hand sweeps
 /// the slots, clearing reference bits, to the first entry not asked for since it last passed;
 /// the newcomer replaces that entry only if the sketch had seen it more often lately.
@@ -57,6 +58,10 @@ struct ClockCache<Key: SketchedKey, Value> {
     private(set) var used = 0
     /// Hits, misses, evictions and declined offers since the cache was made.
     private(set) var counts = SignatureCache.Statistics()
+    /// Whether an entry has ever not fitted (evicted or declined for room): from then on hits
+    /// are counted in the sketch (`sighting`). Set once, never cleared: a cache whose entries
+    /// cost more than the typical one can be full while `hasRoom` still says otherwise.
+    private var filled = false
     private var index = SlotIndex()
     /// Reserved whole at the first entry, so that it never copies itself to grow: untouched
     /// capacity takes address space, not memory.
@@ -107,12 +112,12 @@ struct ClockCache<Key: SketchedKey, Value> {
     /// also asks whether the key was seen before, and whether its value would be kept
     /// (`admits(frequency:)`, `offer(_:for:ownCost:frequency:)`), reads at the cost of one.
     ///
-    /// A hit while the cache has room for another entry is not counted (nil sightings): the
-    /// counts only decide which entry gives way to a newcomer, and none gives way before the
-    /// cache is full. Caffeine, likewise, makes its sketch only once its cache is half full. A
-    /// key's first sighting is always counted, so the sketch knows every key it holds; one hit
-    /// often while there was room is kept through a full cache by its reference bit (CLOCK), and
-    /// gains counts again from then on.
+    /// A hit before the cache was first full is not counted (nil sightings, the only ones): the
+    /// counts decide which entry gives way to a newcomer, and none has given way yet (Caffeine,
+    /// likewise, counts nothing before its cache is half full). A miss is always counted, so a
+    /// first sighting is told from a second. A key hit often before the cache filled starts
+    /// from the count of its misses when it does; its reference bit (CLOCK) keeps it while it
+    /// is hit between two turns of the hand, and its hits are counted from then on.
     mutating func sighting<Result>(tableHash: Int, sketchHash: UInt64, where matches: (Key) -> Bool, found: (inout Value) -> Result,
                                    missing: Result) -> (Result, sightings: (before: Int, after: Int)?) {
         guard let slot = index.slot(hash: tableHash, where: { matches(slots[$0].key) }) else {
@@ -121,16 +126,17 @@ struct ClockCache<Key: SketchedKey, Value> {
         }
         counts.hits += 1
         slots[slot].referenced = true
-        let sightings = hasRoom ? nil : sketch.record(sketchHash)
+        let sightings = filled ? sketch.record(sketchHash) : nil
         return (found(&slots[slot].value), sightings)
     }
 
-    /// Asks the processor to bring in, without waiting for them, what a lookup of the key whose
-    /// hash is `tableHash` will read: its bucket of the index for `after`, and for `next` the
-    /// slot that bucket points at (the first whose hash matches: most likely the key's). A
-    /// caller that knows the keys it will look up next readies them while it works on this one:
-    /// in a cache of many entries, a lookup otherwise waits for the index and then the slot to
-    /// come from memory. Reads the index once, counts and changes nothing.
+    /// Asks the processor to bring in, without waiting for them, what the lookups of the next
+    /// two keys will read (their table hashes, nil where unknown): for `after`, its bucket of
+    /// the index; for `next`, the slot its bucket points at (the first whose hash matches: most
+    /// likely the key's), found by reading the index. A caller that knows the keys it will look
+    /// up next readies them while it works on this one: in a cache of many entries, a lookup
+    /// otherwise waits for the index and then the slot to come from memory. Counts and changes
+    /// nothing.
     func ready(next: Int?, after: Int?) {
         if let after { index.ready(hash: after) }
         guard let next, let slot = index.slot(hash: next, where: { _ in true }) else { return }
@@ -208,6 +214,7 @@ struct ClockCache<Key: SketchedKey, Value> {
             return
         }
         let slot: Int
+        if used + cost > limit { filled = true }
         if used + cost <= limit {
             if slots.capacity == 0 { slots.reserveCapacity(limit / Self.overheadPerEntry) }
             slot = slots.count
