@@ -218,7 +218,7 @@ package final class LineReader {
 
     /// What one read of a plain input asks for: a few chunks of a log's lines, so that most
     /// blocks are lent the buffer whole (`nextLines`) and few are cut by a read's end.
-    private static let readStep = 1 << 20
+    private static let readStep = 256 * 1024
 
     /// The index of the next newline in the buffer, found with `memchr`.
     private func newlineIndex() -> Int? {
