@@ -216,8 +216,9 @@ package final class LineReader {
     /// lines (up to `maxLineBytes` each) stays a few megabytes, not a chunk's count of them.
     package static let blockBytes = 4 << 20
 
-    /// What one read of a plain input asks for: a few chunks of a log's lines, so that most
-    /// blocks are lent the buffer whole (`nextLines`) and few are cut by a read's end.
+    /// What one read of a plain input asks for: about 700 lines of a token log, so that two
+    /// blocks in three are lent the buffer whole (`nextLines`). Reads of 1 MiB lent more, but
+    /// two jobs ran 7% slower with them (a new megabyte a read; Benchmarks/RESULTS.md).
     private static let readStep = 256 * 1024
 
     /// The index of the next newline in the buffer, found with `memchr`.

@@ -62,8 +62,8 @@ final class VerdictMemo: Sendable {
         /// would be kept, so that a one-off's is not prepared, and `seenBefore` whether the
         /// memo's sketch knew the token before this sighting (it may forget one it knew long
         /// ago, never invent one it did not); `frequency` is the sketch's count with this
-        /// sighting, for `remember` (nil for a kept token whose verdict did not hold then, when
-        /// the memo had room and did not count it).
+        /// sighting, for `remember` (nil for a kept token whose verdict did not hold then, before
+        /// the memo was first full: such a hit is not counted).
         case unknown(worthKeeping: Bool, seenBefore: Bool, frequency: Int?)
     }
 

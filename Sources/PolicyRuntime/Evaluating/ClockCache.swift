@@ -22,10 +22,10 @@ extension SketchedKey {
 /// is worth it.
 ///
 /// A hit is an index lookup (`SlotIndex`), a reference bit set and, once the cache has been
-/// full, a sketch count: no
-/// allocation, nothing proportional to the size. When an entry does not fit, the hand sweeps
-/// the slots, clearing reference bits, to the first entry not asked for since it last passed;
-/// the newcomer replaces that entry only if the sketch had seen it more often lately.
+/// full, a sketch count: no allocation, nothing proportional to the size. When an entry does
+/// not fit, the hand sweeps the slots, clearing reference bits, to the first entry not asked for
+/// since it last passed; the newcomer replaces that entry only if the sketch had seen it more
+/// often lately.
 ///
 /// Why this policy, by measurement (Benchmarks/RESULTS.md, "Issue 30, item 5"): token logs and
 /// loads bring tokens round in turn, each coming back after all the others. On that order any
@@ -214,12 +214,12 @@ struct ClockCache<Key: SketchedKey, Value> {
             return
         }
         let slot: Int
-        if used + cost > limit { filled = true }
         if used + cost <= limit {
             if slots.capacity == 0 { slots.reserveCapacity(limit / Self.overheadPerEntry) }
             slot = slots.count
             slots.append(Slot(key: key.kept, cost: cost, value: value, referenced: false))
         } else {
+            filled = true
             slot = victim()
             // The sightings before the one that brought the newcomer: in a cycle, where every
             // key comes as often, the newcomer has just been counted and the incumbent not yet,
