@@ -30,12 +30,17 @@ struct VerdictMemoTests {
                 Issue.record("record \(index + 1) waited for keys")
                 continue
             }
-            var writer = JSONWriter()
-            verdict.writeJSONLine(to: &writer)
-            lines.append(String(decoding: writer.bytes, as: UTF8.self))
+            lines.append(Self.line(of: verdict))
             verdicts.append(verdict)
         }
         return (lines, verdicts, evaluator.reusedVerdicts)
+    }
+
+    /// The JSON line `verdict` writes, as `policy-run batch` writes it.
+    static func line(of verdict: BatchVerdict) -> String {
+        var writer = JSONWriter()
+        verdict.writeJSONLine(to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// `tokens` each presented at every time of `times`, in an order that goes back and forth
@@ -181,11 +186,7 @@ struct VerdictMemoTests {
         #expect(detector.mark(&marked).map(\.again.line) == [2, 3])
         #expect(freshDetector.mark(&freshMarked).map(\.again.line) == [2, 3])
         func text(_ verdicts: [BatchVerdict]) -> [String] {
-            verdicts.map { verdict in
-                var writer = JSONWriter()
-                verdict.writeJSONLine(to: &writer)
-                return String(decoding: writer.bytes, as: UTF8.self)
-            }
+            verdicts.map(Self.line(of:))
         }
         #expect(text(marked) == text(freshMarked))
     }
@@ -325,9 +326,7 @@ struct VerdictMemoTests {
             let verdict = try #require(evaluator.evaluateNow(BatchRecord(line: index + 1, input: nil,
                                                                          content: .token(TokenText(record.token), time: UnixTime(seconds: record.time), inputs: [:])),
                                                              sharing: &sharing))
-            var writer = JSONWriter()
-            verdict.writeJSONLine(to: &writer)
-            lines.append(String(decoding: writer.bytes, as: UTF8.self))
+            lines.append(Self.line(of: verdict))
         }
         #expect(lines == judge(policy, records, memo: false).lines)
         let used = try #require(evaluator.verdictMemoryUsed)
@@ -408,11 +407,7 @@ struct VerdictMemoTests {
                 var verdicts: [BatchVerdict] = [], next = 0
                 #expect(evaluator.judgeNow(block, from: &next, of: nil, format: SharedRecordFormat(BatchRecordFormat()), into: &verdicts,
                                            sharing: &sharing) == nil)
-                for verdict in verdicts {
-                    var writer = JSONWriter()
-                    verdict.writeJSONLine(to: &writer)
-                    written.append(String(decoding: writer.bytes, as: UTF8.self))
-                }
+                written += verdicts.map(Self.line(of:))
             }
             return written
         }

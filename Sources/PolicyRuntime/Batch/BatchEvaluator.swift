@@ -206,7 +206,7 @@ package struct BatchEvaluator: Sendable {
     /// `format` and scanned as `lineScan`: its bytes `text`, read in place, are those of `bytes` from
     /// `offset` on — its block of lines (`LineBlock`) or its own. No line or record is made to
     /// hold it. `readying`: the digests of the tokens of the next two lookups, when known.
-    private func start(line number: Int, tooLong: Bool, _ text: UnsafeBufferPointer<UInt8>, _ lineScan: LineScan, readying: (next: Int?, after: Int?),
+    private func start(line number: Int, tooLong: Bool, _ text: UnsafeBufferPointer<UInt8>, _ lineScan: LineScan, readying: VerdictMemo.Readying,
                        at offset: Int, of bytes: ArraySlice<UInt8>, input: String?, format: SharedRecordFormat,
                        sharing: inout JudgementSharing) -> RecordStart {
         // The common line judged at once: a record made to hold its token, and taken apart
@@ -227,7 +227,7 @@ package struct BatchEvaluator: Sendable {
     /// is into `start`'s: the token passed on to a function that judges it was copied through
     /// generic value witnesses at each use.
     @inline(never)
-    private func start(_ place: RecordPlace, _ scanned: BatchRecordFormat.ScannedLine, digest: Int?, readying: (next: Int?, after: Int?),
+    private func start(_ place: RecordPlace, _ scanned: BatchRecordFormat.ScannedLine, digest: Int?, readying: VerdictMemo.Readying,
                        _ text: UnsafeBufferPointer<UInt8>, at offset: Int, of bytes: ArraySlice<UInt8>, sharing: inout JudgementSharing) -> RecordStart {
         let time = RecordTime(scanned.time, default: defaultTime)
         var sighting = MemoSighting()
@@ -249,8 +249,8 @@ package struct BatchEvaluator: Sendable {
         let usesMemo = recordInputs.isEmpty && recentVerdicts != nil
         var sighting = MemoSighting()
         if usesMemo, let verdict = token.withUTF8({ text in
-            lookUp(UnsafeRawBufferPointer(text), digest: DecodedTokenCache.Key.digest(of: UnsafeRawBufferPointer(text)), readying: (nil, nil),
-                   at: place, time, limits: sharing.policy.envelope.limits, sighting: &sighting)
+            lookUp(UnsafeRawBufferPointer(text), digest: DecodedTokenCache.Key.digest(of: UnsafeRawBufferPointer(text)), at: place, time,
+                   limits: sharing.policy.envelope.limits, sighting: &sighting)
         }) {
             return .judged(verdict)
         }
@@ -287,7 +287,7 @@ package struct BatchEvaluator: Sendable {
     /// is asked where it is stored, not bound to a local: it is shared by every worker, and a
     /// local retained and released it (one cache line, two cores) a record.
     @inline(__always)
-    private func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, readying: (next: Int?, after: Int?), at place: RecordPlace, _ time: RecordTime,
+    private func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, readying: VerdictMemo.Readying = (nil, nil), at place: RecordPlace, _ time: RecordTime,
                         limits: TokenLimits, sighting: inout MemoSighting) -> BatchVerdict? {
         sighting.digest = digest
         let record = VerdictMemo.Record(line: place.line, input: place.input, time: time.now, atClock: time.atClock)

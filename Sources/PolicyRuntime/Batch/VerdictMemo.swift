@@ -67,6 +67,9 @@ final class VerdictMemo: Sendable {
         case unknown(worthKeeping: Bool, seenBefore: Bool, frequency: Int?)
     }
 
+    /// The digests of the tokens of the next two lookups, where the caller knows them (`lookUp`).
+    typealias Readying = (next: Int?, after: Int?)
+
     /// The record a verdict found in the memo is moved to: its place and the time it is judged at.
     struct Record {
         let line: Int
@@ -98,8 +101,7 @@ final class VerdictMemo: Sendable {
     /// `readying` holds the digests of the tokens the next two lookups will ask for, where the
     /// caller knows them: under the same lock the memo asks the processor for the index bucket
     /// of the second and the entry of the first (`ClockCache.ready(next:after:)`).
-    func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, for record: Record,
-                readying: (next: Int?, after: Int?) = (nil, nil)) -> Lookup {
+    func lookUp(_ token: UnsafeRawBufferPointer, digest: Int, limits: TokenLimits, for record: Record, readying: Readying = (nil, nil)) -> Lookup {
         let sketchHash = UInt64(bitPattern: Int64(digest))
         let probe = Probe(bytes: token, digest: digest, limits: limits)
         return state.withLock { state in
